@@ -1,0 +1,120 @@
+# kf: profiling feedback for GPU kernels, as Unix filters.
+#
+#   make demo     install what is missing (as root), build, replay real profiles
+#   make check    the whole test suite (SAN=1: under ASan and UBSan)
+#   make bench    speed and memory of every stage
+#   make fuzz     libFuzzer targets, FUZZ_SECONDS each
+
+VERSION = 0.1.0
+
+PREFIX ?= /usr/local
+MANPREFIX ?= $(PREFIX)/share/man
+BINDIR = $(PREFIX)/bin
+DATADIR = $(PREFIX)/share/kf
+LIBEXECDIR = $(PREFIX)/libexec/kf
+DESTDIR ?=
+
+PROGS = kf-select kf-wrap kf-run kf-read kf-collate kf-feedback
+SCRIPTS = $(wildcard libexec/kf/*)
+DATA = $(wildcard share/kf/*)
+MAN1 = $(PROGS:%=man/%.1)
+MAN7 = man/kf.7
+
+CJSON_CFLAGS := $(shell pkg-config --cflags libcjson 2>/dev/null || echo -I/usr/include/cjson)
+CJSON_LIBS := $(shell pkg-config --libs libcjson 2>/dev/null || echo -lcjson)
+
+# SAN=1 builds everything with AddressSanitizer and UndefinedBehaviorSanitizer.
+ifdef SAN
+CC = clang
+CFLAGS ?= -O1 -g
+SANFLAGS = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FLAVOR = san
+else
+CFLAGS ?= -O2 -g
+SANFLAGS =
+FLAVOR = plain
+endif
+
+WARN = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
+KF_CPPFLAGS = -D_GNU_SOURCE -Ilib $(CJSON_CFLAGS) -DKF_VERSION='"$(VERSION)"' \
+	-DKF_DATADIR_DEFAULT='"$(DATADIR)"' -DKF_LIBEXECDIR_DEFAULT='"$(LIBEXECDIR)"'
+ALL_CFLAGS = -std=c11 $(WARN) $(CFLAGS) $(SANFLAGS) $(KF_CPPFLAGS) $(CPPFLAGS)
+LIBS = $(CJSON_LIBS) -lcsv -lm
+
+# O=DIR puts objects and programs under DIR (DIR/bin) instead of build/ and bin/.
+ifeq ($(O),)
+OUTBIN = bin
+BUILD = build
+else
+OUTBIN = $(O)/bin
+BUILD = $(O)/obj
+endif
+OBJDIR = $(BUILD)/$(FLAVOR)
+LIBSRC = $(wildcard lib/*.c)
+LIBOBJ = $(LIBSRC:lib/%.c=$(OBJDIR)/%.o)
+LIBKF = $(OBJDIR)/libkf.a
+BINS = $(PROGS:%=$(OUTBIN)/%)
+
+# Programs are relinked when the flavour (plain, san) changes.
+FLAVOR_STAMP = $(BUILD)/flavor
+$(shell mkdir -p $(BUILD) $(OUTBIN); echo $(FLAVOR) | cmp -s - $(FLAVOR_STAMP) || echo $(FLAVOR) > $(FLAVOR_STAMP))
+
+all: deps-build $(BINS)
+
+$(OBJDIR)/%.o: lib/%.c $(wildcard lib/*.h) | $(OBJDIR)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(OBJDIR):
+	mkdir -p $@
+
+$(LIBKF): $(LIBOBJ)
+	rm -f $@
+	ar rcs $@ $(LIBOBJ)
+
+$(OUTBIN)/%: bin/%.c $(LIBKF) $(FLAVOR_STAMP)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIBKF) $(LIBS)
+
+# Dependencies: checked (and installed with apt-get when run as root).
+deps-build:
+	@sh mk/deps.sh build
+deps-check:
+	@sh mk/deps.sh check
+
+check: deps-check
+	@$(MAKE) --no-print-directory all
+	@sh tests/run
+
+demo: deps-build
+	@$(MAKE) --no-print-directory all
+	@sh examples/demo.sh
+
+bench: all
+	@sh tests/bench/run
+
+fuzz: deps-check
+	@$(MAKE) --no-print-directory -f fuzz/fuzz.mk FUZZ_SECONDS=$(FUZZ_SECONDS)
+
+lint-man:
+	mandoc -Tlint -Wwarning $(MAN1) $(MAN7)
+
+install: all
+	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR) $(DESTDIR)$(LIBEXECDIR) \
+		$(DESTDIR)$(MANPREFIX)/man1 $(DESTDIR)$(MANPREFIX)/man7
+	cp -f $(BINS) $(DESTDIR)$(BINDIR)/
+	for f in $(DATA); do cp -f $$f $(DESTDIR)$(DATADIR)/; done
+	for f in $(SCRIPTS); do cp -f $$f $(DESTDIR)$(LIBEXECDIR)/; chmod 755 $(DESTDIR)$(LIBEXECDIR)/$${f##*/}; done
+	cp -f $(MAN1) $(DESTDIR)$(MANPREFIX)/man1/
+	cp -f $(MAN7) $(DESTDIR)$(MANPREFIX)/man7/
+
+uninstall:
+	for p in $(PROGS); do rm -f $(DESTDIR)$(BINDIR)/$$p $(DESTDIR)$(MANPREFIX)/man1/$$p.1; done
+	for f in $(DATA); do rm -f $(DESTDIR)$(DATADIR)/$${f##*/}; done
+	for f in $(SCRIPTS); do rm -f $(DESTDIR)$(LIBEXECDIR)/$${f##*/}; done
+	rm -f $(DESTDIR)$(MANPREFIX)/man7/kf.7
+	-rmdir $(DESTDIR)$(DATADIR) $(DESTDIR)$(LIBEXECDIR) 2>/dev/null
+
+clean:
+	rm -rf build $(PROGS:%=bin/%) tests/tmp
+
+.PHONY: all check demo bench fuzz install uninstall clean deps-build deps-check lint-man
+.SUFFIXES:

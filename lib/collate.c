@@ -1,0 +1,108 @@
+#include <stdlib.h>
+#include <string.h>
+
+#include "collate.h"
+#include "profiler.h"
+#include "record.h"
+
+const char *const kf_pass_fields[] = {
+	"data", "pass", "group", "mode", "run", "output_dir", "argv", "env",
+	"end_marker", "error", "passes_total", NULL,
+};
+
+static int
+by_pass(const void *a, const void *b)
+{
+	const char *x = kf_str(*(cJSON *const *)a, "pass");
+	const char *y = kf_str(*(cJSON *const *)b, "pass");
+
+	return strcmp(x ? x : "", y ? y : "");
+}
+
+static cJSON *
+pass_summary(const cJSON *rec)
+{
+	static const char *const run_keys[] = {
+		"exit_code", "signal", "ended_by", "elapsed_s", "message", NULL,
+	};
+	static const char *const keys[] = { "pass", "group", "mode", "output_dir", NULL };
+	cJSON *p = cJSON_CreateObject();
+	const cJSON *run = kf_obj(rec, "run"), *e = kf_error(rec);
+	int i;
+
+	for (i = 0; keys[i]; i++) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(rec, keys[i]);
+
+		if (v)
+			cJSON_AddItemToObject(p, keys[i], cJSON_Duplicate(v, 1));
+	}
+	cJSON_AddStringToObject(p, "status", e ? "failed" : "ok");
+	if (run) {
+		cJSON *r = cJSON_AddObjectToObject(p, "run");
+
+		for (i = 0; run_keys[i]; i++) {
+			const cJSON *v = cJSON_GetObjectItemCaseSensitive(run, run_keys[i]);
+
+			if (v)
+				cJSON_AddItemToObject(r, run_keys[i], cJSON_Duplicate(v, 1));
+		}
+	}
+	if (e)
+		cJSON_AddItemToObject(p, "error", cJSON_Duplicate(e, 1));
+	return p;
+}
+
+cJSON *
+kf_collate_job(cJSON **recs, int n)
+{
+	const struct kf_profiler *p;
+	cJSON **good = calloc((size_t)n + 1, sizeof *good);
+	cJSON *out, *passes, *collated = NULL;
+	const cJSON *c, *base = NULL;
+	int i, ngood = 0;
+
+	qsort(recs, (size_t)n, sizeof *recs, by_pass);
+	for (i = 0; i < n; i++) {
+		if (!kf_error(recs[i]) && cJSON_GetObjectItemCaseSensitive(recs[i], "data"))
+			good[ngood++] = recs[i];
+	}
+	base = ngood ? good[0] : recs[0];
+	out = cJSON_CreateObject();
+	for (c = base->child; c; c = c->next) {
+		int skip = 0, k;
+
+		for (k = 0; kf_pass_fields[k]; k++)
+			skip |= c->string && strcmp(c->string, kf_pass_fields[k]) == 0;
+		if (!skip && c->string)
+			cJSON_AddItemToObject(out, c->string, cJSON_Duplicate(c, 1));
+	}
+	passes = cJSON_CreateArray();
+	for (i = 0; i < n; i++)
+		cJSON_AddItemToArray(passes, pass_summary(recs[i]));
+	kf_set(out, "passes", passes);
+
+	p = kf_profiler_find(kf_str(base, "profiler"));
+	if (ngood == 0) {
+		/* Nothing to merge: carry the first pass's error on unchanged. */
+		const cJSON *e = NULL;
+
+		for (i = 0; i < n && e == NULL; i++)
+			e = kf_error(recs[i]);
+		if (e)
+			kf_set(out, "error", cJSON_Duplicate(e, 1));
+		else
+			kf_fail(out, "no_data", "no pass of this job has \"data\": run kf-read first");
+	} else if (p == NULL) {
+		kf_fail(out, "bad_record", "unknown profiler '%s' (one of %s)",
+		    kf_str(base, "profiler") ? kf_str(base, "profiler") : "",
+		    kf_profiler_names());
+	} else if (p->collate) {
+		collated = p->collate(out, good, ngood);
+	} else {
+		collated = cJSON_DetachItemFromObjectCaseSensitive(good[0], "data");
+	}
+	if (collated)
+		kf_set(out, "collated", collated);
+	free(good);
+	return out;
+}

@@ -1,0 +1,79 @@
+/* kf: reading and writing JSON-lines records, and errors as data.
+ *
+ * Every program reads records with kf_in_next(), marks the ones it cannot
+ * process with kf_fail(), writes them with kf_emit() and ends with
+ * kf_finish(). Records are cJSON trees owned by the caller (cJSON_Delete). */
+#ifndef KF_RECORD_H
+#define KF_RECORD_H
+
+#include <stdio.h>
+#include <cJSON.h>
+
+#include "util.h"
+
+/* Input: the operands in order ("-" or none means standard input). */
+struct kf_in;
+struct kf_in *kf_in_open(int argc, char **argv);
+/* The next record, or NULL at the end. A line that is not a JSON object
+ * comes back as an error record (kind "bad_json") that carries the line
+ * number; blank lines are skipped. */
+cJSON *kf_in_next(struct kf_in *in);
+void kf_in_close(struct kf_in *in);
+
+/* Where the current record came from: "line 12" or "FILE: line 12". */
+const char *kf_where(void);
+void kf_set_where(const char *file, long line);
+
+/* Write one record as a line on standard output (sanitised: invalid UTF-8
+ * becomes U+FFFD, control bytes are escaped). Write errors are remembered
+ * and reported by kf_finish(). */
+void kf_emit(const cJSON *rec);
+void kf_set_unbuffered(int on);
+
+/* Streaming output of one record whose last member is big: write rec's
+ * members (but key) and then "KEY": ; the caller writes the value to stdout,
+ * may add members with kf_emit_member(), and ends with kf_emit_end(). */
+void kf_emit_begin(const cJSON *rec, const char *key);
+void kf_emit_member(const char *key, const cJSON *v);
+void kf_emit_end(void);
+
+/* Write v as JSON to f, sanitising strings as kf_emit does. The two-byte
+ * sequence C0 80 inside a string (how kf keeps a NUL byte in a C string) is
+ * written as \u0000. */
+void kf_json_write(FILE *f, const cJSON *v);
+/* The same into a buffer. */
+void kf_json_buf(struct buf *b, const cJSON *v);
+/* Quote and escape the len bytes at s as a JSON string into b. */
+void kf_json_quote(struct buf *b, const char *s, size_t len);
+/* A copy of len bytes that fits in a C string: NUL becomes C0 80. */
+char *kf_bytes_dup(const char *s, size_t len);
+
+/* Mark rec with error {stage, kind, message}; warn "prog: WHERE: message" on
+ * stderr; make the exit status 1. An existing error is kept. rec may be NULL,
+ * then a new record is made. Returns rec. */
+cJSON *kf_fail(cJSON *rec, const char *kind, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Add a "hint" (what to do) to rec's error. */
+void kf_fail_hint(cJSON *rec, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* The record's error object, or NULL. */
+const cJSON *kf_error(const cJSON *rec);
+
+/* Flush and check standard output; return the exit status for main():
+ * 0, or 1 when a record was marked or output failed. */
+int kf_finish(void);
+/* Make the exit status at least 1 (an error reported some other way). */
+void kf_set_failed(void);
+
+/* Field access that tolerates wrong types: NULL / def when absent or not of
+ * the type asked for. */
+const char *kf_str(const cJSON *o, const char *key);
+double kf_num(const cJSON *o, const char *key, double def);
+const cJSON *kf_obj(const cJSON *o, const char *key);
+const cJSON *kf_arr(const cJSON *o, const char *key);
+/* Replace (or add) key in o with v; o takes v. */
+void kf_set(cJSON *o, const char *key, cJSON *v);
+void kf_set_str(cJSON *o, const char *key, const char *s);
+void kf_set_num(cJSON *o, const char *key, double d);
+
+#endif
