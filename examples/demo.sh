@@ -1,0 +1,16 @@
+#!/bin/sh
+# make demo: replay recorded real H200 profiles (no GPU needed) through
+# kf-read | kf-collate | kf-feedback and print the feedback.
+set -eu
+cd "$(dirname "$0")/.."
+PATH="$PWD/bin:$PATH"
+KF_DATADIR="$PWD/share/kf"
+KF_LIBEXECDIR="$PWD/libexec/kf"
+export PATH KF_DATADIR KF_LIBEXECDIR
+
+echo "kf demo: real Nsight Compute captures from an NVIDIA H200, replayed offline."
+echo "Each job below was profiled with: kf-wrap ncu -a --clock-control -a none -- PROGRAM"
+echo "(examples/README.md has the exact commands). Replaying with:"
+echo "  kf-read examples/replay.jsonl | kf-collate | kf-feedback --text --max-chars 2500"
+echo
+kf-read examples/replay.jsonl | kf-collate | kf-feedback --text --max-chars 2500
