@@ -7,7 +7,7 @@
 
 const char *const kf_pass_fields[] = {
 	"data", "pass", "group", "mode", "run", "output_dir", "argv", "env",
-	"end_marker", "error", "passes_total", NULL,
+	"end_marker", "error", "passes_total", "unitrace_link", NULL,
 };
 
 static int

@@ -1,5 +1,707 @@
-/* STUB: replaced by the real implementation. */
+/* Feedback from Nsight Compute data: the longest launch's Speed Of Light,
+ * its bottleneck and roofline rules, launch configuration and occupancy,
+ * every kernel ranked by GPU time, and ncu's rules ranked by speedup.
+ *
+ * Reads rec["collated"] as ncu_read wrote it; adds sections and analysis to
+ * fb, which owns them. */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "feedback.h"
+#include "ncu.h"
 #include "profiler.h"
 #include "record.h"
+#include "text.h"
 
-void ncu_feedback(const cJSON *rec, struct kf_fb *fb) { (void)rec; kf_fb_add(fb, 0, "ncu_feedback: not built yet"); }
+/* The throughputs the reference reports, plus Memory; older ncu versions
+ * named them differently. */
+static const struct tp {
+	const char *key, *label;
+	const char *names[4];
+} tps[] = {
+	{ "compute_sm_pct", "Compute (SM) Throughput",
+	  { "Compute (SM) Throughput", "SM [%]", "SOL SM", NULL } },
+	{ "memory_pct", "Memory Throughput", { "Memory Throughput", "Memory [%]", NULL } },
+	{ "l1tex_pct", "L1/TEX Cache Throughput",
+	  { "L1/TEX Cache Throughput", "SOL TEX", "SOL L1/TEX Cache", NULL } },
+	{ "l2_pct", "L2 Cache Throughput", { "L2 Cache Throughput", "SOL L2", NULL } },
+	{ "dram_pct", "DRAM Throughput", { "DRAM Throughput", "SOL FB", "SOL DRAM", NULL } },
+};
+
+static const char *const sol_sections[] = { NCU_SOL, "GPU Speed Of Light", NULL };
+
+struct launch {
+	const cJSON *k;
+	double ns;
+	int has_ns;
+};
+
+struct rule {
+	const cJSON *r;
+	char *desc;		/* cleaned */
+	double speedup;
+	int has_speedup, global, order;
+};
+
+/* Metric lookup */
+
+static const cJSON *
+metric(const cJSON *k, const char *section, const char *name)
+{
+	return kf_obj(kf_obj(kf_obj(k, "metrics"), section), name);
+}
+
+static int
+metric_num(const cJSON *k, const char *section, const char *name, double *v,
+    const char **unit)
+{
+	const cJSON *m = metric(k, section, name);
+	const cJSON *val = cJSON_GetObjectItemCaseSensitive(m, "value");
+
+	if (!cJSON_IsNumber(val))
+		return 0;
+	*v = val->valuedouble;
+	if (unit)
+		*unit = kf_str(m, "unit") ? kf_str(m, "unit") : "";
+	return 1;
+}
+
+static int
+sol_num(const cJSON *k, const char *const *names, double *v, const char **unit)
+{
+	int i, j;
+
+	for (i = 0; sol_sections[i]; i++)
+		for (j = 0; names[j]; j++)
+			if (metric_num(k, sol_sections[i], names[j], v, unit))
+				return 1;
+	return 0;
+}
+
+static int
+to_ns(const char *unit, double v, double *ns)
+{
+	static const struct { const char *u; double f; } t[] = {
+		{ "ns", 1 }, { "nsecond", 1 }, { "us", 1e3 }, { "usecond", 1e3 },
+		{ "ms", 1e6 }, { "msecond", 1e6 }, { "s", 1e9 }, { "second", 1e9 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof t / sizeof t[0]; i++) {
+		if (strcmp(unit, t[i].u) == 0) {
+			*ns = v * t[i].f;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* The launch's duration: the Speed Of Light "Duration", else the first
+ * metric whose name says duration (as the reference looks for it). */
+static int
+duration_ns(const cJSON *k, double *ns)
+{
+	static const char *const names[] = { "Duration", NULL };
+	const cJSON *sec, *m;
+	const char *unit;
+	double v;
+
+	if (sol_num(k, names, &v, &unit))
+		return to_ns(unit, v, ns);
+	cJSON_ArrayForEach(sec, kf_obj(k, "metrics")) {
+		cJSON_ArrayForEach(m, sec) {
+			const cJSON *val = cJSON_GetObjectItemCaseSensitive(m, "value");
+
+			if (m->string && strcasestr(m->string, "duration") && cJSON_IsNumber(val) &&
+			    to_ns(kf_str(m, "unit") ? kf_str(m, "unit") : "", val->valuedouble, ns))
+				return 1;
+		}
+	}
+	return 0;
+}
+
+/* Rule texts */
+
+static int
+has_url(const char *s, size_t n)
+{
+	return memmem(s, n, "http://", 7) || memmem(s, n, "https://", 8);
+}
+
+static int
+is_link_sentence(const char *s, size_t n)
+{
+	static const char *const says[] = {
+		"for more", "more details", "more information", "additional information",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof says / sizeof says[0]; i++)
+		if (memmem(s, n, says[i], strlen(says[i])))
+			return 1;
+	return n >= 4 && memcmp(s, "See ", 4) == 0;
+}
+
+/* A sentence that stays, with any URL (and the parentheses around it) out. */
+static void
+put_sentence(struct buf *b, const char *s, size_t n)
+{
+	size_t i = 0;
+
+	if (b->len)
+		buf_putc(b, ' ');
+	while (i < n) {
+		if (n - i > 8 && (memcmp(s + i, "http://", 7) == 0 || memcmp(s + i, "https://", 8) == 0)) {
+			int paren = b->len > 0 && b->s[b->len - 1] == '(';
+
+			while (i < n && !isspace((unsigned char)s[i]) && s[i] != ')')
+				i++;
+			if (paren) {
+				b->s[--b->len] = '\0';
+				if (i < n && s[i] == ')')
+					i++;
+			}
+			while (b->len && b->s[b->len - 1] == ' ' && i < n && s[i] == ' ')
+				i++;
+			continue;
+		}
+		buf_putc(b, s[i++]);
+	}
+	while (b->len && b->s[b->len - 1] == ' ')
+		b->s[--b->len] = '\0';
+}
+
+/* The description without "See ... (URL) for more ..." sentences and
+ * without URLs; a caller-owned string. */
+static char *
+clean_desc(const char *s)
+{
+	struct buf b = {0};
+
+	buf_puts(&b, "");
+	while (*s) {
+		const char *end = strstr(s, ". ");
+		size_t n;
+
+		while (*s == ' ')
+			s++;
+		n = end ? (size_t)(end - s) + 1 : strlen(s);
+		if (n == 0)
+			break;
+		if (!(has_url(s, n) && is_link_sentence(s, n)))
+			put_sentence(&b, s, n);
+		s += n;
+	}
+	return buf_take(&b);
+}
+
+static const cJSON *
+find_rule(const cJSON *k, const char *name)
+{
+	const cJSON *r;
+
+	cJSON_ArrayForEach(r, kf_arr(k, "rules")) {
+		const char *n = kf_str(r, "name");
+
+		if (n && strcmp(n, name) == 0 && kf_str(r, "description"))
+			return r;
+	}
+	return NULL;
+}
+
+/* Rules ranked: estimated global speedups first, then local ones, then the
+ * rules without an estimate, OPT before WRN before INF. */
+static int
+rule_class(const struct rule *r)
+{
+	const char *type = kf_str(r->r, "type");
+
+	if (r->has_speedup)
+		return r->global ? 0 : 1;
+	if (type && strcmp(type, "OPT") == 0)
+		return 2;
+	if (type && strcmp(type, "WRN") == 0)
+		return 3;
+	return 4;
+}
+
+static int
+by_speedup(const void *a, const void *b)
+{
+	const struct rule *x = a, *y = b;
+	int cx = rule_class(x), cy = rule_class(y);
+
+	if (cx != cy)
+		return cx - cy;
+	if (x->has_speedup && x->speedup != y->speedup)
+		return x->speedup < y->speedup ? 1 : -1;
+	return x->order - y->order;
+}
+
+/* A WRN that only says a metric could not be collected tells the
+ * optimiser nothing about its kernel. */
+static int
+is_noise(const cJSON *r)
+{
+	const char *type = kf_str(r, "type"), *d = kf_str(r, "description");
+	const char *name = kf_str(r, "name");
+
+	if (name && (strcmp(name, "SOLBottleneck") == 0 || strcmp(name, "SOLFPRoofline") == 0))
+		return 1;
+	return type && strcmp(type, "WRN") == 0 && d && strstr(d, "could not be found");
+}
+
+static struct rule *
+collect_rules(const cJSON *k, size_t *np)
+{
+	struct rule *v = NULL;
+	size_t n = 0, i;
+	const cJSON *r;
+	int order = 0;
+
+	cJSON_ArrayForEach(r, kf_arr(k, "rules")) {
+		const char *name = kf_str(r, "name"), *d = kf_str(r, "description");
+		const char *st = kf_str(r, "speedup_type");
+		const cJSON *sp = cJSON_GetObjectItemCaseSensitive(r, "speedup");
+		struct rule nr;
+
+		if (name == NULL || d == NULL || is_noise(r))
+			continue;
+		memset(&nr, 0, sizeof nr);
+		nr.r = r;
+		nr.desc = clean_desc(d);
+		nr.has_speedup = cJSON_IsNumber(sp);
+		nr.speedup = nr.has_speedup ? sp->valuedouble : 0;
+		nr.global = st && strcmp(st, "global") == 0;
+		nr.order = order++;
+		/* The same rule, same text, on several rows: keep the best. */
+		for (i = 0; i < n; i++) {
+			if (strcmp(kf_str(v[i].r, "name"), name) == 0 &&
+			    strcmp(v[i].desc, nr.desc) == 0)
+				break;
+		}
+		if (i < n) {
+			if (nr.has_speedup && (!v[i].has_speedup || nr.speedup > v[i].speedup)) {
+				nr.order = v[i].order;
+				free(v[i].desc);
+				v[i] = nr;
+			} else {
+				free(nr.desc);
+			}
+			continue;
+		}
+		v = xrealloc(v, (n + 1) * sizeof *v);
+		v[n++] = nr;
+	}
+	if (n > 1)
+		qsort(v, n, sizeof *v, by_speedup);
+	*np = n;
+	return v;
+}
+
+/* Sections of the text */
+
+static void
+fmt_dim(struct buf *b, const cJSON *d)
+{
+	const cJSON *x;
+	int first = 1;
+
+	if (cJSON_IsString(d)) {
+		buf_puts(b, d->valuestring);
+		return;
+	}
+	if (!cJSON_IsArray(d)) {
+		buf_puts(b, "(not in the report)");
+		return;
+	}
+	buf_putc(b, '(');
+	cJSON_ArrayForEach(x, d) {
+		buf_printf(b, "%s%.0f", first ? "" : ", ", x->valuedouble);
+		first = 0;
+	}
+	buf_putc(b, ')');
+}
+
+static void
+fmt_value(struct buf *b, double v, const char *unit)
+{
+	if (strcmp(unit, "%") == 0)
+		kf_fmt_pct(b, v);
+	else
+		buf_printf(b, "%.15g%s%s", v, unit[0] ? " " : "", unit);
+}
+
+static cJSON *
+num_or_null(int ok, double v)
+{
+	return ok ? cJSON_CreateNumber(v) : cJSON_CreateNull();
+}
+
+/* The NVTX ranges open at the launch, outermost first: "outer > inner". */
+static void
+say_nvtx(struct buf *b, const cJSON *k, cJSON *focus)
+{
+	const cJSON *r, *ranges = kf_arr(kf_obj(k, "nvtx"), "ranges");
+	cJSON *names;
+	int n = 0;
+
+	if (ranges == NULL || cJSON_GetArraySize(ranges) == 0)
+		return;
+	names = cJSON_AddArrayToObject(focus, "nvtx");
+	buf_puts(b, "\nNVTX ranges: ");
+	cJSON_ArrayForEach(r, ranges) {
+		const char *name = kf_str(r, "name"), *dom = kf_str(r, "domain");
+
+		if (name == NULL)
+			continue;
+		buf_printf(b, "%s%s%s%s", n++ ? " > " : "", dom && strcmp(dom, "<default domain>") ?
+		    dom : "", dom && strcmp(dom, "<default domain>") ? ":" : "", name);
+		cJSON_AddItemToArray(names, cJSON_CreateString(name));
+	}
+	buf_putc(b, '.');
+}
+
+static void
+say_head(struct kf_fb *fb, const struct launch *f, size_t nlaunch, cJSON *focus)
+{
+	const char *name = kf_str(f->k, "name");
+	char *shortname = kf_kernel_short(name ? name : "unnamed kernel", 60);
+	const cJSON *id = cJSON_GetObjectItemCaseSensitive(f->k, "id");
+	const cJSON *pid = cJSON_GetObjectItemCaseSensitive(f->k, "process_id");
+	const char *pname = kf_str(f->k, "process_name");
+	struct buf b = {0};
+
+	buf_printf(&b, "Kernel: %s", shortname);
+	if (nlaunch > 1)
+		buf_printf(&b, "\nThe longest of the %zu kernel launches profiled", nlaunch);
+	else
+		buf_puts(&b, "\nThe only kernel launch profiled");
+	if (cJSON_IsNumber(id))
+		buf_printf(&b, " (ID %.0f", id->valuedouble);
+	if (cJSON_IsNumber(pid))
+		buf_printf(&b, "%sprocess %.0f%s%s", cJSON_IsNumber(id) ? ", " : " (",
+		    pid->valuedouble, pname ? " " : "", pname ? pname : "");
+	if (cJSON_IsNumber(id) || cJSON_IsNumber(pid))
+		buf_putc(&b, ')');
+	if (f->has_ns) {
+		buf_puts(&b, ", duration ");
+		kf_fmt_ns(&b, f->ns);
+	} else {
+		buf_puts(&b, "; its duration is missing from the report");
+	}
+	buf_putc(&b, '.');
+	say_nvtx(&b, f->k, focus);
+	kf_fb_add_buf(fb, FB_HEAD, &b);
+
+	cJSON_AddStringToObject(focus, "name", name ? name : "");
+	cJSON_AddStringToObject(focus, "short_name", shortname);
+	if (id)
+		cJSON_AddItemToObject(focus, "id", cJSON_Duplicate(id, 1));
+	if (pid)
+		cJSON_AddItemToObject(focus, "process_id", cJSON_Duplicate(pid, 1));
+	cJSON_AddItemToObject(focus, "duration_ns", num_or_null(f->has_ns, f->ns));
+	free(shortname);
+}
+
+static void
+say_throughput(struct kf_fb *fb, const cJSON *k, cJSON *focus)
+{
+	cJSON *tp = cJSON_AddObjectToObject(focus, "throughput");
+	struct buf b = {0};
+	size_t i;
+
+	buf_puts(&b, "Throughput Metrics (Speed Of Light, share of peak):");
+	for (i = 0; i < sizeof tps / sizeof tps[0]; i++) {
+		const char *unit;
+		double v;
+		int ok = sol_num(k, tps[i].names, &v, &unit);
+
+		buf_printf(&b, "\n  - %s: ", tps[i].label);
+		if (ok)
+			fmt_value(&b, v, unit);
+		else
+			buf_puts(&b, "missing from the report");
+		cJSON_AddItemToObject(tp, tps[i].key, num_or_null(ok, v));
+	}
+	kf_fb_add_buf(fb, FB_HEAD, &b);
+}
+
+static void
+say_rule_text(struct kf_fb *fb, int prio, const cJSON *k, int raw, const char *rule,
+    const char *title, const char *key, cJSON *focus)
+{
+	const cJSON *r = find_rule(k, rule);
+	char *d;
+
+	if (r == NULL) {
+		if (raw)
+			kf_fb_add(fb, prio, "%s:\nno %s rule: ncu's raw page (--page raw) has "
+			    "no rule texts; the details page has them.", title, rule);
+		else
+			kf_fb_add(fb, prio, "%s:\nncu reported no %s rule for this kernel.",
+			    title, rule);
+		cJSON_AddNullToObject(focus, key);
+		return;
+	}
+	d = clean_desc(kf_str(r, "description"));
+	kf_fb_add(fb, prio, "%s:\n%s", title, d);
+	cJSON_AddStringToObject(focus, key, d);
+	free(d);
+}
+
+static void
+say_launch(struct kf_fb *fb, const cJSON *k, cJSON *focus)
+{
+	static const struct { const char *name, *label, *key; } ls[] = {
+		{ "Registers Per Thread", "registers per thread", "registers_per_thread" },
+		{ "Static Shared Memory Per Block", "static shared memory per block",
+		  "static_shared_mem_per_block" },
+		{ "Dynamic Shared Memory Per Block", "dynamic shared memory per block",
+		  "dynamic_shared_mem_per_block" },
+		{ "Waves Per SM", "waves per SM", "waves_per_sm" },
+	};
+	static const struct { const char *name, *label, *key; } oc[] = {
+		{ "Theoretical Occupancy", "theoretical", "theoretical_pct" },
+		{ "Achieved Occupancy", "achieved", "achieved_pct" },
+	};
+	cJSON *launch = cJSON_AddObjectToObject(focus, "launch");
+	cJSON *occ = cJSON_AddObjectToObject(focus, "occupancy");
+	const cJSON *block = cJSON_GetObjectItemCaseSensitive(k, "block");
+	const cJSON *grid = cJSON_GetObjectItemCaseSensitive(k, "grid");
+	struct buf b = {0};
+	const char *unit;
+	size_t i;
+	double v;
+
+	buf_puts(&b, "Launch configuration: block ");
+	fmt_dim(&b, block);
+	buf_puts(&b, ", grid ");
+	fmt_dim(&b, grid);
+	cJSON_AddItemToObject(launch, "block", block ? cJSON_Duplicate(block, 1) : cJSON_CreateNull());
+	cJSON_AddItemToObject(launch, "grid", grid ? cJSON_Duplicate(grid, 1) : cJSON_CreateNull());
+	for (i = 0; i < sizeof ls / sizeof ls[0]; i++) {
+		int ok = metric_num(k, NCU_LAUNCH, ls[i].name, &v, &unit);
+
+		buf_printf(&b, ", %s ", ls[i].label);
+		if (ok) {
+			/* "16 register/thread" reads better without its unit. */
+			fmt_value(&b, v, strchr(unit, '/') && !strstr(unit, "byte") ? "" : unit);
+		} else {
+			buf_puts(&b, "missing");
+		}
+		cJSON_AddItemToObject(launch, ls[i].key, num_or_null(ok, v));
+	}
+	buf_puts(&b, ".\nOccupancy:");
+	for (i = 0; i < sizeof oc / sizeof oc[0]; i++) {
+		int ok = metric_num(k, NCU_OCCUPANCY, oc[i].name, &v, &unit);
+
+		buf_printf(&b, "%s %s ", i ? "," : "", oc[i].label);
+		if (ok)
+			fmt_value(&b, v, unit);
+		else
+			buf_puts(&b, "missing");
+		cJSON_AddItemToObject(occ, oc[i].key, num_or_null(ok, v));
+	}
+	buf_putc(&b, '.');
+	kf_fb_add_buf(fb, FB_KEY, &b);
+}
+
+static void
+say_rules(struct kf_fb *fb, const cJSON *k, cJSON *analysis)
+{
+	cJSON *arr = cJSON_AddArrayToObject(analysis, "rules");
+	size_t n, i, shown;
+	struct rule *v = collect_rules(k, &n);
+	struct buf b = {0};
+	int max = fb->opt->max_rules;
+
+	shown = max >= 0 && (size_t)max < n ? (size_t)max : n;
+	if (n == 0) {
+		kf_fb_add(fb, FB_ADVICE, "ncu reported no optimisation rule for this kernel "
+		    "beyond the bottleneck and roofline above.");
+	} else if (shown > 0) {
+		buf_printf(&b, "Optimisation rules ncu reported for this kernel, by "
+		    "estimated speedup (global before local):");
+		for (i = 0; i < shown; i++) {
+			const char *st = kf_str(v[i].r, "speedup_type");
+
+			buf_printf(&b, "\n%zu. [%s] %s", i + 1, kf_str(v[i].r, "type") ?
+			    kf_str(v[i].r, "type") : "?", kf_str(v[i].r, "name"));
+			if (v[i].has_speedup)
+				buf_printf(&b, " (estimated %s speedup %.4g%%)", st ? st : "",
+				    v[i].speedup);
+			buf_printf(&b, ": %s", v[i].desc);
+		}
+		if (shown < n)
+			buf_printf(&b, "\n(%zu more rule%s left out)", n - shown,
+			    n - shown == 1 ? "" : "s");
+		kf_fb_add_buf(fb, FB_ADVICE, &b);
+	}
+	for (i = 0; i < n; i++) {
+		if (i < shown) {
+			cJSON *o = cJSON_CreateObject();
+			const char *keys[] = { "name", "type", "section", "speedup_type" };
+			size_t j;
+
+			for (j = 0; j < 4; j++) {
+				const char *s = kf_str(v[i].r, keys[j]);
+
+				cJSON_AddItemToObject(o, keys[j], s ? cJSON_CreateString(s) : cJSON_CreateNull());
+			}
+			cJSON_AddItemToObject(o, "speedup", num_or_null(v[i].has_speedup, v[i].speedup));
+			cJSON_AddStringToObject(o, "description", v[i].desc);
+			cJSON_AddItemToArray(arr, o);
+		}
+		free(v[i].desc);
+	}
+	free(v);
+}
+
+/* The other kernels near the top: their longest launch in one line each. */
+static void
+say_others(struct kf_fb *fb, const struct kf_rank *rank, const struct launch *l,
+    size_t nl, const struct launch *focus, cJSON *kernels)
+{
+	struct buf b = {0};
+	size_t i, j, top = fb->opt->top > 0 ? (size_t)fb->opt->top : 0;
+
+	for (i = 0; i < rank->n && i < top; i++) {
+		const struct launch *best = NULL;
+		const char *fname = kf_str(focus->k, "name");
+		cJSON *o;
+		char *s;
+		double v;
+		const char *unit;
+
+		if (fname && strcmp(rank->v[i].name, fname) == 0)
+			continue;
+		for (j = 0; j < nl; j++) {
+			const char *n = kf_str(l[j].k, "name");
+
+			if (n && strcmp(n, rank->v[i].name) == 0 &&
+			    (best == NULL || (l[j].has_ns && l[j].ns > best->ns)))
+				best = &l[j];
+		}
+		o = cJSON_CreateObject();
+		s = kf_kernel_short(rank->v[i].name, 60);
+		cJSON_AddStringToObject(o, "name", rank->v[i].name);
+		cJSON_AddStringToObject(o, "short_name", s);
+		cJSON_AddStringToObject(o, "role", "top");
+		cJSON_AddNumberToObject(o, "total_ns", rank->v[i].total_ns);
+		cJSON_AddNumberToObject(o, "launches", (double)rank->v[i].launches);
+		cJSON_AddNumberToObject(o, "share_pct", rank->v[i].share);
+		if (b.len == 0)
+			buf_puts(&b, "Other top kernels (their longest launch):");
+		buf_printf(&b, "\n- %s:", s);
+		for (j = 0; best && j < sizeof tps / sizeof tps[0]; j++) {
+			if (strcmp(tps[j].key, "compute_sm_pct") && strcmp(tps[j].key, "memory_pct"))
+				continue;
+			if (sol_num(best->k, tps[j].names, &v, &unit)) {
+				buf_printf(&b, " %s ", tps[j].label);
+				fmt_value(&b, v, unit);
+				buf_putc(&b, ';');
+				cJSON_AddNumberToObject(o, tps[j].key, v);
+			}
+		}
+		if (best && best->has_ns) {
+			buf_puts(&b, " duration ");
+			kf_fmt_ns(&b, best->ns);
+			cJSON_AddNumberToObject(o, "duration_ns", best->ns);
+		}
+		cJSON_AddItemToArray(kernels, o);
+		free(s);
+	}
+	if (b.len)
+		kf_fb_add_buf(fb, FB_MINOR, &b);
+}
+
+static void
+say_notes(struct kf_fb *fb, const cJSON *data, size_t nl)
+{
+	const cJSON *code = cJSON_GetObjectItemCaseSensitive(data, "app_exit_code");
+
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(data, "truncated")))
+		kf_fb_add(fb, FB_KEY, "Note: the ncu report was cut off; this feedback "
+		    "covers the %zu complete kernel launch%s in it.", nl, nl == 1 ? "" : "es");
+	if (cJSON_IsNumber(code))
+		kf_fb_add(fb, FB_KEY, "Note: the program exited with status %.0f after the "
+		    "profiled kernels ran (ncu: \"The application returned an error code\"); "
+		    "the numbers below are from complete kernel launches.", code->valuedouble);
+}
+
+void
+ncu_feedback(const cJSON *rec, struct kf_fb *fb)
+{
+	const cJSON *data = kf_obj(rec, "collated"), *k;
+	cJSON *focus, *kernels, *fk;
+	struct kf_rank rank = {0};
+	struct launch *l = NULL, *f = NULL;
+	size_t nl = 0, i;
+	int raw;
+
+	cJSON_ArrayForEach(k, kf_arr(data, "kernels")) {
+		l = xrealloc(l, (nl + 1) * sizeof *l);
+		l[nl].k = k;
+		l[nl].has_ns = duration_ns(k, &l[nl].ns);
+		if (!l[nl].has_ns)
+			l[nl].ns = 0;
+		nl++;
+	}
+	if (nl == 0) {
+		kf_fb_add(fb, FB_HEAD, "The ncu report holds no kernel launch, so there are "
+		    "no performance numbers for this run.");
+		kf_set_str(fb->analysis, "status", "no_kernels");
+		free(l);
+		return;
+	}
+	/* The reference's focus: the longest launch (the first on a tie). */
+	for (i = 0; i < nl; i++) {
+		const char *name = kf_str(l[i].k, "name");
+
+		if (f == NULL || (l[i].has_ns && (!f->has_ns || l[i].ns > f->ns)))
+			f = &l[i];
+		kf_rank_add(&rank, name ? name : "unnamed kernel", l[i].ns, 1);
+	}
+	kf_rank_sort(&rank);
+
+	focus = cJSON_AddObjectToObject(fb->analysis, "focus");
+	say_notes(fb, data, nl);
+	say_head(fb, f, nl, focus);
+	say_throughput(fb, f->k, focus);
+	raw = kf_str(data, "format") && strcmp(kf_str(data, "format"), "raw") == 0;
+	say_rule_text(fb, FB_HEAD, f->k, raw, "SOLBottleneck", "Optimization Hint",
+	    "bottleneck", focus);
+	say_rule_text(fb, FB_KEY, f->k, raw, "SOLFPRoofline", "Roofline Analysis",
+	    "roofline", focus);
+	say_launch(fb, f->k, focus);
+	say_rules(fb, f->k, fb->analysis);
+	if (rank.n > 1 || nl > 1) {
+		struct buf b = {0};
+
+		kf_rank_text(&rank, &b, fb->opt->top);
+		kf_fb_add_buf(fb, FB_RANK, &b);
+	}
+
+	kernels = cJSON_AddArrayToObject(fb->analysis, "kernels");
+	fk = cJSON_CreateObject();
+	cJSON_AddStringToObject(fk, "name", kf_str(focus, "name"));
+	cJSON_AddStringToObject(fk, "short_name", kf_str(focus, "short_name"));
+	cJSON_AddStringToObject(fk, "role", "focus");
+	for (i = 0; i < rank.n; i++) {
+		if (strcmp(rank.v[i].name, kf_str(focus, "name")) == 0) {
+			cJSON_AddNumberToObject(fk, "total_ns", rank.v[i].total_ns);
+			cJSON_AddNumberToObject(fk, "launches", (double)rank.v[i].launches);
+			cJSON_AddNumberToObject(fk, "share_pct", rank.v[i].share);
+		}
+	}
+	cJSON_AddItemToObject(fk, "duration_ns", cJSON_Duplicate(
+	    cJSON_GetObjectItemCaseSensitive(focus, "duration_ns"), 1));
+	cJSON_AddItemToObject(fk, "throughput", cJSON_Duplicate(kf_obj(focus, "throughput"), 1));
+	cJSON_AddItemToArray(kernels, fk);
+	say_others(fb, &rank, l, nl, f, kernels);
+	cJSON_AddItemToObject(fb->analysis, "ranking", kf_rank_json(&rank, fb->opt->top));
+	kf_rank_free(&rank);
+	free(l);
+}

@@ -1,5 +1,609 @@
-/* STUB: replaced by the real implementation. */
+/* The unitrace path, feedback: per benchmark segment and kernel, the median
+ * instance's runtime, occupancy, stalls, the roofline verdict from the
+ * arithmetic intensity of the busiest ALU against the GPU's roofs, ALU use
+ * and instruction mix, memory and SLM bandwidth, SLM bank conflicts, and
+ * what to try, as KernelFoundry's intel_profiler_kernel_feedback template
+ * says it; plus a ranking of kernels by GPU time. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "feedback.h"
+#include "hw.h"
 #include "profiler.h"
 #include "record.h"
+#include "unitrace.h"
 
-void unitrace_feedback(const cJSON *rec, struct kf_fb *fb) { (void)rec; kf_fb_add(fb, 0, "unitrace_feedback: not built yet"); }
+enum { NALU = 3 };
+
+static const char *const alu_metric[NALU] = {
+	"XVE_INST_EXECUTED_ALU0_ALL[events]",
+	"XVE_INST_EXECUTED_ALU1_ALL[events]",
+	"XVE_INST_EXECUTED_ALU2_ALL[events]",
+};
+static const char *const alu_roof[NALU] = {
+	"XVE_INST_EXECUTED_ALU0_ALL",
+	"XVE_INST_EXECUTED_ALU1_ALL",
+	"XVE_INST_EXECUTED_ALU2_ALL",
+};
+static const char *const alu_name[NALU] = { "ALU0", "ALU1", "ALU2" };
+/* The instruction types each ALU executes, as VectorEngineProfile counts them. */
+static const char *const alu_types[NALU][6] = {
+	{ "FP16", "FP32", NULL },
+	{ "FP64", "INT16", "INT32", "INT64", "MATH", NULL },
+	{ "XMX_BF16", "XMX_FP16", "XMX_INT2", "XMX_INT4", "XMX_INT8", NULL },
+};
+
+/* Everything said about one kernel, computed once. */
+struct kan {
+	const cJSON *k, *cb, *mp, *vep;
+	double runtime;		/* ns, the base of every rate */
+	double shown_ns;	/* the runtime to state; NAN when unknown */
+	double rate[NALU], util[NALU], ai[NALU];
+	int have[NALU];
+	int order[NALU];	/* ALUs by use, busiest first */
+	const char *bound;
+	int bound_alu;
+	double lo, hi;		/* ridge band of the bound ALU */
+	double gmem, gmem_pct, slm_pct, conflicts, stall, occupancy;
+	cJSON *missing;
+};
+
+static double
+m(const cJSON *row, const char *metric)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(row, metric);
+
+	return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+static void
+missing(struct kan *a, const char *what)
+{
+	cJSON_AddItemToArray(a->missing, cJSON_CreateString(what));
+}
+
+static void
+rooflines(struct kan *a, const cJSON *gpu)
+{
+	double bytes = m(a->cb, "GPU_MEMORY_BYTE_READ[bytes]") + m(a->cb, "GPU_MEMORY_BYTE_WRITE[bytes]");
+	double bw = kf_hw_roof(gpu, "GPU_MEMORY_BYTE_READ"), best = -1;
+	int i, j;
+
+	a->bound = NULL;
+	a->bound_alu = -1;
+	for (i = 0; i < NALU; i++) {
+		double n = m(a->cb, alu_metric[i]), peak = kf_hw_roof(gpu, alu_roof[i]);
+
+		a->order[i] = i;
+		a->have[i] = !isnan(n) && a->runtime > 0;
+		if (!a->have[i]) {
+			missing(a, alu_metric[i]);
+			a->rate[i] = a->util[i] = a->ai[i] = NAN;
+			continue;
+		}
+		a->rate[i] = n / a->runtime;
+		a->util[i] = 100 * a->rate[i] / peak;
+		a->ai[i] = bytes > 0 ? n / bytes : isnan(bytes) ? NAN : INFINITY;
+		/* The reference takes the verdict of the ALU with the highest
+		 * instruction rate, the first of equals. */
+		if (a->rate[i] > best) {
+			best = a->rate[i];
+			a->bound_alu = i;
+		}
+	}
+	/* Busiest first; a stable insertion sort keeps ALU order among equals. */
+	for (i = 1; i < NALU; i++)
+		for (j = i; j > 0 && (isnan(a->util[a->order[j - 1]]) ? -1 : a->util[a->order[j - 1]]) <
+		    (isnan(a->util[a->order[j]]) ? -1 : a->util[a->order[j]]); j--) {
+			int t = a->order[j];
+
+			a->order[j] = a->order[j - 1];
+			a->order[j - 1] = t;
+		}
+	if (a->bound_alu < 0 || isnan(bw))
+		return;
+	i = a->bound_alu;
+	{
+		double peak = kf_hw_roof(gpu, alu_roof[i]);
+
+		if (isnan(peak) || isnan(a->ai[i]))
+			return;
+		a->lo = 0.9 * peak / bw;
+		a->hi = peak / (0.9 * bw);
+		a->bound = a->ai[i] < a->lo ? "memory" : a->ai[i] > a->hi ? "compute" : "balanced";
+	}
+}
+
+static void
+analyse(struct kan *a, const cJSON *k, const cJSON *gpu, int sampling)
+{
+	double slm, r, w, peak;
+
+	memset(a, 0, sizeof *a);
+	a->k = k;
+	a->cb = kf_obj(k, "compute_basic");
+	a->mp = kf_obj(k, "memory_profile");
+	a->vep = kf_obj(k, "vector_engine_profile");
+	a->missing = cJSON_CreateArray();
+	a->runtime = m(a->cb, "GpuTime[ns]");
+	a->shown_ns = kf_num(kf_obj(k, "gpu_time_ns"), "median", NAN);
+	(void)sampling;
+	rooflines(a, gpu);
+	r = m(a->cb, "GPU_MEMORY_BYTE_READ_RATE[GBpS]");
+	w = m(a->cb, "GPU_MEMORY_BYTE_WRITE_RATE[GBpS]");
+	a->gmem = r + w;
+	if (isnan(a->gmem))	/* older layouts: no rate columns; bytes per ns is GB/s */
+		a->gmem = (m(a->cb, "GPU_MEMORY_BYTE_READ[bytes]") +
+		    m(a->cb, "GPU_MEMORY_BYTE_WRITE[bytes]")) / a->runtime;
+	if (isnan(a->gmem))
+		missing(a, "GPU_MEMORY_BYTE_READ/WRITE");
+	a->gmem_pct = 100 * a->gmem / kf_hw_roof(gpu, "GPU_MEMORY_BYTE_READ");
+	slm = (m(a->cb, "SLM_BYTE_READ[bytes]") + m(a->cb, "SLM_BYTE_WRITE[bytes]")) / a->runtime;
+	peak = kf_hw_roof(gpu, "SLM_BYTE_READ") + kf_hw_roof(gpu, "SLM_BYTE_WRITE");
+	a->slm_pct = 100 * slm / peak;
+	if (isnan(slm))
+		missing(a, "SLM_BYTE_READ/WRITE");
+	a->stall = m(a->cb, "XVE_STALL[%]");
+	if (isnan(a->stall))
+		missing(a, "XVE_STALL");
+	a->occupancy = m(a->vep, "XVE_THREADS_OCCUPANCY_ALL[%]");
+	if (isnan(a->occupancy))
+		a->occupancy = m(a->cb, "XVE_THREADS_OCCUPANCY_ALL[%]");
+	if (a->mp == NULL) {
+		a->conflicts = NAN;
+		missing(a, "MemoryProfile");
+	} else {
+		double acc = m(a->mp, "SLM_ACCESS_COUNT[events]");
+
+		a->conflicts = acc > 0 ? 100 * m(a->mp, "SLM_BANK_CONFLICT_COUNT[events]") / acc : 0;
+	}
+	if (a->vep == NULL)
+		missing(a, "VectorEngineProfile");
+}
+
+static void
+num(cJSON *o, const char *key, double v)
+{
+	if (isnan(v) || isinf(v))
+		cJSON_AddNullToObject(o, key);
+	else
+		cJSON_AddNumberToObject(o, key, v);
+}
+
+/* The instruction mix of ALU i: each type's share of the ALU's instructions. */
+static cJSON *
+mix(const struct kan *a, int i)
+{
+	cJSON *v = cJSON_CreateArray();
+	double all = m(a->vep, alu_metric[i]);
+	int t;
+
+	for (t = 0; alu_types[i][t]; t++) {
+		char *metric = xasprintf("XVE_INST_EXECUTED_%s[events]", alu_types[i][t]);
+		double n = m(a->vep, metric);
+		cJSON *o;
+
+		free(metric);
+		if (isnan(n))
+			continue;
+		o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "name", alu_types[i][t]);
+		num(o, "pct", all > 0 ? 100 * n / all : 0);
+		cJSON_AddItemToArray(v, o);
+	}
+	return v;
+}
+
+static const char *
+alu_label(int i)
+{
+	static const char *const l[NALU] = {
+		"ALU0 (FP16/FP32)", "ALU1 (FP64, INT16/32/64, MATH)", "ALU2 (XMX matrix engine)",
+	};
+
+	return l[i];
+}
+
+static void
+mix_text(struct buf *b, const struct kan *a, int i)
+{
+	cJSON *v = mix(a, i), *e;
+	int any = 0;
+
+	cJSON_ArrayForEach(e, v) {
+		double p = kf_num(e, "pct", 0);
+
+		if (p <= 0)
+			continue;
+		buf_printf(b, "%s%s %.2f%%", any ? ", " : " Instruction mix: ", kf_str(e, "name"), p);
+		any = 1;
+	}
+	if (any)
+		buf_putc(b, '.');
+	else if (a->vep == NULL)
+		buf_puts(b, " Instruction mix unknown (no VectorEngineProfile pass).");
+	cJSON_Delete(v);
+}
+
+static cJSON *
+kernel_json(const struct kan *a, const char *segment, double share)
+{
+	const cJSON *k = a->k, *t = kf_obj(k, "gpu_time_ns");
+	cJSON *o = cJSON_CreateObject(), *u, *alus;
+	char *s = kf_kernel_short(kf_str(k, "name"), 0);
+	int i;
+
+	cJSON_AddStringToObject(o, "name", kf_str(k, "name"));
+	cJSON_AddStringToObject(o, "short_name", s);
+	free(s);
+	cJSON_AddStringToObject(o, "full_name", kf_str(k, "full_name"));
+	cJSON_AddItemToObject(o, "launch", kf_str(k, "launch") ?
+	    cJSON_CreateString(kf_str(k, "launch")) : cJSON_CreateNull());
+	cJSON_AddStringToObject(o, "segment", segment);
+	if (kf_str(k, "device_name"))
+		cJSON_AddStringToObject(o, "device", kf_str(k, "device_name"));
+	num(o, "instances", kf_num(k, "instances", NAN));
+	if (cJSON_GetObjectItemCaseSensitive(k, "samples")) {
+		num(o, "samples", kf_num(k, "samples", NAN));
+		num(o, "timed_instances", kf_num(k, "timed_instances", NAN));
+	}
+	num(o, "median_gpu_time_ns", a->shown_ns);
+	num(o, "total_gpu_time_ns", kf_num(t, "total", NAN));
+	num(o, "min_gpu_time_ns", kf_num(t, "min", NAN));
+	num(o, "max_gpu_time_ns", kf_num(t, "max", NAN));
+	num(o, "share_pct", share);
+	if (a->bound) {
+		cJSON_AddStringToObject(o, "bound", a->bound);
+		cJSON_AddStringToObject(o, "bound_alu", alu_name[a->bound_alu]);
+		num(o, "arithmetic_intensity", a->ai[a->bound_alu]);
+		u = cJSON_AddArrayToObject(o, "ridge");
+		cJSON_AddItemToArray(u, cJSON_CreateNumber(a->lo));
+		cJSON_AddItemToArray(u, cJSON_CreateNumber(a->hi));
+	}
+	u = cJSON_AddObjectToObject(o, "alu_util");
+	alus = cJSON_AddArrayToObject(o, "alus");
+	for (i = 0; i < NALU; i++) {
+		int j = a->order[i];
+		cJSON *x;
+
+		if (!a->have[j])
+			continue;
+		num(u, alu_name[j], a->util[j]);
+		x = cJSON_CreateObject();
+		cJSON_AddStringToObject(x, "name", alu_name[j]);
+		num(x, "inst_per_ns", a->rate[j]);
+		num(x, "util_pct", a->util[j]);
+		num(x, "arithmetic_intensity", a->ai[j]);
+		cJSON_AddItemToObject(x, "instr_mix", mix(a, j));
+		cJSON_AddItemToArray(alus, x);
+	}
+	num(o, "gmem_bw_gbps", a->gmem);
+	num(o, "gmem_bw_pct", a->gmem_pct);
+	num(o, "slm_bw_pct", a->slm_pct);
+	num(o, "slm_bank_conflict_pct", a->conflicts);
+	num(o, "ve_stall_pct", a->stall);
+	num(o, "thread_occupancy_pct", a->occupancy);
+	cJSON_AddItemToObject(o, "missing", cJSON_Duplicate(a->missing, 1));
+	return o;
+}
+
+static void
+compute_block(struct buf *b, const struct kan *a)
+{
+	int top = a->order[0], i;
+
+	buf_printf(b, "\n%s is the most used compute resource at %.2f%% of its peak, likely "
+	    "the bottleneck of this kernel.", alu_name[top], a->util[top]);
+	mix_text(b, a, top);
+	for (i = 1; i < NALU; i++) {
+		int j = a->order[i];
+
+		if (!a->have[j])
+			continue;
+		if (a->util[j] > 0) {
+			buf_printf(b, "\n%s is used at %.2f%%.", alu_name[j], a->util[j]);
+			mix_text(b, a, j);
+		} else if (j == 2) {
+			buf_puts(b, "\nALU2, the XMX hardware acceleration of matrix multiplication, is not used.");
+		} else {
+			buf_printf(b, "\n%s is not used.", alu_label(j));
+		}
+	}
+	buf_puts(b, "\nTo improve compute performance, shift the instruction mix towards more "
+	    "efficient instructions or balance the use of the compute resources better.");
+}
+
+static void
+memory_block(struct buf *b, const struct kan *a)
+{
+	buf_printf(b, "\nThe kernel's global memory bandwidth is %.2f GB/s, %.2f%% of the peak.",
+	    a->gmem, a->gmem_pct);
+	if (!isnan(a->stall))
+		buf_printf(b, " The vector engines are stalled %.2f%% of the time, likely waiting "
+		    "for memory operations to complete.", a->stall);
+	if (a->slm_pct == 0)
+		buf_puts(b, "\nThe kernel does not use shared local memory (SLM). Consider staging "
+		    "reused data in SLM to reduce global memory traffic.");
+	else if (a->slm_pct > 70)
+		buf_printf(b, "\nThe kernel uses shared local memory heavily (%.2f%% of the peak "
+		    "SLM bandwidth), which may be a bottleneck.", a->slm_pct);
+	if (a->slm_pct > 0 && a->conflicts > 0)
+		buf_printf(b, "\n%.2f%% of the SLM accesses cause bank conflicts. Consider changing "
+		    "the SLM access pattern (padding, a different index mapping) to reduce them.",
+		    a->conflicts);
+}
+
+/* The paragraphs for one kernel: head, numbers, what to try. */
+static void
+kernel_text(struct kf_fb *fb, const struct kan *a, double share, int focus, const cJSON *gpu)
+{
+	struct buf b = {0};
+	const cJSON *t = kf_obj(a->k, "gpu_time_ns");
+	char *s = kf_kernel_short(kf_str(a->k, "name"), 80);
+	int head = focus ? FB_HEAD : FB_MINOR, key = focus ? FB_KEY : FB_MINOR;
+	int adv = focus ? FB_ADVICE : FB_MINOR, det = focus ? FB_DETAIL : FB_MINOR;
+
+	buf_printf(&b, "## Kernel %s", s);
+	free(s);
+	if (!isnan(share))
+		buf_printf(&b, " (%.1f%% of the GPU time here)", share);
+	if (a->bound)
+		buf_printf(&b, "\nRoofline: %s bound. ", a->bound);
+	else
+		buf_puts(&b, "\n");
+	if (a->bound && strcmp(a->bound, "compute") == 0)
+		buf_puts(&b, "The kernel is using compute more than memory bandwidth");
+	else if (a->bound && strcmp(a->bound, "memory") == 0)
+		buf_puts(&b, "The kernel is using memory bandwidth more than compute");
+	else if (a->bound)
+		buf_puts(&b, "The kernel is balanced between compute and memory bandwidth");
+	if (a->bound)
+		buf_printf(&b, ": %s, the ALU with the highest instruction rate, runs %.3f "
+		    "instructions per byte of GPU memory traffic against a ridge band of "
+		    "%.3f-%.3f for this GPU.", alu_name[a->bound_alu],
+		    a->ai[a->bound_alu], a->lo, a->hi);
+	else if (gpu == NULL)
+		buf_puts(&b, "No roofline verdict: the GPU's roofs are unknown.");
+	else
+		buf_puts(&b, "No roofline verdict: the ALU or memory counters are missing.");
+	kf_fb_add_buf(fb, head, &b);
+
+	buf_printf(&b, "Launch configuration: %s. ", kf_str(a->k, "launch") ?
+	    kf_str(a->k, "launch") : "not recorded");
+	if (!isnan(a->shown_ns)) {
+		buf_puts(&b, "Median runtime ");
+		kf_fmt_ns(&b, a->shown_ns);
+		if (!isnan(kf_num(t, "min", NAN))) {
+			buf_puts(&b, " (min ");
+			kf_fmt_ns(&b, kf_num(t, "min", 0));
+			buf_puts(&b, ", max ");
+			kf_fmt_ns(&b, kf_num(t, "max", 0));
+			buf_puts(&b, ")");
+		}
+		if (!isnan(kf_num(a->k, "samples", NAN)))
+			buf_printf(&b, " over %.0f timed launches; metrics are the mean of %.0f samples.",
+			    kf_num(a->k, "timed_instances", 0), kf_num(a->k, "samples", 0));
+		else
+			buf_printf(&b, " over %.0f launches.", kf_num(a->k, "instances", 0));
+	} else {
+		buf_printf(&b, "No launch inside the benchmark loop was timed; metrics are the "
+		    "mean of %.0f samples.", kf_num(a->k, "samples", 0));
+	}
+	if (!isnan(a->occupancy))
+		buf_printf(&b, "\nThread occupancy %.2f%%.", a->occupancy);
+	if (!isnan(a->stall))
+		buf_printf(&b, "%sThe vector engine stall rate is %.2f%%.",
+		    isnan(a->occupancy) ? "\n" : " ", a->stall);
+	if (a->have[a->order[0]] && !isnan(a->util[a->order[0]]))
+		buf_printf(&b, "\nThe most used compute resource is %s at %.2f%% of its peak.",
+		    alu_name[a->order[0]], a->util[a->order[0]]);
+	if (!isnan(a->gmem_pct))
+		buf_printf(&b, "\nGlobal memory bandwidth: %.2f GB/s, %.2f%% of the peak.",
+		    a->gmem, a->gmem_pct);
+	else if (!isnan(a->gmem))
+		buf_printf(&b, "\nGlobal memory bandwidth: %.2f GB/s.", a->gmem);
+	if (!isnan(a->slm_pct) && a->slm_pct > 0)
+		buf_printf(&b, " Shared local memory bandwidth: %.2f%% of the peak.", a->slm_pct);
+	if (!isnan(a->conflicts))
+		buf_printf(&b, " SLM bank conflicts: %.2f%% of SLM accesses.", a->conflicts);
+	else
+		buf_puts(&b, " SLM bank conflicts unknown (no MemoryProfile pass).");
+	kf_fb_add_buf(fb, key, &b);
+
+	if (a->bound && strcmp(a->bound, "compute") == 0) {
+		compute_block(&b, a);
+	} else if (a->bound && strcmp(a->bound, "memory") == 0) {
+		memory_block(&b, a);
+	} else if (a->bound) {
+		buf_puts(&b, "\nThe kernel is balanced between compute and memory bandwidth: "
+		    "improve both together.");
+		compute_block(&b, a);
+		memory_block(&b, a);
+	}
+	if (b.len) {
+		memmove(b.s, b.s + 1, b.len);	/* the first line break */
+		b.len--;
+		kf_fb_add_buf(fb, adv, &b);
+	}
+	if (!a->bound && a->have[a->order[0]]) {
+		int i;
+
+		buf_puts(&b, "Instructions per ns:");
+		for (i = 0; i < NALU; i++)
+			if (a->have[i]) {
+				buf_printf(&b, " %s %.2f (%.3f per byte of memory traffic).",
+				    alu_name[i], a->rate[i], a->ai[i]);
+				mix_text(&b, a, i);
+			}
+		kf_fb_add_buf(fb, det, &b);
+	}
+	buf_free(&b);
+}
+
+/* More than three segments: the median and the slowest by runtime, in
+ * their order, as the reference. */
+static void
+select_segments(const cJSON *segs, int *sel, int n)
+{
+	int *idx = xcalloc((size_t)n + 1, sizeof *idx), i, j;
+
+	for (i = 0; i < n; i++) {
+		sel[i] = n <= 3;
+		idx[i] = i;
+	}
+	if (n > 3) {
+		for (i = 1; i < n; i++)
+			for (j = i; j > 0 && kf_num(cJSON_GetArrayItem(segs, idx[j - 1]), "runtime_ns", 0) >
+			    kf_num(cJSON_GetArrayItem(segs, idx[j]), "runtime_ns", 0); j--) {
+				int t = idx[j];
+
+				idx[j] = idx[j - 1];
+				idx[j - 1] = t;
+			}
+		sel[idx[(n - 1) / 2]] = 1;
+		sel[idx[n - 1]] = 1;
+	}
+	free(idx);
+}
+
+static void
+explain_passes(const cJSON *rec, struct kf_fb *fb, const cJSON *col, cJSON *an)
+{
+	const cJSON *p, *g;
+	struct buf b = {0};
+
+	cJSON_ArrayForEach(p, kf_arr(rec, "passes")) {
+		const cJSON *e = kf_obj(p, "error");
+
+		if (e == NULL)
+			continue;
+		const char *pass = kf_str(p, "pass"), *grp = kf_str(p, "group");
+		int no;
+
+		/* Replayed passes may have no group: unitrace.00N is group N. */
+		if (!grp && pass && sscanf(pass, "unitrace.%d", &no) == 1 && no >= 0 && no < 3)
+			grp = ut_groups[no];
+		buf_printf(&b, "Pass %s (%s) failed: %s", pass ? pass : "?",
+		    grp ? grp : "unknown group",
+		    kf_str(e, "message") ? kf_str(e, "message") : "no message");
+		if (kf_str(e, "hint"))
+			buf_printf(&b, "\nWhat to do: %s", kf_str(e, "hint"));
+		kf_fb_add_buf(fb, FB_KEY, &b);
+	}
+	cJSON_ArrayForEach(g, kf_arr(col, "missing_groups")) {
+		buf_printf(&b, "No %s metrics: %s.", g->valuestring,
+		    strcmp(g->valuestring, "MemoryProfile") == 0 ? "SLM bank conflicts are unknown" :
+		    "thread occupancy (from ComputeBasic instead) and the instruction mix are unknown");
+		kf_fb_add_buf(fb, FB_DETAIL, &b);
+	}
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(col, "timeline_truncated")))
+		kf_fb_add(fb, FB_KEY, "The timeline ends early (the program or unitrace was cut off): "
+		    "only the kernels recorded before that are analysed.");
+	kf_set(an, "warnings", cJSON_Duplicate(kf_arr(col, "warnings"), 1));
+	buf_free(&b);
+}
+
+static void
+segment_heading(struct kf_fb *fb, const cJSON *seg, int no, int prio)
+{
+	const char *label = kf_str(seg, "label");
+	const cJSON *itt = cJSON_GetObjectItemCaseSensitive(seg, "itt_event");
+
+	if (!cJSON_IsString(itt))
+		kf_fb_add(fb, prio, "# All kernels of the run (no benchmark loop marked with '%s')",
+		    "ittapi::model run loop");
+	else if (strcmp(label, "default") == 0)
+		kf_fb_add(fb, prio, "# Benchmark %d: the model run loop", no);
+	else
+		kf_fb_add(fb, prio, "# Benchmark %d: pytest test %s", no, label);
+}
+
+void
+unitrace_feedback(const cJSON *rec, struct kf_fb *fb)
+{
+	const cJSON *col = kf_obj(rec, "collated"), *segs = kf_arr(col, "segments"), *seg, *k;
+	const char *via, *gname;
+	const cJSON *gpu;
+	char *err = NULL;
+	cJSON *an = fb->analysis, *asegs, *akern, *g;
+	int n = cJSON_GetArraySize(segs), *sel, i, no = 0, focus = -1;
+	int sampling = kf_str(col, "mode") && strcmp(kf_str(col, "mode"), "sampling") == 0;
+	struct kf_rank rank = {0};
+	struct buf b = {0};
+
+	gpu = kf_hw_for(rec, kf_arr(col, "devices"), fb->opt->gpu, fb->opt->gpus_file,
+	    &via, &gname, &err);
+	kf_set_str(an, "mode", sampling ? "sampling" : "query");
+	g = cJSON_AddObjectToObject(an, "gpu");
+	cJSON_AddItemToObject(g, "name", gname ? cJSON_CreateString(gname) : cJSON_CreateNull());
+	cJSON_AddItemToObject(g, "via", via ? cJSON_CreateString(via) : cJSON_CreateNull());
+	if (gpu) {
+		cJSON_AddStringToObject(g, "roofs", kf_str(gpu, "name"));
+		num(g, "dram_gbps", kf_hw_roof(gpu, "GPU_MEMORY_BYTE_READ"));
+	} else {
+		cJSON_AddStringToObject(g, "error", err);
+		kf_fb_add(fb, FB_KEY, "Hardware roofs: %s. The roofline verdict and the shares of "
+		    "peak are left out; the rest does not need them.", err);
+	}
+	free(err);
+	explain_passes(rec, fb, col, an);
+	sel = xcalloc((size_t)n + 1, sizeof *sel);
+	select_segments(segs, sel, n);
+	/* The focus: the slowest selected segment, its kernel with most time. */
+	for (i = 0, seg = segs ? segs->child : NULL; seg; seg = seg->next, i++)
+		if (sel[i] && (focus < 0 || kf_num(seg, "runtime_ns", 0) >
+		    kf_num(cJSON_GetArrayItem(segs, focus), "runtime_ns", 0)))
+			focus = i;
+	asegs = cJSON_AddArrayToObject(an, "segments");
+	akern = cJSON_AddArrayToObject(an, "kernels");
+	if (focus < 0) {
+		kf_fb_add(fb, FB_HEAD, "unitrace recorded no kernel to analyse.");
+		free(sel);
+		return;
+	}
+	cJSON_ArrayForEach(k, kf_arr(cJSON_GetArrayItem(segs, focus), "kernels"))
+		kf_rank_add(&rank, kf_str(k, "name"), kf_num(kf_obj(k, "gpu_time_ns"), "total", 0),
+		    (long)kf_num(k, sampling ? "timed_instances" : "instances", 0));
+	kf_rank_sort(&rank);
+	for (i = 0, seg = segs->child; seg; seg = seg->next, i++) {
+		cJSON *s = cJSON_CreateObject();
+		double total = 0;
+
+		cJSON_AddStringToObject(s, "label", kf_str(seg, "label"));
+		cJSON_AddItemToObject(s, "itt_event",
+		    cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(seg, "itt_event"), 1));
+		num(s, "runtime_ns", kf_num(seg, "runtime_ns", NAN));
+		num(s, "kernel_count", cJSON_GetArraySize(kf_arr(seg, "kernels")));
+		cJSON_AddBoolToObject(s, "selected", sel[i]);
+		cJSON_AddItemToArray(asegs, s);
+		if (!sel[i])
+			continue;
+		segment_heading(fb, seg, ++no, i == focus ? FB_HEAD : FB_MINOR);
+		if (i == focus && rank.n > 1) {
+			kf_rank_text(&rank, &b, fb->opt->top);
+			kf_fb_add_buf(fb, FB_RANK, &b);
+		}
+		cJSON_ArrayForEach(k, kf_arr(seg, "kernels"))
+			total += kf_num(kf_obj(k, "gpu_time_ns"), "total", 0);
+		cJSON_ArrayForEach(k, kf_arr(seg, "kernels")) {
+			struct kan a;
+			double share = total > 0 ?
+			    100 * kf_num(kf_obj(k, "gpu_time_ns"), "total", 0) / total : NAN;
+			cJSON *kj;
+
+			analyse(&a, k, gpu, sampling);
+			kernel_text(fb, &a, share, i == focus && k == kf_arr(seg, "kernels")->child, gpu);
+			kj = kernel_json(&a, kf_str(seg, "label"), share);
+			cJSON_AddItemToArray(akern, kj);
+			if (i == focus && k == kf_arr(seg, "kernels")->child)
+				kf_set(an, "focus", cJSON_Duplicate(kj, 1));
+			cJSON_Delete(a.missing);
+		}
+	}
+	kf_set(an, "ranking", kf_rank_json(&rank, fb->opt->top));
+	kf_rank_free(&rank);
+	free(sel);
+	buf_free(&b);
+}

@@ -1,0 +1,38 @@
+/* kf: rows of a CSV file read line by line, on libcsv.
+ *
+ * Profiler logs mix CSV with other text, so the caller reads lines, decides
+ * which ones are CSV, and feeds those here one at a time; a quoted field may
+ * span lines. Fields belong to the reader and stay valid until the next
+ * kf_csvrow_feed() or kf_csvrow_drop(). */
+#ifndef KF_CSVROW_H
+#define KF_CSVROW_H
+
+#include <stddef.h>
+#include <csv.h>
+
+#include "util.h"
+
+struct kf_csvrow {
+	struct csv_parser p;
+	struct buf store;	/* the fields, each NUL-terminated */
+	size_t *off, *len;	/* field i is store.s + off[i], len[i] bytes */
+	size_t n, cap;
+	size_t nlines;		/* lines fed into the row in progress */
+	int done;		/* the row ended at the last line fed */
+};
+
+/* delim: ',' for ncu, '\t' or ';' for others. 0, or -1 if libcsv fails. */
+int kf_csvrow_init(struct kf_csvrow *r, unsigned char delim);
+/* Feed one line without its line end. 1: a row is complete (n fields; 0 for
+ * a blank line); 0: the line ended inside a quoted field, feed the next one;
+ * -1: libcsv failed (out of memory). */
+int kf_csvrow_feed(struct kf_csvrow *r, const char *line, size_t n);
+/* A row is open across lines (a quoted field not closed yet). */
+int kf_csvrow_pending(const struct kf_csvrow *r);
+/* Forget the row in progress (a quote that never closes). */
+void kf_csvrow_drop(struct kf_csvrow *r);
+/* Field i of the complete row, "" past the end; *len may be NULL. */
+const char *kf_csvrow_field(const struct kf_csvrow *r, size_t i, size_t *len);
+void kf_csvrow_free(struct kf_csvrow *r);
+
+#endif

@@ -1,0 +1,284 @@
+/* Hardware roofs, looked up by the names machines report. */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hw.h"
+#include "record.h"
+#include "text.h"
+
+static cJSON *db;		/* an array of GPUs: the extra file's first */
+static char *db_err;
+static char *db_extra;
+
+/* Lower case, blanks squeezed, ends trimmed. */
+static char *
+norm(const char *s)
+{
+	char *o = xmalloc(strlen(s) + 1), *q = o;
+	int blank = 0;
+
+	for (; *s; s++) {
+		if (isspace((unsigned char)*s)) {
+			blank = q != o;
+			continue;
+		}
+		if (blank)
+			*q++ = ' ';
+		blank = 0;
+		*q++ = (char)tolower((unsigned char)*s);
+	}
+	*q = '\0';
+	return o;
+}
+
+static char *
+slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	struct buf b = {0};
+	char chunk[8192];
+	size_t n;
+
+	if (f == NULL)
+		return NULL;
+	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+		buf_add(&b, chunk, n);
+	if (ferror(f)) {
+		fclose(f);
+		buf_free(&b);
+		return NULL;
+	}
+	fclose(f);
+	if (b.s == NULL)
+		buf_puts(&b, "");
+	return buf_take(&b);
+}
+
+/* Append the GPUs of path to db: {"gpus": [...]}, an array, or one GPU. */
+static int
+load(const char *path)
+{
+	char *text = slurp(path);
+	cJSON *j, *list, *g;
+
+	if (text == NULL) {
+		db_err = xasprintf("cannot read GPU roofs %s: %s", path, strerror(errno));
+		return -1;
+	}
+	j = cJSON_Parse(text);
+	free(text);
+	if (j == NULL) {
+		db_err = xasprintf("GPU roofs %s: not valid JSON", path);
+		return -1;
+	}
+	list = cJSON_IsArray(j) ? j : (cJSON *)kf_arr(j, "gpus");
+	if (list == NULL && kf_obj(j, "roofs"))
+		list = NULL;
+	if (list) {
+		while ((g = cJSON_DetachItemFromArray(list, 0)) != NULL) {
+			if (cJSON_IsObject(g) && kf_str(g, "name") && kf_obj(g, "roofs"))
+				cJSON_AddItemToArray(db, g);
+			else
+				cJSON_Delete(g);
+		}
+		cJSON_Delete(j);
+	} else if (kf_str(j, "name") && kf_obj(j, "roofs")) {
+		cJSON_AddItemToArray(db, j);
+	} else {
+		cJSON_Delete(j);
+		db_err = xasprintf("GPU roofs %s: no \"gpus\" array of {\"name\", \"roofs\"}", path);
+		return -1;
+	}
+	return 0;
+}
+
+static void
+load_db(const char *extra)
+{
+	char *main_file;
+
+	if (db && ((extra == NULL && db_extra == NULL) ||
+	    (extra && db_extra && strcmp(extra, db_extra) == 0)))
+		return;
+	cJSON_Delete(db);
+	free(db_err);
+	free(db_extra);
+	db_err = NULL;
+	db_extra = extra ? xstrdup(extra) : NULL;
+	db = cJSON_CreateArray();
+	if (extra && load(extra) != 0)
+		return;
+	main_file = kf_data_file("gpus.json");
+	if (main_file == NULL)
+		db_err = xstrdup("gpus.json, the table of GPU roofs, is not installed "
+		    "(set KF_DATADIR to kf's share/kf)");
+	else
+		load(main_file);
+	free(main_file);
+}
+
+static int
+listed(const cJSON *list, const char *key, int substring)
+{
+	const cJSON *a;
+	int hit = 0;
+
+	cJSON_ArrayForEach(a, list) {
+		char *n;
+
+		if (!cJSON_IsString(a))
+			continue;
+		n = norm(a->valuestring);
+		hit = substring ? *n && strstr(key, n) != NULL : strcmp(key, n) == 0;
+		free(n);
+		if (hit)
+			break;
+	}
+	return hit;
+}
+
+static char *
+known(void)
+{
+	struct buf b = {0};
+	const cJSON *g;
+
+	cJSON_ArrayForEach(g, db) {
+		if (b.len)
+			buf_puts(&b, ", ");
+		buf_puts(&b, kf_str(g, "name"));
+	}
+	return buf_take(&b);
+}
+
+const cJSON *
+kf_hw_find(const char *name, const char *gpus_file, char **err)
+{
+	const cJSON *g, *hit = NULL;
+	char *key;
+
+	if (err)
+		*err = NULL;
+	load_db(gpus_file);
+	if (db_err) {
+		if (err)
+			*err = xstrdup(db_err);
+		return NULL;
+	}
+	if (name == NULL || *name == '\0')
+		return NULL;
+	key = norm(name);
+	cJSON_ArrayForEach(g, db) {
+		char *n = norm(kf_str(g, "name"));
+		int eq = strcmp(n, key) == 0;
+
+		free(n);
+		if (eq || listed(kf_arr(g, "aliases"), key, 0)) {
+			hit = g;
+			break;
+		}
+	}
+	for (g = db->child; g && !hit; g = g->next)
+		if (listed(kf_arr(g, "match"), key, 1))
+			hit = g;
+	free(key);
+	if (hit == NULL && err) {
+		char *k = known();
+
+		*err = xasprintf("no hardware roofs for GPU '%s' (known: %s); add it with "
+		    "kf-feedback --gpus-file FILE, or name a known one with --gpu", name, k);
+		free(k);
+	}
+	return hit;
+}
+
+const cJSON *
+kf_hw_for(const cJSON *rec, const cJSON *devices, const char *opt_gpu,
+    const char *gpus_file, const char **via, const char **name, char **err)
+{
+	const cJSON *w = kf_obj(rec, "worker"), *g, *d;
+	const char *cand[2] = { kf_str(w, "cpu_info"), kf_str(w, "gpu_name") };
+	const char *vias[2] = { "cpu_info", "gpu_name" };
+	char *first = NULL, *e = NULL;
+	int i;
+
+	*via = NULL;
+	*name = NULL;
+	*err = NULL;
+	if (opt_gpu) {
+		*via = "--gpu";
+		*name = opt_gpu;
+		return kf_hw_find(opt_gpu, gpus_file, err);
+	}
+	for (i = 0; i < 2; i++) {
+		if (cand[i] == NULL || *cand[i] == '\0')
+			continue;
+		g = kf_hw_find(cand[i], gpus_file, &e);
+		if (g) {
+			free(first);
+			*via = vias[i];
+			*name = cand[i];
+			free(e);
+			return g;
+		}
+		if (first == NULL) {
+			first = e;
+			*name = cand[i];
+			*via = vias[i];
+		} else {
+			free(e);
+		}
+		e = NULL;
+	}
+	/* The devices the trace names count only when the worker names none. */
+	if (first)
+		devices = NULL;
+	cJSON_ArrayForEach(d, devices) {
+		if (!cJSON_IsString(d))
+			continue;
+		g = kf_hw_find(d->valuestring, gpus_file, &e);
+		if (g) {
+			free(first);
+			free(e);
+			*via = "device";
+			*name = d->valuestring;
+			return g;
+		}
+		if (first == NULL) {
+			first = e;
+			*name = d->valuestring;
+			*via = "device";
+		} else {
+			free(e);
+		}
+		e = NULL;
+	}
+	if (first == NULL) {
+		load_db(gpus_file);
+		first = db_err ? xstrdup(db_err) : xstrdup("the record names no GPU "
+		    "(no worker.gpu_name or worker.cpu_info, no device in the trace): "
+		    "name one with kf-feedback --gpu NAME");
+	}
+	*err = first;
+	return NULL;
+}
+
+double
+kf_hw_roof(const cJSON *gpu, const char *metric)
+{
+	const cJSON *r = kf_obj(kf_obj(gpu, "roofs"), metric);
+	const cJSON *v = r ? cJSON_GetObjectItemCaseSensitive(r, "value") :
+	    cJSON_GetObjectItemCaseSensitive(kf_obj(gpu, "roofs"), metric);
+
+	return cJSON_IsNumber(v) && v->valuedouble > 0 ? v->valuedouble : NAN;
+}
+
+const char *
+kf_hw_source(const cJSON *gpu, const char *metric)
+{
+	return kf_str(kf_obj(kf_obj(gpu, "roofs"), metric), "source");
+}

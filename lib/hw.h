@@ -1,0 +1,29 @@
+/* kf: hardware roofs (peak bandwidths and instruction rates) as data.
+ *
+ * The GPUs come from share/kf/gpus.json (kf_data_file) and from an extra
+ * file given with kf-feedback --gpus-file, whose GPUs are checked first.
+ * Ownership: the database is loaded once per process and owned here; the
+ * cJSON objects returned point into it and must not be freed. */
+#ifndef KF_HW_H
+#define KF_HW_H
+
+#include <cJSON.h>
+
+/* The GPU called name (exact name or alias, else a "match" substring;
+ * case and runs of blanks ignored), or NULL. On NULL, *err (when not NULL)
+ * gets why: an unknown name with the known ones, or a file that cannot be
+ * read; the caller frees it. */
+const cJSON *kf_hw_find(const char *name, const char *gpus_file, char **err);
+
+/* The GPU for a record: --gpu NAME when given, else worker.cpu_info, else
+ * worker.gpu_name, else (only when the worker names no GPU) the device names
+ * the profiler saw (devices, a JSON array of strings, may be NULL). *via says which ("--gpu", "cpu_info",
+ * "gpu_name", "device"); *err as for kf_hw_find, for the first name tried. */
+const cJSON *kf_hw_for(const cJSON *rec, const cJSON *devices, const char *opt_gpu,
+    const char *gpus_file, const char **via, const char **name, char **err);
+
+/* A roof's value (NAN when the GPU has none) and its source. */
+double kf_hw_roof(const cJSON *gpu, const char *metric);
+const char *kf_hw_source(const cJSON *gpu, const char *metric);
+
+#endif

@@ -1,0 +1,236 @@
+#!/usr/bin/env bats
+# kf-feedback for ncu: real H200 captures replayed through
+# kf-read | kf-collate | kf-feedback.
+
+load helper
+
+H200="$FIX/ncu-h200"
+
+# fb NAME FILE [kf-feedback options]: feedback for a replay of FILE, the
+# record in $BATS_TEST_TMPDIR/NAME.json.
+fb() {
+	local name=$1 file=$2
+	shift 2
+	mkdir -p "$BATS_TEST_TMPDIR/$name"
+	cp "$file" "$BATS_TEST_TMPDIR/$name/ncu_report.csv"
+	replay "$name" ncu "$BATS_TEST_TMPDIR/$name" | kf-read 2>/dev/null | kf-collate |
+		kf-feedback "$@" >"$BATS_TEST_TMPDIR/$name.json"
+}
+
+text() {
+	jq -r .feedback "$BATS_TEST_TMPDIR/$1.json"
+}
+
+an() {
+	jq -c ".analysis | $2" "$BATS_TEST_TMPDIR/$1.json"
+}
+
+@test "copy_k: names the kernel, its duration and the four throughputs of the reference" {
+	fb copy "$H200/detailed-copy.csv"
+	run text copy
+	assert_line 'Kernel: copy_k(const float4 *, float4 *, unsigned long)'
+	assert_line 'The only kernel launch profiled (ID 0, process 540 bench), duration 131.7 us.'
+	assert_line '  - Compute (SM) Throughput: 6.2%'
+	assert_line '  - L1/TEX Cache Throughput: 29.4%'
+	assert_line '  - L2 Cache Throughput: 88.0%'
+	assert_line '  - DRAM Throughput: 81.3%'
+}
+
+@test "copy_k: analysis.focus carries the same numbers as data" {
+	fb copy "$H200/detailed-copy.csv"
+	run an copy '.focus | [.name, .short_name, .id, .duration_ns, .throughput, .launch.block, .launch.grid, .launch.registers_per_thread, .occupancy]'
+	assert_output '["copy_k(const float4 *, float4 *, unsigned long)","copy_k(const float4 *, float4 *, unsigned long)",0,131712,{"compute_sm_pct":6.17,"memory_pct":81.32,"l1tex_pct":29.39,"l2_pct":88.04,"dram_pct":81.32},[256,1,1],[1056,1,1],16,{"theoretical_pct":100,"achieved_pct":95.17}]'
+	run an copy '[.status, .profiler, (.kernels | length), .kernels[0].name, .kernels[0].role]'
+	assert_output '["ok","ncu",1,"copy_k(const float4 *, float4 *, unsigned long)","focus"]'
+}
+
+@test "copy_k: bottleneck and roofline texts, 'See ... for more' sentences and URLs removed" {
+	fb copy "$H200/detailed-copy.csv"
+	run text copy
+	assert_output --partial $'Optimization Hint:\nThis workload is utilizing greater than 80.0% of the available compute or memory performance of the device. To further improve performance, work will likely need to be shifted from the most utilized to another unit. Start by analyzing DRAM in the Memory Workload Analysis section.'
+	assert_output --partial $'Roofline Analysis:\nThe ratio of peak float (FP32) to double (FP64) performance on this device is 2:1. The workload achieved 0% of this device\'s FP32 peak performance and 0% of its FP64 peak performance.\n'
+	refute_output --partial 'http'
+	refute_output --partial 'See the Profiling Guide'
+	run an copy '.focus.roofline'
+	assert_output '"The ratio of peak float (FP32) to double (FP64) performance on this device is 2:1. The workload achieved 0% of this device'"'"'s FP32 peak performance and 0% of its FP64 peak performance."'
+}
+
+@test "copy_k: launch configuration and occupancy" {
+	fb copy "$H200/detailed-copy.csv"
+	run text copy
+	assert_line 'Launch configuration: block (256, 1, 1), grid (1056, 1, 1), registers per thread 16, static shared memory per block 0 byte/block, dynamic shared memory per block 0 byte/block, waves per SM 1.'
+	assert_line 'Occupancy: theoretical 100.0%, achieved 95.2%.'
+}
+
+@test "multi: the longest launch is the focus, every kernel ranked by total time" {
+	fb multi "$H200/detailed-multi.csv"
+	run text multi
+	assert_line 'Kernel: sgemm_naive_k(const float *, const float *, float *, int)'
+	assert_line 'The longest of the 4 kernel launches profiled (ID 2, process 1083 bench), duration 3.13 ms.'
+	assert_line 'Kernels by total GPU time (3 kernels, 4 launches, 3.62 ms in all):'
+	assert_line '1. sgemm_naive_k(const float *, const float *, float *, int): 86.5%, 3.13 ms over 1 launch'
+	assert_line '2. copy_k(const float4 *, float4 *, unsigned long): 7.3%, 265.3 us over 2 launches'
+	assert_line '3. fma_k(float *, int): 6.2%, 222.9 us over 1 launch'
+	run an multi '[.ranking.total_ns, [.ranking.kernels[] | [.total_ns, .launches]]]'
+	assert_output '[3617632,[[3129408,1],[265280,2],[222944,1]]]'
+}
+
+@test "resnet18: 80 launches grouped into 16 kernels; the focus is the longest launch" {
+	fb resnet "$H200/detailed-resnet18-plain.csv"
+	longest=$(replay r ncu "$BATS_TEST_TMPDIR/resnet" | kf-read |
+		jq -c '[.data.kernels[] | [.metrics["GPU Speed Of Light Throughput"].Duration.value, .id]] | max')
+	[ "$longest" = "[97152,63]" ]
+	run an resnet '[.focus.id, .focus.duration_ns, .ranking.kernel_count, ([.ranking.kernels[].launches] | add) + .ranking.others.launches]'
+	assert_output '[63,97152,16,80]'
+	run text resnet
+	assert_line 'Kernels by total GPU time (16 kernels, 80 launches, 859.4 us in all):'
+	assert_line '1. cudnn::bn_fw_inf_1C11_kernel_NCHW<float, float, 1, 1>(...): 14.3%, 122.8 us over 13 launches'
+	assert_line '   11 other kernels: 43.6%, 374.8 us over 38 launches'
+}
+
+@test "--top 2 lists two kernels and sums the rest" {
+	fb resnet "$H200/detailed-resnet18-plain.csv" --top 2
+	run text resnet
+	assert_line '2. engines_precompiled::nchwToNhwcKernel<float, float, float, 0, 1, 0>(...): 12.3%, 105.7 us over 16 launches'
+	assert_line '   14 other kernels: 73.4%, 630.9 us over 51 launches'
+	run an resnet '[(.ranking.kernels | length), .ranking.others.kernel_count]'
+	assert_output '[2,14]'
+}
+
+@test "rules ranked by estimated speedup, global before local, bottleneck and roofline not repeated" {
+	fb full "$H200/full-sgemm_naive.csv"
+	run an full '[.rules[] | [.name, .speedup_type, .speedup]]'
+	assert_output '[["MemoryCacheAccessPattern","global",43.16],["CPIStall","global",1.356],["MemoryL2Compression","global",0.2219],["IssueSlotUtilization","local",1.356],["HighPipeUtilization",null,null]]'
+	run text full
+	assert_line --partial '1. [OPT] MemoryCacheAccessPattern (estimated global speedup 43.16%): The memory access pattern for global loads from L1TEX might not be optimal.'
+	assert_line '(1 more rule left out)'
+	refute_output --partial 'http'
+}
+
+@test "resnet18 focus: the largest global speedup rule comes first" {
+	fb resnet "$H200/detailed-resnet18-plain.csv"
+	run an resnet '.rules[0] | [.name, .type, .section, .speedup_type, .speedup]'
+	assert_output '["UncoalescedGlobalAccess","OPT","SourceCounters","global",50.93]'
+	run an resnet '.rules[0].description'
+	refute_output --partial 'CUDA Programming Guide'
+}
+
+@test "--rules 1 keeps one rule and says how many were left out" {
+	fb full "$H200/full-sgemm_naive.csv" --rules 1
+	run an full '[.rules[].name]'
+	assert_output '["MemoryCacheAccessPattern"]'
+	run text full
+	assert_line '(5 more rules left out)'
+}
+
+@test "the same rule on several rows is listed once" {
+	mkdir -p "$BATS_TEST_TMPDIR/src"
+	sed '/"HighPipeUtilization"/{p;p}' "$H200/detailed-copy.csv" >"$BATS_TEST_TMPDIR/src/dup.csv"
+	[ "$(grep -c HighPipeUtilization "$BATS_TEST_TMPDIR/src/dup.csv")" -eq 3 ]
+	fb dup "$BATS_TEST_TMPDIR/src/dup.csv"
+	run an dup '[.rules[].name]'
+	assert_output '["MemoryL2Compression","HighPipeUtilization"]'
+}
+
+@test "a missing throughput is said to be missing" {
+	mkdir -p "$BATS_TEST_TMPDIR/src"
+	grep -v '"DRAM Throughput"' "$H200/detailed-copy.csv" >"$BATS_TEST_TMPDIR/src/nodram.csv"
+	fb nodram "$BATS_TEST_TMPDIR/src/nodram.csv"
+	run text nodram
+	assert_line '  - DRAM Throughput: missing from the report'
+	run an nodram '.focus.throughput.dram_pct'
+	assert_output 'null'
+}
+
+@test "--max-chars keeps the kernel, its throughputs and the bottleneck first" {
+	fb multi "$H200/detailed-multi.csv" --max-chars 800
+	run text multi
+	[ "${#output}" -le 800 ]
+	assert_line 'Kernel: sgemm_naive_k(const float *, const float *, float *, int)'
+	assert_line '  - DRAM Throughput: 0.3%'
+	assert_output --partial 'Start by analyzing L1 in the Memory Workload Analysis section.'
+	refute_output --partial 'Kernels by total GPU time'
+}
+
+@test "import of a saved report: Duration in ms converted" {
+	fb import "$H200/import-details-sgemm.csv"
+	run an import '.focus.duration_ns'
+	assert_output '3130000'
+	run text import
+	assert_line 'The only kernel launch profiled (ID 0, process 1587 bench), duration 3.13 ms.'
+}
+
+@test "raw page: throughputs from metric names; no rule texts on that page, said so" {
+	fb raw "$H200/raw-copy.csv"
+	run text raw
+	assert_line '  - DRAM Throughput: 81.2%'
+	assert_line '  - Compute (SM) Throughput: 6.2%'
+	assert_line --partial 'no SOLBottleneck rule'
+	run an raw '[.focus.duration_ns, .focus.throughput.l2_pct, .focus.bottleneck]'
+	assert_output '[131936,87.62,null]'
+}
+
+@test "sh -c: two processes, the longer launch is the focus" {
+	fb sh "$H200/detailed-sh-copy.csv"
+	run an sh '[.focus.name, .focus.process_id, .focus.duration_ns]'
+	assert_output '["fma_k(float *, int)",2206,223232]'
+}
+
+@test "crash: the feedback says the program failed after its kernels ran" {
+	fb crash "$H200/detailed-crash.csv"
+	run text crash
+	assert_line --partial 'Note: the program exited with status 6 after the profiled kernels ran'
+	assert_line 'Kernel: fma_k(float *, int)'
+}
+
+@test "truncated report: feedback on the complete launches, and it says so" {
+	mkdir -p "$BATS_TEST_TMPDIR/src"
+	head -c 31000 "$H200/detailed-multi.csv" >"$BATS_TEST_TMPDIR/src/cut.csv"
+	fb cut "$BATS_TEST_TMPDIR/src/cut.csv"
+	run text cut
+	assert_line 'Note: the ncu report was cut off; this feedback covers the 2 complete kernel launches in it.'
+	assert_line 'Kernel: fma_k(float *, int)'
+}
+
+@test "none: the error becomes an explanation with what to try" {
+	fb none "$H200/detailed-none.csv"
+	run text none
+	assert_output --partial 'Profiling with ncu failed'
+	assert_output --partial 'No kernels were profiled.'
+	assert_output --partial '--target-processes all'
+	run an none '[.status, .error.kind]'
+	assert_output '["failed","no_kernels"]'
+}
+
+@test "2020 layout: Duration in nsecond and SM [%] are understood" {
+	mkdir -p "$BATS_TEST_TMPDIR/src"
+	printf '%s\n' '"ID","Process ID","Process Name","Host Name","Kernel Name","Kernel Time","Context","Stream","Section Name","Metric Name","Metric Unit","Metric Value"' \
+		'"0","4242","app","host","add_kernel","2020-May-29 12:02:46","1","7","GPU Speed Of Light","Duration","usecond","5.12"' \
+		'"0","4242","app","host","add_kernel","2020-May-29 12:02:46","1","7","GPU Speed Of Light","SM [%]","%","12.5"' \
+		'"1","4242","app","host","mul_kernel","2020-May-29 12:02:47","1","7","GPU Speed Of Light","Duration","nsecond","6000"' \
+		>"$BATS_TEST_TMPDIR/src/old.csv"
+	fb old "$BATS_TEST_TMPDIR/src/old.csv"
+	run an old '[.focus.name, .focus.duration_ns, .ranking.kernels[1].total_ns]'
+	assert_output '["mul_kernel",6000,5120]'
+	fb old2 <(sed '/mul_kernel/d' "$BATS_TEST_TMPDIR/src/old.csv")
+	run an old2 '.focus.throughput.compute_sm_pct'
+	assert_output '12.5'
+}
+
+@test "real --nvtx capture: the focus launch's NVTX ranges are named" {
+	fb nvtx "$FIX/ncu-h200-nvtx/nvtx-detailed.csv"
+	run text nvtx
+	assert_line 'The longest of the 2 kernel launches profiled (ID 1, process 477 nv), duration 5.0 us.'
+	assert_line 'NVTX ranges: outer.'
+	run an nvtx '.focus.nvtx'
+	assert_output '["outer"]'
+}
+
+@test "real --metrics capture: the duration found, the throughputs not collected said missing" {
+	fb mo "$FIX/ncu-h200-nvtx/metrics-only.csv"
+	run text mo
+	assert_line '  - DRAM Throughput: 16.2%'
+	assert_line '  - L2 Cache Throughput: missing from the report'
+	run an mo '[.focus.id, .focus.duration_ns]'
+	assert_output '[0,5408]'
+}
