@@ -1,3 +1,1505 @@
-/* STUB: replaced by the real program. */
+/* kf-run: run the wrapped commands of records, one or many at a time, with
+ * limits, and add what happened ("run") and where ("worker").
+ *
+ * One poll() loop waits on everything: the input, every job's two pipes,
+ * and a signalfd for SIGCHLD, SIGINT, SIGTERM and SIGHUP; deadlines are its
+ * timeout. Each job is a session of its own; kf-run is a child subreaper,
+ * so what a job leaves behind comes back to it to be ended. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/wait.h>
+
+#include "map.h"
+#include "opt.h"
+#include "proc.h"
 #include "record.h"
-int main(int argc, char **argv) { (void)argc; kf_init(argv[0]); kf_die(2, "not built yet"); }
+#include "text.h"
+#include "worker.h"
+
+#define CHUNK 65536
+#define READS_PER_WAKE 16	/* 1 MiB per stream before others get a turn */
+#define LINE_CAP 1024		/* longest line looked at for a pytest summary */
+#define GIVE_UP 5.0		/* after SIGKILL, seconds before a job is let go */
+#define RECHECK 0.1		/* while leftovers die, look again this often */
+#define TAG_VAR "KF_RUN_JOB"
+
+static const char usage[] =
+    "[-kqu] [-j N] [-t SECONDS] [-i SECONDS] [--gpus LIST] [file ...]";
+static const char help[] =
+    "Run each record's argv; add \"run\" and \"worker\".\n"
+    "  -t, --timeout S       end a job after S seconds (300; 0: never)\n"
+    "  -i, --inactivity S    end a job after S seconds without output (100; 0: never)\n"
+    "      --grace S         from SIGTERM to SIGKILL (2)\n"
+    "      --marker-grace S  after a literal end marker (2)\n"
+    "      --pytest-grace S  after the pytest summary line (10)\n"
+    "      --drain S         after the program exits, for output still coming (1)\n"
+    "  -j, --jobs N          run N jobs at once (1, or the number of --gpus)\n"
+    "      --gpus LIST       one GPU per concurrent job, e.g. 0,1,2,3\n"
+    "  -k, --keep-order      write records in input order\n"
+    "      --tail-size SIZE  bytes of each stream kept in the record (64K)\n"
+    "      --save-output     write whole streams to output_dir/stdout.log, stderr.log\n"
+    "      --pass-secrets    pass *PASSWORD*, *SECRET*, *_TOKEN, *_USERNAME variables\n"
+    "  -q, --quiet           no progress line on a terminal\n"
+    "  -u, --unbuffered      (records are always written as each job ends)\n"
+    "      --help, --version\n";
+
+enum {
+	OPT_GRACE = 0x2000, OPT_MGRACE, OPT_PGRACE, OPT_DRAIN, OPT_GPUS,
+	OPT_TAIL, OPT_SAVE, OPT_SECRETS
+};
+
+static const struct option longopts[] = {
+	{ "timeout", required_argument, NULL, 't' },
+	{ "inactivity", required_argument, NULL, 'i' },
+	{ "grace", required_argument, NULL, OPT_GRACE },
+	{ "marker-grace", required_argument, NULL, OPT_MGRACE },
+	{ "pytest-grace", required_argument, NULL, OPT_PGRACE },
+	{ "drain", required_argument, NULL, OPT_DRAIN },
+	{ "jobs", required_argument, NULL, 'j' },
+	{ "gpus", required_argument, NULL, OPT_GPUS },
+	{ "keep-order", no_argument, NULL, 'k' },
+	{ "tail-size", required_argument, NULL, OPT_TAIL },
+	{ "save-output", no_argument, NULL, OPT_SAVE },
+	{ "pass-secrets", no_argument, NULL, OPT_SECRETS },
+	{ "quiet", no_argument, NULL, 'q' },
+	KF_OPT_COMMON
+};
+
+enum ended { E_NONE, E_EXIT, E_TIMEOUT, E_INACTIVITY, E_MARKER, E_INTERRUPTED };
+static const char *const ended_names[] = {
+	NULL, "exit", "timeout", "inactivity", "end_marker", "interrupted"
+};
+
+static struct {
+	double timeout, inactivity, grace, mgrace, pgrace, drain;
+	long jobs;
+	size_t tail;
+	int keep_order, save, secrets, quiet;
+	char **gpus;
+	int ngpus;
+} opt = { 300, 100, 2, 2, 10, 1, 0, 65536, 0, 0, 0, 0, NULL, 0 };
+
+struct stream {
+	int *fd;		/* into the job's kf_child */
+	struct kf_tail tail;
+	int log;		/* --save-output file, or -1 */
+	struct buf line;	/* pytest: the line so far */
+	int overlong;
+	struct buf carry;	/* literal marker: the bytes before this read */
+};
+
+struct job {
+	cJSON *rec;
+	long seq, line;
+	char *file;
+	char tag[48];		/* TAG_VAR's value: finds its orphans */
+	int slot;
+	struct kf_child c;
+	struct stream s[2];
+	const char *marker;	/* NULL, "pytest" or a literal */
+	double timeout, inactivity;
+	double start, last_io, marker_at, term_at, kill_at, exited_at;
+	enum ended ended;
+	int status, reaped, waiting, leftovers, marker_passed;
+	char *marker_line;
+	struct buf note;
+};
+
+struct pending {
+	cJSON *rec;
+	long seq, line;
+	char *file;
+	struct pending *next;
+};
+
+struct input {
+	char **ops;
+	int nops, i, fd, done;
+	const char *name;
+	long line;
+	struct buf b;
+};
+
+static struct job **slots;
+static int nslots, nrunning;
+static struct pending *qhead, *qtail;
+static int nqueued;
+static long nseq, ndone, next_out;
+static int input_done;
+static struct kf_map held;		/* --keep-order: finished, not yet written */
+static char **base_env;
+static cJSON *worker;
+static int sfd, interrupted, out_broken, progress_on, progress_shown;
+static double t0, last_draw;
+static pid_t self;
+
+/* Progress on a terminal. */
+
+static void
+progress_clear(void)
+{
+	if (progress_shown) {
+		fputs("\r\033[K", stderr);
+		progress_shown = 0;
+	}
+}
+
+static void
+progress(double now, int force)
+{
+	double el = now - t0;
+
+	if (!progress_on || (!force && now - last_draw < 0.5))
+		return;
+	last_draw = now;
+	fprintf(stderr, "\r\033[Kkf-run: %ld/", ndone);
+	if (input_done)
+		fprintf(stderr, "%ld", nseq);
+	else
+		fputs("?", stderr);
+	fprintf(stderr, " done, %d running, %.0fs elapsed", nrunning, el);
+	if (input_done && ndone > 0 && ndone < nseq)
+		fprintf(stderr, ", about %.0fs left", el / (double)ndone * (double)(nseq - ndone));
+	progress_shown = 1;
+}
+
+/* Output, in order of finishing or (-k) of input. */
+
+static void
+emit_now(cJSON *rec)
+{
+	progress_clear();
+	kf_emit(rec);
+	/* No reader left: stop as a filter does, ending the jobs first. */
+	if (fflush(stdout) != 0 || ferror(stdout))
+		out_broken = 1;
+	cJSON_Delete(rec);
+}
+
+static void
+output(long seq, cJSON *rec)
+{
+	char key[32];
+
+	ndone++;
+	if (!opt.keep_order) {
+		emit_now(rec);
+		return;
+	}
+	snprintf(key, sizeof key, "%ld", seq);
+	kf_map_slot(&held, key, NULL)->val = rec;
+	for (;;) {
+		snprintf(key, sizeof key, "%ld", next_out);
+		if ((rec = kf_map_del(&held, key)) == NULL)
+			break;
+		emit_now(rec);
+		next_out++;
+	}
+}
+
+static void
+fail_pending(struct pending *p, const char *kind, const char *msg)
+{
+	progress_clear();
+	kf_set_where(p->file, p->line);
+	kf_fail(p->rec, kind, "%s", msg);
+}
+
+/* The environment: kf-run's own less secrets, then the record's. */
+
+static int
+secret_name(const char *kv)
+{
+	const char *eq = strchr(kv, '=');
+	size_t n = eq ? (size_t)(eq - kv) : strlen(kv);
+	char up[256];
+	size_t i;
+
+	if (n >= sizeof up)
+		n = sizeof up - 1;
+	for (i = 0; i < n; i++)
+		up[i] = (char)(kv[i] >= 'a' && kv[i] <= 'z' ? kv[i] - 32 : kv[i]);
+	up[n] = '\0';
+	return strstr(up, "PASSWORD") || strstr(up, "SECRET") ||
+	    kf_endswith(up, "_TOKEN") || kf_endswith(up, "_USERNAME");
+}
+
+static void
+init_env(void)
+{
+	extern char **environ;
+	size_t n = 0, i;
+
+	for (i = 0; environ[i]; i++)
+		;
+	base_env = xcalloc(i + 1, sizeof *base_env);
+	for (i = 0; environ[i]; i++)
+		if (opt.secrets || !secret_name(environ[i]))
+			base_env[n++] = environ[i];
+}
+
+struct env {
+	char **v;
+	size_t n, cap;
+	char **owned;		/* the strings made here */
+	size_t nowned;
+};
+
+static void
+env_set(struct env *e, const char *name, const char *val)
+{
+	size_t nl = strlen(name), i, j;
+	char *kv;
+
+	for (i = j = 0; i < e->n; i++)
+		if (!(strncmp(e->v[i], name, nl) == 0 && e->v[i][nl] == '='))
+			e->v[j++] = e->v[i];
+	e->n = j;
+	if (val == NULL)
+		return;
+	kv = xasprintf("%s=%s", name, val);
+	e->owned = xrealloc(e->owned, (e->nowned + 1) * sizeof *e->owned);
+	e->owned[e->nowned++] = kv;
+	if (e->n + 2 > e->cap) {
+		e->cap = e->cap ? e->cap * 2 : e->n + 16;
+		e->v = xrealloc(e->v, e->cap * sizeof *e->v);
+	}
+	e->v[e->n++] = kv;
+	e->v[e->n] = NULL;
+}
+
+static void
+env_free(struct env *e)
+{
+	size_t i;
+
+	for (i = 0; i < e->nowned; i++)
+		free(e->owned[i]);
+	free(e->owned);
+	free(e->v);
+}
+
+/* A record's env: strings and numbers set, null unsets. NULL, or what is wrong. */
+static const char *
+env_build(struct env *e, const cJSON *renv)
+{
+	const cJSON *v;
+	size_t i;
+
+	for (i = 0; base_env[i]; i++)
+		;
+	e->cap = i + 16;
+	e->v = xcalloc(e->cap, sizeof *e->v);
+	memcpy(e->v, base_env, i * sizeof *e->v);
+	e->n = i;
+	cJSON_ArrayForEach(v, renv) {
+		char num[64];
+
+		if (!v->string || !*v->string || strchr(v->string, '='))
+			return "env: a variable name is empty or holds '='";
+		if (cJSON_IsString(v))
+			env_set(e, v->string, v->valuestring);
+		else if (cJSON_IsNumber(v)) {
+			snprintf(num, sizeof num, "%.17g", v->valuedouble);
+			env_set(e, v->string, num);
+		} else if (cJSON_IsNull(v))
+			env_set(e, v->string, NULL);
+		else
+			return "env: values must be strings (null unsets a variable)";
+	}
+	return NULL;
+}
+
+/* End markers. */
+
+static int
+pytest_word(const char *w, size_t n)
+{
+	static const char *const words[] = {
+		"passed", "failed", "error", "errors", "skipped", "deselected",
+		"xfailed", "xpassed", "warning", "warnings", "rerun", "reruns",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof words / sizeof words[0]; i++)
+		if (strlen(words[i]) == n && memcmp(words[i], w, n) == 0)
+			return 1;
+	return 0;
+}
+
+/* "N word, N word" or "no tests ran", then " in " and a duration. */
+static int
+pytest_counts(const char *s, const char *end)
+{
+	const char *in = NULL, *p;
+
+	for (p = s; p + 4 <= end; p++)
+		if (memcmp(p, " in ", 4) == 0)
+			in = p;
+	if (in == NULL || in + 4 >= end || in[4] < '0' || in[4] > '9')
+		return 0;
+	if (in - s == 12 && memcmp(s, "no tests ran", 12) == 0)
+		return 1;
+	for (p = s; p < in; ) {
+		const char *w;
+
+		if (*p < '0' || *p > '9')
+			return 0;
+		while (p < in && *p >= '0' && *p <= '9')
+			p++;
+		if (p >= in || *p++ != ' ')
+			return 0;
+		for (w = p; p < in && *p >= 'a' && *p <= 'z'; p++)
+			;
+		if (!pytest_word(w, (size_t)(p - w)))
+			return 0;
+		if (p < in && (p + 2 > in || p[0] != ',' || p[1] != ' '))
+			return 0;
+		if (p < in)
+			p += 2;
+	}
+	return 1;
+}
+
+/* The pytest summary: "=== 3 passed, 1 failed in 2.1s ===", its variants,
+ * and the bare form of -q. Terminal colours are looked through. */
+static int
+pytest_summary(const char *line, size_t n)
+{
+	char s[LINE_CAP];
+	size_t i, k = 0, a, b;
+
+	for (i = 0; i < n && k < sizeof s; i++) {
+		if (line[i] == '\033') {
+			if (i + 1 < n && line[i + 1] == '[')
+				for (i += 2; i < n && !(line[i] >= '@' && line[i] <= '~'); i++)
+					;
+			continue;
+		}
+		if (line[i] != '\r')
+			s[k++] = line[i];
+	}
+	for (a = 0; a < k && s[a] == ' '; a++)
+		;
+	for (b = k; b > a && s[b - 1] == ' '; b--)
+		;
+	if (a < b && s[a] == '=') {
+		while (a < b && s[a] == '=')
+			a++;
+		if (b == a || s[b - 1] != '=')
+			return 0;
+		while (b > a && s[b - 1] == '=')
+			b--;
+		if (b - a < 2 || s[a] != ' ' || s[b - 1] != ' ')
+			return 0;
+		a++;
+		b--;
+	}
+	return a < b && pytest_counts(s + a, s + b);
+}
+
+static void
+marker_seen(struct job *j, const char *text, size_t n, double now)
+{
+	j->marker_at = now;
+	j->marker_line = kf_bytes_dup(text, n > 200 ? 200 : n);
+	if (j->marker == NULL || strcmp(j->marker, "pytest") != 0)
+		return;
+	/* The reference's wording when tests passed but the run hung. */
+	j->marker_passed = strstr(j->marker_line, " passed") &&
+	    !strstr(j->marker_line, " failed") && !strstr(j->marker_line, " error");
+}
+
+static void
+scan_pytest(struct job *j, struct stream *s, const char *p, size_t n, double now)
+{
+	const char *end = p + n, *nl;
+
+	while (p < end && !j->marker_at) {
+		size_t len;
+
+		nl = memchr(p, '\n', (size_t)(end - p));
+		len = (size_t)((nl ? nl : end) - p);
+		if (s->line.len + len < LINE_CAP)
+			buf_add(&s->line, p, len);
+		else
+			s->overlong = 1;
+		if (nl == NULL)
+			break;
+		if (!s->overlong && pytest_summary(s->line.s ? s->line.s : "", s->line.len))
+			marker_seen(j, s->line.s, s->line.len, now);
+		buf_reset(&s->line);
+		s->overlong = 0;
+		p = nl + 1;
+	}
+}
+
+static void
+scan_literal(struct job *j, struct stream *s, const char *p, size_t n, double now)
+{
+	size_t m = strlen(j->marker), keep = m - 1, take;
+
+	/* A marker may straddle two reads: look at their seam first. */
+	take = n < keep ? n : keep;
+	buf_add(&s->carry, p, take);
+	if ((s->carry.len && memmem(s->carry.s, s->carry.len, j->marker, m)) ||
+	    memmem(p, n, j->marker, m)) {
+		marker_seen(j, j->marker, m, now);
+		return;
+	}
+	if (n >= keep) {
+		buf_reset(&s->carry);
+		buf_add(&s->carry, p + n - keep, keep);
+	} else if (s->carry.len > keep) {
+		memmove(s->carry.s, s->carry.s + s->carry.len - keep, keep);
+		s->carry.len = keep;
+	}
+}
+
+/* Reading a job's output. */
+
+static void
+save(struct job *j, struct stream *s, const char *p, size_t n)
+{
+	while (n > 0) {
+		ssize_t w = write(s->log, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			buf_printf(&j->note, "; writing %s.log failed (%s): the saved "
+			    "output is cut short", s == &j->s[0] ? "stdout" : "stderr",
+			    strerror(errno));
+			close(s->log);
+			s->log = -1;
+			return;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+}
+
+static void
+read_stream(struct job *j, struct stream *s, double now)
+{
+	static char chunk[CHUNK];
+	int i;
+
+	for (i = 0; i < READS_PER_WAKE && *s->fd >= 0; i++) {
+		ssize_t n = read(*s->fd, chunk, sizeof chunk);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return;
+		if (n <= 0) {
+			close(*s->fd);
+			*s->fd = -1;
+			return;
+		}
+		j->last_io = now;
+		kf_tail_add(&s->tail, chunk, (size_t)n);
+		if (s->log >= 0)
+			save(j, s, chunk, (size_t)n);
+		if (j->marker && !j->marker_at) {
+			if (strcmp(j->marker, "pytest") == 0)
+				scan_pytest(j, s, chunk, (size_t)n, now);
+			else
+				scan_literal(j, s, chunk, (size_t)n, now);
+		}
+	}
+}
+
+/* Ending jobs and what they leave behind. */
+
+static int
+is_running_main(pid_t pid)
+{
+	int i;
+
+	for (i = 0; i < nslots; i++)
+		if (slots[i] && !slots[i]->reaped && slots[i]->c.pid == pid)
+			return 1;
+	return 0;
+}
+
+/* Is p one of j's (or, j NULL, anyone's left behind)? Its session or group,
+ * or an orphan of ours carrying j's tag; an orphan without one of our tags
+ * goes with j when adopt. */
+static int
+belongs(const struct job *j, const struct kf_pinfo *p, int adopt)
+{
+	char prefix[32], *v;
+	int r;
+
+	if (j && (p->sid == j->c.pid || p->pgid == j->c.pid))
+		return 1;
+	if (p->ppid != self || is_running_main(p->pid))
+		return 0;
+	if (j == NULL)
+		return 1;
+	v = kf_environ_get(p->pid, TAG_VAR);
+	snprintf(prefix, sizeof prefix, "%d.", (int)self);
+	if (v && strncmp(v, prefix, strlen(prefix)) == 0)
+		r = strcmp(v, j->tag) == 0;
+	else
+		r = adopt;
+	free(v);
+	return r;
+}
+
+static int
+by_pid(const void *a, const void *b)
+{
+	const struct kf_pinfo *x = a, *y = b;
+
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+/* For each process of t, the index of its parent in t, or SIZE_MAX. */
+static size_t *
+parents(struct kf_ptab *t)
+{
+	size_t *par = xcalloc(t->n + 1, sizeof *par), i;
+
+	qsort(t->p, t->n, sizeof *t->p, by_pid);
+	for (i = 0; i < t->n; i++) {
+		struct kf_pinfo key = {0}, *q;
+
+		key.pid = t->p[i].ppid;
+		q = bsearch(&key, t->p, t->n, sizeof *t->p, by_pid);
+		par[i] = q ? (size_t)(q - t->p) : SIZE_MAX;
+	}
+	return par;
+}
+
+/* Is process i a descendant of ours? Only those are ever signalled: a pid
+ * reused as an unrelated session id cannot be hit. memo: 0 unknown, 1 yes,
+ * 2 no. */
+static int
+descends(const struct kf_ptab *t, const size_t *parent, char *memo, size_t i)
+{
+	size_t k = i, steps = 0;
+	char r;
+
+	while (memo[k] == 0 && t->p[k].ppid != self && parent[k] != SIZE_MAX &&
+	    steps++ < t->n)
+		k = parent[k];
+	r = memo[k] ? memo[k] : t->p[k].ppid == self ? 1 : 2;
+	for (k = i; memo[k] == 0; k = parent[k]) {
+		memo[k] = r;
+		if (t->p[k].ppid == self || parent[k] == SIZE_MAX)
+			break;
+	}
+	return r == 1;
+}
+
+/* Signal (sig != 0) and count the living processes of j (NULL: every
+ * orphan of ours), descendants included. */
+static int
+signal_tree(const struct job *j, int sig)
+{
+	struct kf_ptab t = {0};
+	size_t i, *parent;
+	int changed, count = 0;
+	char *mark, *memo;
+
+	if (kf_ptab_read(&t) != 0)
+		return 0;
+	mark = xcalloc(t.n + 1, 1);
+	memo = xcalloc(t.n + 1, 1);
+	parent = parents(&t);
+	for (i = 0; i < t.n; i++)
+		mark[i] = t.p[i].pid != self && descends(&t, parent, memo, i) &&
+		    belongs(j, &t.p[i], nrunning <= 1);
+	/* Descendants: one pass per generation. */
+	do {
+		changed = 0;
+		for (i = 0; i < t.n; i++)
+			if (!mark[i] && parent[i] != SIZE_MAX && mark[parent[i]] &&
+			    t.p[i].pid != self) {
+				mark[i] = 1;
+				changed = 1;
+			}
+	} while (changed);
+	free(parent);
+	free(memo);
+	for (i = 0; i < t.n; i++) {
+		if (!mark[i] || t.p[i].state == 'Z' || t.p[i].state == 'X')
+			continue;
+		count++;
+		if (sig) {
+			kill(t.p[i].pid, sig);
+			if (sig == SIGTERM)
+				kill(t.p[i].pid, SIGCONT);
+		}
+	}
+	free(mark);
+	kf_ptab_free(&t);
+	return count;
+}
+
+/* Any child of ours that is not a running job's program? */
+static int
+strays(void)
+{
+	pid_t *kids = NULL;
+	size_t n, i;
+	int r = 0;
+
+	if (kf_children(&kids, &n) != 0)
+		return 1;
+	for (i = 0; i < n && !r; i++)
+		r = !is_running_main(kids[i]);
+	free(kids);
+	return r;
+}
+
+static int
+job_alive(const struct job *j)
+{
+	/* The common case, nothing left, costs two system calls. */
+	if (killpg(j->c.pid, 0) != 0 && errno == ESRCH && !strays())
+		return 0;
+	return signal_tree(j, 0);
+}
+
+static void
+signal_job(struct job *j, int sig, double now)
+{
+	if (sig == SIGTERM)
+		j->term_at = now;
+	else
+		j->kill_at = now;
+	/* Until reaped, the program holds its group id: it cannot be reused. */
+	if (!j->reaped) {
+		killpg(j->c.pid, sig);
+		if (sig == SIGTERM)
+			killpg(j->c.pid, SIGCONT);
+	}
+	signal_tree(j, sig);
+}
+
+static void
+end_job(struct job *j, enum ended why, double now)
+{
+	if (j->ended != E_NONE)
+		return;
+	j->ended = why;
+	signal_job(j, SIGTERM, now);
+}
+
+static double
+marker_grace(const struct job *j)
+{
+	return strcmp(j->marker, "pytest") == 0 ? opt.pgrace : opt.mgrace;
+}
+
+static void
+timers(struct job *j, double now)
+{
+	if (j->ended == E_NONE && !j->reaped) {
+		if (j->timeout > 0 && now >= j->start + j->timeout)
+			end_job(j, E_TIMEOUT, now);
+		else if (j->inactivity > 0 && now >= j->last_io + j->inactivity)
+			end_job(j, E_INACTIVITY, now);
+		else if (j->marker_at > 0 && now >= j->marker_at + marker_grace(j))
+			end_job(j, E_MARKER, now);
+	}
+	if (j->term_at > 0 && j->kill_at == 0 && now >= j->term_at + opt.grace)
+		signal_job(j, SIGKILL, now);
+}
+
+/* When next to look at j, or INFINITY. */
+static double
+wake_at(const struct job *j, double now)
+{
+	double t = INFINITY;
+
+	if (j->ended == E_NONE && !j->reaped) {
+		if (j->timeout > 0)
+			t = fmin(t, j->start + j->timeout);
+		if (j->inactivity > 0)
+			t = fmin(t, j->last_io + j->inactivity);
+		if (j->marker_at > 0)
+			t = fmin(t, j->marker_at + marker_grace(j));
+	}
+	if (j->term_at > 0 && j->kill_at == 0)
+		t = fmin(t, j->term_at + opt.grace);
+	if (j->reaped && (j->c.out >= 0 || j->c.err >= 0) &&
+	    now < j->exited_at + opt.drain)
+		t = j->exited_at + opt.drain < t ? j->exited_at + opt.drain : t;
+	if (j->waiting)
+		t = fmin(t, now + RECHECK);
+	if (j->kill_at > 0 && !j->reaped)
+		t = fmin(t, j->kill_at + GIVE_UP);
+	return t;
+}
+
+/* The record of a finished job. */
+
+static void
+add_status(cJSON *run, struct job *j)
+{
+	int st = j->status;
+
+	if (j->reaped && WIFEXITED(st)) {
+		cJSON_AddNumberToObject(run, "exit_code", WEXITSTATUS(st));
+		cJSON_AddNullToObject(run, "signal");
+	} else if (j->reaped && WIFSIGNALED(st)) {
+		const char *name = kf_signame(WTERMSIG(st));
+
+		cJSON_AddNullToObject(run, "exit_code");
+		if (name)
+			cJSON_AddStringToObject(run, "signal", name);
+		else
+			cJSON_AddNumberToObject(run, "signal", WTERMSIG(st));
+	} else {
+		cJSON_AddNullToObject(run, "exit_code");
+		cJSON_AddNullToObject(run, "signal");
+	}
+}
+
+static void
+how_ended(struct buf *m, const struct job *j)
+{
+	int st = j->status;
+
+	if (!j->reaped)
+		buf_puts(m, "the program did not end, even after SIGKILL");
+	else if (WIFEXITED(st))
+		buf_printf(m, "exited with status %d", WEXITSTATUS(st));
+	else if (WIFSIGNALED(st))
+		buf_printf(m, "killed by %s%s", kf_signame(WTERMSIG(st)) ?
+		    kf_signame(WTERMSIG(st)) : "a signal",
+		    WCOREDUMP(st) ? " (core dumped)" : "");
+}
+
+static char *
+message(const struct job *j)
+{
+	struct buf m = {0};
+	const char *pytest = j->marker && strcmp(j->marker, "pytest") == 0 ?
+	    "the pytest summary" : "the end marker";
+
+	switch (j->ended) {
+	case E_TIMEOUT:
+		buf_printf(&m, "timed out after %g s", j->timeout);
+		break;
+	case E_INACTIVITY:
+		buf_printf(&m, "no output for %g s", j->inactivity);
+		break;
+	case E_MARKER:
+		buf_printf(&m, "%s appeared (\"%s\") but the program was still "
+		    "running %g s later", pytest, j->marker_line, marker_grace(j));
+		break;
+	case E_INTERRUPTED:
+		buf_printf(&m, "kf-run was stopped by %s", kf_signame(interrupted));
+		break;
+	default:
+		how_ended(&m, j);
+		if (j->marker_at)
+			buf_printf(&m, " after %s appeared", pytest);
+	}
+	if (j->ended != E_EXIT) {
+		buf_printf(&m, ": ended with SIGTERM%s; ", j->kill_at ?
+		    " and, after the grace period, SIGKILL" : "");
+		how_ended(&m, j);
+	}
+	if (j->ended == E_MARKER && j->marker_passed)
+		buf_puts(&m, ". All tests passed but the process did not exit "
+		    "cleanly and had to be terminated");
+	if (j->leftovers)
+		buf_printf(&m, "; %d process%s left running after it exited %s ended",
+		    j->leftovers, j->leftovers == 1 ? "" : "es",
+		    j->leftovers == 1 ? "was" : "were");
+	if (j->note.len)
+		buf_puts(&m, j->note.s);
+	return buf_take(&m);
+}
+
+static cJSON *
+worker_for(const struct job *j)
+{
+	cJSON *w = cJSON_Duplicate(worker, 1);
+	const cJSON *names = kf_arr(worker, "gpus");
+	const char *g;
+	char *end;
+	long k;
+
+	/* With --gpus the job's GPU is the one named, where we can tell. */
+	if (j->slot < 0 || opt.ngpus == 0)
+		return w;
+	g = opt.gpus[j->slot];
+	k = strtol(g, &end, 10);
+	if (*g && !*end && k >= 0 && k < cJSON_GetArraySize(names))
+		kf_set(w, "gpu_name", cJSON_Duplicate(cJSON_GetArrayItem(names, (int)k), 1));
+	return w;
+}
+
+static void
+add_stream(cJSON *run, const char *key, struct stream *s)
+{
+	char bytes[32], *t = kf_tail_str(&s->tail);
+
+	cJSON_AddStringToObject(run, key, t);
+	snprintf(bytes, sizeof bytes, "%s_bytes", key);
+	cJSON_AddNumberToObject(run, bytes, (double)s->tail.total);
+	free(t);
+}
+
+static void
+free_job(struct job *j)
+{
+	int k;
+
+	kf_child_close(&j->c);
+	for (k = 0; k < 2; k++) {
+		kf_tail_free(&j->s[k].tail);
+		if (j->s[k].log >= 0)
+			close(j->s[k].log);
+		buf_free(&j->s[k].line);
+		buf_free(&j->s[k].carry);
+	}
+	buf_free(&j->note);
+	free(j->marker_line);
+	free(j->file);
+	free(j);
+}
+
+static void
+finish(struct job *j, double now)
+{
+	double end = j->reaped ? j->exited_at : now;
+	cJSON *run = cJSON_CreateObject();
+	char *msg = message(j);
+
+	add_status(run, j);
+	cJSON_AddStringToObject(run, "ended_by", ended_names[j->ended]);
+	cJSON_AddNumberToObject(run, "elapsed_s", round((end - j->start) * 1000) / 1000);
+	add_stream(run, "stdout", &j->s[0]);
+	add_stream(run, "stderr", &j->s[1]);
+	cJSON_AddStringToObject(run, "message", msg);
+	cJSON_AddNumberToObject(run, "pid", j->c.pid);
+	cJSON_AddTrueToObject(run, "started");
+	cJSON_AddNumberToObject(run, "leftovers", j->leftovers);
+	if (j->slot >= 0 && opt.ngpus)
+		cJSON_AddStringToObject(run, "gpu", opt.gpus[j->slot]);
+	free(msg);
+	kf_set(j->rec, "run", run);
+	kf_set(j->rec, "worker", worker_for(j));
+	slots[j->slot] = NULL;
+	nrunning--;
+	output(j->seq, j->rec);
+	j->rec = NULL;
+	free_job(j);
+}
+
+/* After the program exited: wait out the drain, end what it left, then
+ * write the record. */
+static void
+settle(struct job *j, double now)
+{
+	int open = j->c.out >= 0 || j->c.err >= 0, n;
+
+	if (!j->reaped) {
+		if (j->kill_at > 0 && now >= j->kill_at + GIVE_UP)
+			finish(j, now);
+		return;
+	}
+	if (open && now < j->exited_at + opt.drain)
+		return;
+	n = job_alive(j);
+	if (n == 0) {
+		/* The last writer may have died a moment ago: take what it left. */
+		read_stream(j, &j->s[0], now);
+		read_stream(j, &j->s[1], now);
+		open = j->c.out >= 0 || j->c.err >= 0;
+		if (open)
+			buf_puts(&j->note, "; its output pipes were still held open "
+			    "by a process outside its tree and were closed");
+		finish(j, now);
+		return;
+	}
+	j->waiting = 1;
+	if (j->term_at == 0) {
+		j->leftovers = n;
+		signal_job(j, SIGTERM, now);
+	} else if (j->kill_at > 0 && now >= j->kill_at + GIVE_UP) {
+		buf_printf(&j->note, "; %d process%s did not end even after SIGKILL",
+		    n, n == 1 ? "" : "es");
+		finish(j, now);
+	}
+}
+
+static void
+reap(double now)
+{
+	int st, i;
+	pid_t pid;
+
+	while ((pid = waitpid(-1, &st, WNOHANG)) > 0)
+		for (i = 0; i < nslots; i++)
+			if (slots[i] && !slots[i]->reaped && slots[i]->c.pid == pid) {
+				struct job *j = slots[i];
+
+				j->reaped = 1;
+				j->status = st;
+				j->exited_at = now;
+				if (j->ended == E_NONE)
+					j->ended = E_EXIT;
+				break;
+			}
+}
+
+/* Starting jobs. */
+
+static const char *
+check_record(const cJSON *rec)
+{
+	const cJSON *argv = kf_arr(rec, "argv"), *a, *v;
+	static const char *const limits[] = {"timeout", "inactivity"};
+	size_t i;
+
+	if (argv == NULL)
+		return cJSON_GetObjectItemCaseSensitive(rec, "argv") ?
+		    "argv is not an array of strings" : "no argv";
+	if (cJSON_GetArraySize(argv) == 0)
+		return "argv is empty";
+	cJSON_ArrayForEach(a, argv)
+		if (!cJSON_IsString(a))
+			return "argv is not an array of strings";
+	if (!cJSON_IsString(cJSON_GetArrayItem(argv, 0)) ||
+	    !*cJSON_GetArrayItem(argv, 0)->valuestring)
+		return "argv[0] is empty";
+	v = cJSON_GetObjectItemCaseSensitive(rec, "env");
+	if (v && !cJSON_IsNull(v) && !cJSON_IsObject(v))
+		return "env is not an object";
+	v = cJSON_GetObjectItemCaseSensitive(rec, "end_marker");
+	if (v && !cJSON_IsNull(v) && !cJSON_IsString(v))
+		return "end_marker is not a string or null";
+	for (i = 0; i < 2; i++) {
+		v = cJSON_GetObjectItemCaseSensitive(rec, limits[i]);
+		if (v && !cJSON_IsNull(v) && !(cJSON_IsNumber(v) && v->valuedouble >= 0))
+			return i ? "inactivity is not a number of seconds" :
+			    "timeout is not a number of seconds";
+	}
+	return NULL;
+}
+
+static int
+open_log(struct job *j, int k)
+{
+	const char *dir = kf_str(j->rec, "output_dir");
+	char *path;
+	int fd;
+
+	if (dir == NULL) {
+		if (k == 0)
+			buf_puts(&j->note, "; --save-output: the record has no "
+			    "output_dir, the output was not saved");
+		return -1;
+	}
+	if (kf_mkdirs(dir, 0777) != 0) {
+		if (k == 0)
+			buf_printf(&j->note, "; --save-output: cannot make %s (%s)",
+			    dir, strerror(errno));
+		return -1;
+	}
+	path = kf_path_join(dir, k ? "stderr.log" : "stdout.log");
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if (fd < 0)
+		buf_printf(&j->note, "; --save-output: cannot write %s (%s)",
+		    path, strerror(errno));
+	free(path);
+	return fd;
+}
+
+static double
+limit(const cJSON *rec, const char *key, double def)
+{
+	return kf_num(rec, key, def);
+}
+
+static struct job *
+new_job(struct pending *p, int slot)
+{
+	struct job *j = xcalloc(1, sizeof *j);
+	const char *m = kf_str(p->rec, "end_marker");
+	int k;
+
+	j->rec = p->rec;
+	j->seq = p->seq;
+	j->file = p->file;
+	j->line = p->line;
+	j->slot = slot;
+	j->marker = m && *m ? m : NULL;
+	j->timeout = limit(p->rec, "timeout", opt.timeout);
+	j->inactivity = limit(p->rec, "inactivity", opt.inactivity);
+	snprintf(j->tag, sizeof j->tag, "%d.%ld", (int)self, p->seq);
+	j->c.pid = -1;
+	j->c.out = j->c.err = -1;
+	j->s[0].fd = &j->c.out;
+	j->s[1].fd = &j->c.err;
+	for (k = 0; k < 2; k++) {
+		kf_tail_init(&j->s[k].tail, opt.tail);
+		j->s[k].log = opt.save ? open_log(j, k) : -1;
+	}
+	return j;
+}
+
+/* A program that could not be started: the record says so, like a shell. */
+static void
+not_started(struct job *j, int err)
+{
+	const char *argv0 = cJSON_GetArrayItem(kf_arr(j->rec, "argv"), 0)->valuestring;
+	int code = err == ENOENT || err == ENOTDIR ? 127 : 126;
+	cJSON *run = cJSON_CreateObject();
+	char *msg;
+
+	if (code == 127 && strchr(argv0, '/') == NULL)
+		msg = xasprintf("cannot run '%s': command not found in PATH", argv0);
+	else if (code == 127)
+		msg = xasprintf("cannot run '%s': %s", argv0, strerror(err));
+	else
+		msg = xasprintf("cannot run '%s': not executable (%s)", argv0, strerror(err));
+	cJSON_AddNumberToObject(run, "exit_code", code);
+	cJSON_AddNullToObject(run, "signal");
+	cJSON_AddStringToObject(run, "ended_by", "exit");
+	cJSON_AddNumberToObject(run, "elapsed_s", 0);
+	cJSON_AddStringToObject(run, "stdout", "");
+	cJSON_AddStringToObject(run, "stderr", "");
+	cJSON_AddStringToObject(run, "message", msg);
+	cJSON_AddNullToObject(run, "pid");
+	cJSON_AddFalseToObject(run, "started");
+	cJSON_AddNumberToObject(run, "leftovers", 0);
+	free(msg);
+	kf_set(j->rec, "run", run);
+	kf_set(j->rec, "worker", worker_for(j));
+	output(j->seq, j->rec);
+	j->rec = NULL;
+	free_job(j);
+}
+
+static char **
+argv_of(const cJSON *rec)
+{
+	const cJSON *a = kf_arr(rec, "argv"), *v;
+	char **argv = xcalloc((size_t)cJSON_GetArraySize(a) + 1, sizeof *argv);
+	size_t n = 0;
+
+	cJSON_ArrayForEach(v, a)
+		argv[n++] = v->valuestring;
+	return argv;
+}
+
+static void
+start(struct pending *p, int slot)
+{
+	const char *bad = check_record(p->rec);
+	struct env e = {0};
+	struct job *j;
+	char **argv;
+	int r, err;
+
+	if (bad == NULL && (bad = env_build(&e, kf_obj(p->rec, "env"))) == NULL) {
+		if (opt.ngpus) {
+			env_set(&e, "CUDA_VISIBLE_DEVICES", opt.gpus[slot]);
+			env_set(&e, "ZE_AFFINITY_MASK", opt.gpus[slot]);
+		}
+	}
+	if (bad) {
+		fail_pending(p, "bad_record", bad);
+		kf_fail_hint(p->rec, "kf-run runs the \"argv\" array (of strings) "
+		    "that kf-wrap adds, with \"env\" an object of strings; pipe "
+		    "the records through kf-wrap first");
+		env_free(&e);
+		output(p->seq, p->rec);
+		free(p->file);
+		return;
+	}
+	if (worker == NULL)
+		worker = kf_worker_info();
+	j = new_job(p, slot);
+	env_set(&e, TAG_VAR, j->tag);
+	argv = argv_of(j->rec);
+	j->start = j->last_io = kf_now();
+	r = kf_spawn(argv, e.v, &j->c);
+	err = errno;
+	free(argv);
+	env_free(&e);
+	if (r == -1) {
+		not_started(j, err);
+		return;
+	}
+	if (r == -2) {
+		kf_set_where(j->file, j->line);
+		progress_clear();
+		kf_fail(j->rec, "spawn", "cannot start a process: %s", strerror(err));
+		kf_fail_hint(j->rec, "the system is out of processes or open "
+		    "files; run fewer jobs at once (-j)");
+		output(j->seq, j->rec);
+		j->rec = NULL;
+		free_job(j);
+		return;
+	}
+	slots[slot] = j;
+	nrunning++;
+}
+
+static void
+start_ready(void)
+{
+	int slot;
+
+	while (qhead && !interrupted) {
+		struct pending *p = qhead;
+
+		if (!kf_error(p->rec)) {
+			for (slot = 0; slot < nslots && slots[slot]; slot++)
+				;
+			if (slot == nslots)
+				return;
+		} else
+			slot = -1;
+		qhead = p->next;
+		if (qhead == NULL)
+			qtail = NULL;
+		nqueued--;
+		if (slot < 0) {
+			output(p->seq, p->rec);	/* errors pass through */
+			free(p->file);
+		} else
+			start(p, slot);
+		free(p);
+	}
+}
+
+/* Reading input without blocking the loop: whole lines only. */
+
+static int
+input_next(struct input *in)
+{
+	for (;;) {
+		const char *op;
+
+		if (in->fd > 0)
+			close(in->fd);
+		in->fd = -1;
+		in->i++;
+		if (in->nops == 0 && in->i == 0)
+			op = "-";
+		else if (in->i < in->nops)
+			op = in->ops[in->i];
+		else {
+			in->done = input_done = 1;
+			return 0;
+		}
+		in->line = 0;
+		if (strcmp(op, "-") == 0) {
+			in->fd = 0;
+			in->name = NULL;
+			return 1;
+		}
+		in->name = op;
+		if ((in->fd = open(op, O_RDONLY | O_CLOEXEC)) >= 0)
+			return 1;
+		progress_clear();
+		kf_warn("%s:", op);
+		kf_set_failed();
+	}
+}
+
+static void
+enqueue(struct input *in, const char *s, size_t n)
+{
+	struct pending *p;
+	cJSON *rec;
+
+	in->line++;
+	progress_clear();
+	if ((rec = kf_parse_line(s, n, in->name, in->line)) == NULL)
+		return;
+	p = xcalloc(1, sizeof *p);
+	p->rec = rec;
+	p->seq = nseq++;
+	p->file = in->name ? xstrdup(in->name) : NULL;
+	p->line = in->line;
+	if (qtail)
+		qtail->next = p;
+	else
+		qhead = p;
+	qtail = p;
+	nqueued++;
+}
+
+static void
+read_input(struct input *in)
+{
+	static char chunk[CHUNK];
+	char *p, *nl, *end;
+	ssize_t n;
+
+	n = read(in->fd, chunk, sizeof chunk);
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (n < 0) {
+		progress_clear();
+		kf_warn("%s:", in->name ? in->name : "<stdin>");
+		kf_set_failed();
+	}
+	if (n <= 0) {
+		if (in->b.len)
+			enqueue(in, in->b.s, in->b.len);
+		buf_reset(&in->b);
+		input_next(in);
+		return;
+	}
+	buf_add(&in->b, chunk, (size_t)n);
+	for (p = in->b.s, end = in->b.s + in->b.len;
+	    (nl = memchr(p, '\n', (size_t)(end - p))) != NULL; p = nl + 1)
+		enqueue(in, p, (size_t)(nl - p));
+	memmove(in->b.s, p, (size_t)(end - p));
+	in->b.len = (size_t)(end - p);
+	in->b.s[in->b.len] = '\0';
+}
+
+/* Interruption: end every job, write every record, then die of the signal. */
+
+static void
+interrupt(int sig, double now)
+{
+	char *msg;
+	int i;
+
+	if (interrupted) {
+		/* A second signal: no more grace. */
+		for (i = 0; i < nslots; i++)
+			if (slots[i] && slots[i]->kill_at == 0)
+				signal_job(slots[i], SIGKILL, now);
+		return;
+	}
+	interrupted = sig;
+	for (i = 0; i < nslots; i++)
+		if (slots[i])
+			end_job(slots[i], E_INTERRUPTED, now);
+	msg = xasprintf("not run: kf-run was stopped by %s", kf_signame(sig));
+	while (qhead) {
+		struct pending *p = qhead;
+
+		qhead = p->next;
+		if (!kf_error(p->rec))
+			fail_pending(p, "interrupted", msg);
+		output(p->seq, p->rec);
+		free(p->file);
+		free(p);
+	}
+	free(msg);
+	qtail = NULL;
+	nqueued = 0;
+}
+
+/* What jobs left that no job could be told the owner of. */
+static void
+sweep(void)
+{
+	double until;
+
+	/* Zombies too: a dead orphan we do not reap lingers under init. */
+	while (waitpid(-1, NULL, WNOHANG) > 0)
+		;
+	if (!strays() || signal_tree(NULL, SIGTERM) == 0)
+		return;
+	until = kf_now() + opt.grace;
+	while (signal_tree(NULL, 0) > 0 && kf_now() < until) {
+		struct pollfd pfd = {sfd, POLLIN, 0};
+
+		poll(&pfd, 1, 50);
+		kf_proc_signals(sfd);
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;
+	}
+	signal_tree(NULL, SIGKILL);
+	until = kf_now() + GIVE_UP;
+	while (strays() && kf_now() < until) {
+		struct pollfd pfd = {sfd, POLLIN, 0};
+
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;
+		poll(&pfd, 1, 50);
+		kf_proc_signals(sfd);
+	}
+}
+
+/* The loop. */
+
+static int
+poll_timeout(double now)
+{
+	double t = INFINITY, ms;
+	int i;
+
+	for (i = 0; i < nslots; i++)
+		if (slots[i])
+			t = fmin(t, wake_at(slots[i], now));
+	if (progress_on && nrunning)
+		t = fmin(t, now + 1);
+	if (t == INFINITY)
+		return -1;
+	ms = ceil((t - now) * 1000);
+	return ms < 0 ? 0 : ms > INT_MAX ? INT_MAX : (int)ms;
+}
+
+static void
+loop(struct input *in)
+{
+	struct pollfd *pfd = xcalloc((size_t)nslots * 2 + 2, sizeof *pfd);
+	int qmax = nslots * 2 + 16;
+
+	for (;;) {
+		double now = kf_now();
+		int n = 0, i, want_input;
+
+		if (out_broken && !interrupted)
+			interrupt(SIGPIPE, now);
+		start_ready();
+		want_input = !in->done && !interrupted && nqueued < qmax;
+		if (!want_input && nrunning == 0 && qhead == NULL)
+			break;
+		pfd[n++] = (struct pollfd){sfd, POLLIN, 0};
+		pfd[n++] = (struct pollfd){want_input ? in->fd : -1, POLLIN, 0};
+		for (i = 0; i < nslots; i++) {
+			pfd[n++] = (struct pollfd){slots[i] ? slots[i]->c.out : -1, POLLIN, 0};
+			pfd[n++] = (struct pollfd){slots[i] ? slots[i]->c.err : -1, POLLIN, 0};
+		}
+		if (poll(pfd, (nfds_t)n, poll_timeout(now)) < 0 && errno != EINTR)
+			kf_die(1, "poll:");
+		now = kf_now();
+		for (i = 0; i < nslots; i++) {
+			if (slots[i] && pfd[2 + 2 * i].revents)
+				read_stream(slots[i], &slots[i]->s[0], now);
+			if (slots[i] && pfd[3 + 2 * i].revents)
+				read_stream(slots[i], &slots[i]->s[1], now);
+		}
+		if (pfd[0].revents) {
+			uint64_t sigs = kf_proc_signals(sfd);
+
+			if (sigs & (1ULL << SIGCHLD))
+				reap(now);
+			for (i = 1; i < 64; i++)
+				if (i != SIGCHLD && (sigs >> i & 1))
+					interrupt(i, now);
+		}
+		if (want_input && pfd[1].revents)
+			read_input(in);
+		for (i = 0; i < nslots; i++)
+			if (slots[i])
+				timers(slots[i], now);
+		for (i = 0; i < nslots; i++)
+			if (slots[i] && (slots[i]->reaped || slots[i]->kill_at > 0))
+				settle(slots[i], now);
+		progress(now, 0);
+	}
+	free(pfd);
+}
+
+static void
+parse_gpus(const char *arg)
+{
+	char *s = xstrdup(arg), *tok, *save = NULL;
+
+	for (tok = strtok_r(s, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		tok = kf_trim(tok);
+		if (!*tok)
+			continue;
+		opt.gpus = xrealloc(opt.gpus, (size_t)(opt.ngpus + 1) * sizeof *opt.gpus);
+		opt.gpus[opt.ngpus++] = xstrdup(tok);
+	}
+	free(s);
+	if (opt.ngpus == 0)
+		kf_usage_error("--gpus: no GPU in '%s'", arg);
+}
+
+static void
+options(int argc, char **argv)
+{
+	int c;
+
+	kf_opt_init(usage, help);
+	while ((c = kf_getopt(argc, argv, "+i:j:kqt:u", longopts)) != -1) {
+		switch (c) {
+		case 't': opt.timeout = kf_opt_seconds(optarg, "--timeout"); break;
+		case 'i': opt.inactivity = kf_opt_seconds(optarg, "--inactivity"); break;
+		case OPT_GRACE: opt.grace = kf_opt_seconds(optarg, "--grace"); break;
+		case OPT_MGRACE: opt.mgrace = kf_opt_seconds(optarg, "--marker-grace"); break;
+		case OPT_PGRACE: opt.pgrace = kf_opt_seconds(optarg, "--pytest-grace"); break;
+		case OPT_DRAIN: opt.drain = kf_opt_seconds(optarg, "--drain"); break;
+		case 'j': opt.jobs = kf_opt_long(optarg, "--jobs", 1, 4096); break;
+		case OPT_GPUS: parse_gpus(optarg); break;
+		case 'k': opt.keep_order = 1; break;
+		case OPT_TAIL: opt.tail = kf_opt_size(optarg, "--tail-size"); break;
+		case OPT_SAVE: opt.save = 1; break;
+		case OPT_SECRETS: opt.secrets = 1; break;
+		case 'q': opt.quiet = 1; break;
+		default: kf_usage();
+		}
+	}
+	if (opt.tail > (size_t)1 << 30)
+		kf_usage_error("--tail-size: at most 1G");
+	if (opt.ngpus && opt.jobs > opt.ngpus)
+		kf_usage_error("-j %ld with %d GPUs: jobs would share a GPU",
+		    opt.jobs, opt.ngpus);
+	if (opt.jobs == 0)
+		opt.jobs = opt.ngpus ? opt.ngpus : 1;
+}
+
+int
+main(int argc, char **argv)
+{
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+	struct input in = {0};
+	int status;
+
+	kf_init(argv[0]);
+	options(argc, argv);
+	self = getpid();
+	t0 = kf_now();
+	nslots = (int)opt.jobs;
+	slots = xcalloc((size_t)nslots, sizeof *slots);
+	init_env();
+	sfd = kf_proc_init(sigs, 3);
+	progress_on = !opt.quiet && isatty(2);
+	in.ops = argv + optind;
+	in.nops = argc - optind;
+	in.i = -1;
+	in.fd = -1;
+	if (input_next(&in))
+		loop(&in);
+	sweep();
+	progress(kf_now(), 1);
+	progress_clear();
+	status = kf_finish();
+	if (interrupted) {
+		sigset_t set;
+
+		signal(interrupted, SIG_DFL);
+		sigemptyset(&set);
+		sigaddset(&set, interrupted);
+		sigprocmask(SIG_UNBLOCK, &set, NULL);
+		raise(interrupted);
+	}
+	cJSON_Delete(worker);
+	kf_map_free(&held);
+	buf_free(&in.b);
+	free(slots);
+	free(base_env);
+	return status;
+}

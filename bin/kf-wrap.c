@@ -1,3 +1,391 @@
-/* STUB: replaced by the real program. */
+/* kf-wrap: give each pass record its output_dir and the profiler command
+ * (argv, env, end_marker) that kf-run executes. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "opt.h"
+#include "profiler.h"
 #include "record.h"
-int main(int argc, char **argv) { (void)argc; kf_init(argv[0]); kf_die(2, "not built yet"); }
+#include "select.h"
+#include "text.h"
+#include "wrap.h"
+
+static const char usage[] =
+	"[-u] [-o dir] [--tool path] [-a arg] [--sudo] [--no-timeline]\n"
+	"[--end-marker str] [--timeout s] [--inactivity s] [FILE ...]\n"
+	"PROFILER [options] [--id name] [--language lang] -- CMD [ARG ...]";
+static const char help[] =
+	"Wraps pass records (from kf-select, or one job given on the command line)\n"
+	"in the profiler's command.\n"
+	"  -o, --output-dir DIR   outputs under DIR/ID/PASS (default kf-out)\n"
+	"      --tool PATH        the profiler program (ncu, unitrace, vtune)\n"
+	"  -a, --arg ARG          one more profiler argument (repeatable)\n"
+	"      --sudo             run the profiler under sudo -E\n"
+	"      --no-timeline      unitrace: no Chrome kernel and ITT logging\n"
+	"      --end-marker STR   output that ends the run (none: no marker)\n"
+	"      --timeout S        kf-run's limit for the whole run\n"
+	"      --inactivity S     kf-run's limit for a run without output\n"
+	"      --id NAME          the job's id (default: the command's name)\n"
+	"      --language LANG    the job's language (sycl, ocl, cuda, pytorch, triton)\n"
+	"  -u, --unbuffered       flush after every record\n"
+	"      --help             print this help\n"
+	"      --version          print the version\n";
+
+enum {
+	O_TOOL = 0x100, O_SUDO, O_NO_TIMELINE, O_END_MARKER, O_TIMEOUT,
+	O_INACTIVITY, O_ID, O_LANGUAGE,
+};
+
+static struct {
+	const char *base;
+	const char *tool;
+	char **args;
+	int nargs;
+	int sudo, no_timeline;
+	const char *end_marker;
+	int end_marker_set;
+	double timeout, inactivity;
+	const char *id, *language;
+} opt = { .base = "kf-out", .timeout = -1, .inactivity = -1 };
+
+/* The -a arguments, then the record's own "profiler_args". */
+static char **
+profiler_args(cJSON *rec, int *n)
+{
+	const cJSON *extra = cJSON_GetObjectItemCaseSensitive(rec, "profiler_args"), *c;
+	char **v;
+	int i = 0;
+
+	if (extra && !cJSON_IsArray(extra)) {
+		kf_fail(rec, "bad_record", "\"profiler_args\" is not an array of strings");
+		return NULL;
+	}
+	v = xcalloc((size_t)opt.nargs + (size_t)cJSON_GetArraySize(extra) + 1, sizeof *v);
+	for (i = 0; i < opt.nargs; i++)
+		v[i] = opt.args[i];
+	cJSON_ArrayForEach(c, extra) {
+		if (!cJSON_IsString(c)) {
+			kf_fail(rec, "bad_record", "\"profiler_args\"[%d] is not a string",
+			    i - opt.nargs);
+			free(v);
+			return NULL;
+		}
+		v[i++] = c->valuestring;
+	}
+	*n = i;
+	return v;
+}
+
+/* pass and group for records made by hand ("pass" absent, "group" absent). */
+static int
+fill_pass(cJSON *rec, const struct kf_profiler *p)
+{
+	const char *pass = kf_str(rec, "pass");
+	char *def;
+	size_t n = strlen(p->name);
+	long i;
+
+	if (pass == NULL && p->npasses == 1) {
+		def = xasprintf("%s.000", p->name);
+		kf_set_str(rec, "pass", def);
+		free(def);
+	} else if (pass == NULL || pass[0] == '\0') {
+		kf_fail(rec, "bad_record", "job %s: no \"pass\": %s takes %d passes",
+		    kf_str(rec, "id"), p->name, p->npasses);
+		kf_fail_hint(rec, "make the pass records with kf-select");
+		return -1;
+	}
+	pass = kf_str(rec, "pass");
+	if (p->groups && kf_str(rec, "group") == NULL && strncmp(pass, p->name, n) == 0 &&
+	    pass[n] == '.' && (i = strtol(pass + n + 1, NULL, 10)) >= 0 && i < p->npasses)
+		kf_set_str(rec, "group", p->groups[i]);
+	if (kf_str(rec, "mode") == NULL)
+		kf_set_str(rec, "mode", "query");
+	return 0;
+}
+
+static int
+make_output_dir(cJSON *rec, const char *id)
+{
+	const char *dir = kf_str(rec, "output_dir");
+	char *path = NULL, *a, *b, *sub;
+
+	if (dir == NULL) {
+		a = kf_path_component(id);
+		b = kf_path_component(kf_str(rec, "pass"));
+		sub = kf_path_join(a, b);
+		path = kf_path_join(opt.base, sub);
+		free(a);
+		free(b);
+		free(sub);
+		kf_set_str(rec, "output_dir", path);
+		dir = kf_str(rec, "output_dir");
+		free(path);
+	}
+	if (kf_mkdirs(dir, 0777) != 0) {
+		kf_fail(rec, "output_dir", "job %s: cannot create output_dir %s: %s", id, dir,
+		    strerror(errno));
+		kf_fail_hint(rec, "choose a writable place with kf-wrap -o DIR");
+		return -1;
+	}
+	return 0;
+}
+
+/* The reference runs ncu as sudo -E env "PYTHONPATH=$PYTHONPATH" ncu ... */
+static void
+apply_sudo(cJSON *rec)
+{
+	const cJSON *argv = kf_arr(rec, "argv");
+	const char *pp = kf_str(kf_obj(rec, "env"), "PYTHONPATH");
+	const char *first;
+
+	if (argv == NULL)
+		return;
+	first = cJSON_IsString(argv->child) ? argv->child->valuestring : "";
+	if (strcmp(first, "sudo") == 0)
+		return;
+	kf_set(rec, "argv", kf_sudo_argv(argv, pp ? pp : getenv("PYTHONPATH")));
+}
+
+/* The job's own "env" (taken out before the wrap) under the profiler's:
+ * the profiler's variables are what its harness needs, the rest is the
+ * user's to set. */
+static void
+merge_env(cJSON *rec, cJSON *job_env)
+{
+	cJSON *env = cJSON_DetachItemFromObjectCaseSensitive(rec, "env"), *c, *next;
+	char *key;
+
+	if (cJSON_IsObject(env)) {
+		for (c = env->child; c; c = next) {
+			next = c->next;
+			cJSON_DetachItemViaPointer(env, c);
+			/* cJSON frees c->string while it replaces: keep a copy */
+			key = xstrdup(c->string);
+			kf_set(job_env, key, c);
+			free(key);
+		}
+	}
+	cJSON_Delete(env);
+	kf_set(rec, "env", job_env);
+}
+
+static void
+finish_record(cJSON *rec)
+{
+	if (opt.sudo)
+		apply_sudo(rec);
+	if (opt.end_marker_set)
+		kf_set(rec, "end_marker", opt.end_marker ?
+		    cJSON_CreateString(opt.end_marker) : cJSON_CreateNull());
+	if (opt.timeout >= 0)
+		kf_set_num(rec, "timeout", opt.timeout);
+	if (opt.inactivity >= 0)
+		kf_set_num(rec, "inactivity", opt.inactivity);
+}
+
+static void
+wrap_one(cJSON *rec)
+{
+	const char *name = kf_str(rec, "profiler"), *id = kf_str(rec, "id");
+	const struct kf_profiler *p = kf_profiler_find(name);
+	struct kf_wrap_opts wo = {0};
+	struct buf err = {0};
+	char **cmd = NULL, **args = NULL;
+	int ncmd = 0, nargs = 0;
+	const cJSON *env;
+	cJSON *job_env;
+
+	if (kf_error(rec))
+		goto out;
+	if (p == NULL) {
+		kf_fail(rec, "bad_record", name ? "unknown profiler '%s' (one of %s)" :
+		    "%sno \"profiler\" (one of %s)", name ? name : "", kf_profiler_names());
+		kf_fail_hint(rec, "make the pass records with kf-select");
+		goto out;
+	}
+	if (id == NULL || id[0] == '\0') {
+		kf_fail(rec, "bad_record", "no \"id\" (a non-empty string)");
+		goto out;
+	}
+	if (fill_pass(rec, p) != 0)
+		goto out;
+	if ((cmd = kf_cmd_argv(cJSON_GetObjectItemCaseSensitive(rec, "cmd"), &ncmd,
+	    &err)) == NULL) {
+		kf_fail(rec, "bad_record", "job %s: %s", id, err.s);
+		kf_fail_hint(rec, "\"cmd\": [\"./prog\", \"arg\"], or a string run by sh -c");
+		goto out;
+	}
+	env = cJSON_GetObjectItemCaseSensitive(rec, "env");
+	if (env && !cJSON_IsObject(env)) {
+		kf_fail(rec, "bad_record", "job %s: \"env\" is not an object of variables", id);
+		goto out;
+	}
+	if ((args = profiler_args(rec, &nargs)) == NULL || make_output_dir(rec, id) != 0)
+		goto out;
+	wo.tool = opt.tool;
+	wo.args = args;
+	wo.nargs = nargs;
+	wo.sudo = opt.sudo;
+	wo.no_timeline = opt.no_timeline;
+	job_env = cJSON_DetachItemFromObjectCaseSensitive(rec, "env");
+	if (p->wrap(rec, cmd, ncmd, &wo) == 0) {
+		if (job_env)
+			merge_env(rec, job_env);
+		job_env = NULL;
+		finish_record(rec);
+	} else if (job_env && !cJSON_GetObjectItemCaseSensitive(rec, "env")) {
+		cJSON_AddItemToObject(rec, "env", job_env);
+		job_env = NULL;
+	}
+	cJSON_Delete(job_env);
+out:
+	kf_emit(rec);
+	kf_argv_free(cmd);
+	free(args);
+	buf_free(&err);
+}
+
+/* kf-wrap PROFILER [options] -- CMD [ARG ...]: the passes of one job. */
+static void
+wrap_command(const char *profiler, int argc, char **argv)
+{
+	struct kf_choice c = {0};
+	struct buf err = {0};
+	const char *kind, *base;
+	cJSON *job, *cmd;
+	int i;
+
+	if (opt.language) {
+		if (kf_select(opt.language, NULL, NULL, profiler, &c, &kind, &err) != 0)
+			kf_usage_error("%s", err.s);
+	} else {
+		c.profiler = kf_profiler_find(profiler);
+		c.mode = "query";
+	}
+	base = strrchr(argv[0], '/');
+	base = base && base[1] ? base + 1 : argv[0];
+	job = cJSON_CreateObject();
+	cJSON_AddStringToObject(job, "id", opt.id ? opt.id : base);
+	cmd = cJSON_AddArrayToObject(job, "cmd");
+	for (i = 0; i < argc; i++)
+		cJSON_AddItemToArray(cmd, cJSON_CreateString(argv[i]));
+	if (opt.language)
+		cJSON_AddStringToObject(job, "language", opt.language);
+	for (i = 0; i < c.profiler->npasses; i++) {
+		cJSON *rec = kf_pass_record(job, &c, i);
+
+		wrap_one(rec);
+		cJSON_Delete(rec);
+	}
+	cJSON_Delete(job);
+}
+
+static void
+add_arg(const char *a)
+{
+	opt.args = xrealloc(opt.args, ((size_t)opt.nargs + 1) * sizeof *opt.args);
+	opt.args[opt.nargs++] = (char *)a;
+}
+
+/* Options come before and after PROFILER; "--" or the first other operand
+ * after it starts the command. Returns the PROFILER operand or NULL. */
+static const char *
+parse_options(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "output-dir", required_argument, NULL, 'o' },
+		{ "tool", required_argument, NULL, O_TOOL },
+		{ "arg", required_argument, NULL, 'a' },
+		{ "sudo", no_argument, NULL, O_SUDO },
+		{ "no-timeline", no_argument, NULL, O_NO_TIMELINE },
+		{ "end-marker", required_argument, NULL, O_END_MARKER },
+		{ "timeout", required_argument, NULL, O_TIMEOUT },
+		{ "inactivity", required_argument, NULL, O_INACTIVITY },
+		{ "id", required_argument, NULL, O_ID },
+		{ "language", required_argument, NULL, O_LANGUAGE },
+		KF_OPT_COMMON
+	};
+	const char *profiler = NULL;
+	int c, before;
+
+	for (;;) {
+		before = optind;
+		if ((c = kf_getopt(argc, argv, "+uo:a:", longopts)) == -1) {
+			if (optind == before + 1 && strcmp(argv[before], "--") == 0)
+				break;		/* "--" ends the options */
+			if (profiler == NULL && optind < argc && kf_profiler_find(argv[optind])) {
+				profiler = argv[optind++];
+				continue;
+			}
+			break;
+		}
+		switch (c) {
+		case 'o':
+			opt.base = optarg;
+			break;
+		case O_TOOL:
+			opt.tool = optarg;
+			break;
+		case 'a':
+			add_arg(optarg);
+			break;
+		case O_SUDO:
+			opt.sudo = 1;
+			break;
+		case O_NO_TIMELINE:
+			opt.no_timeline = 1;
+			break;
+		case O_END_MARKER:
+			opt.end_marker_set = 1;
+			opt.end_marker = strcmp(optarg, "none") == 0 ? NULL : optarg;
+			break;
+		case O_TIMEOUT:
+			opt.timeout = kf_opt_seconds(optarg, "--timeout");
+			break;
+		case O_INACTIVITY:
+			opt.inactivity = kf_opt_seconds(optarg, "--inactivity");
+			break;
+		case O_ID:
+			if (optarg[0] == '\0')
+				kf_usage_error("--id: the id may not be empty");
+			opt.id = optarg;
+			break;
+		case O_LANGUAGE:
+			opt.language = optarg;
+			break;
+		default:
+			kf_usage();
+		}
+	}
+	return profiler;
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *profiler;
+	struct kf_in *in;
+	cJSON *rec;
+
+	kf_init(argv[0]);
+	kf_opt_init(usage, help);
+	profiler = parse_options(argc, argv);
+	if (profiler) {
+		if (optind >= argc)
+			kf_usage_error("%s: no command to profile after the options", profiler);
+		wrap_command(profiler, argc - optind, argv + optind);
+		return kf_finish();
+	}
+	if (opt.id || opt.language)
+		kf_usage_error("--id and --language go with the PROFILER -- CMD form");
+	in = kf_in_open(argc - optind, argv + optind);
+	while ((rec = kf_in_next(in)) != NULL) {
+		wrap_one(rec);
+		cJSON_Delete(rec);
+	}
+	kf_in_close(in);
+	return kf_finish();
+}

@@ -52,7 +52,8 @@ kf_rank_sort(struct kf_rank *r)
 		free(r->index);
 		r->index = NULL;
 	}
-	qsort(r->v, r->n, sizeof *r->v, by_time);
+	if (r->n > 1)
+		qsort(r->v, r->n, sizeof *r->v, by_time);
 	for (i = 0; i < r->n; i++)
 		r->v[i].share = r->total_ns > 0 ? 100 * r->v[i].total_ns / r->total_ns : 0;
 }

@@ -86,7 +86,7 @@ open_next(struct kf_in *in)
 }
 
 static cJSON *
-bad_line(struct kf_in *in, const char *s, size_t n, const char *why)
+bad_line(const char *file, long line, const char *s, size_t n, const char *why)
 {
 	cJSON *rec = cJSON_CreateObject();
 	char *snip = kf_bytes_dup(s, n > 200 ? 200 : n);
@@ -95,11 +95,36 @@ bad_line(struct kf_in *in, const char *s, size_t n, const char *why)
 	kf_fail(rec, "bad_json", "%s: %s%s", kf_where(), why,
 	    n > 200 ? " (the input below is cut at 200 bytes)" : "");
 	e = cJSON_GetObjectItemCaseSensitive(rec, "error");
-	cJSON_AddNumberToObject(e, "line", (double)in->line);
-	if (in->name)
-		cJSON_AddStringToObject(e, "file", in->name);
+	cJSON_AddNumberToObject(e, "line", (double)line);
+	if (file)
+		cJSON_AddStringToObject(e, "file", file);
 	cJSON_AddStringToObject(e, "input", snip);
 	free(snip);
+	return rec;
+}
+
+cJSON *
+kf_parse_line(const char *s, size_t n, const char *file, long line)
+{
+	const char *p, *end;
+	cJSON *rec;
+
+	kf_set_where(file, line);
+	while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == '\r'))
+		n--;
+	for (p = s, end = s + n; p < end && (*p == ' ' || *p == '\t'); p++)
+		;
+	if (p == end)
+		return NULL;
+	if (memchr(s, '\0', n))
+		return bad_line(file, line, s, n, "not JSON: the line holds a NUL byte");
+	rec = kf_json_parse(s, n);
+	if (rec == NULL)
+		return bad_line(file, line, s, n, "not JSON");
+	if (!cJSON_IsObject(rec)) {
+		cJSON_Delete(rec);
+		return bad_line(file, line, s, n, "not a JSON object");
+	}
 	return rec;
 }
 
@@ -109,7 +134,6 @@ kf_in_next(struct kf_in *in)
 	ssize_t n;
 
 	for (;;) {
-		const char *p, *end;
 		cJSON *rec;
 
 		if (in->f == NULL && !open_next(in))
@@ -125,22 +149,9 @@ kf_in_next(struct kf_in *in)
 			continue;
 		}
 		in->line++;
-		kf_set_where(in->name, in->line);
-		while (n > 0 && (in->buf[n - 1] == '\n' || in->buf[n - 1] == '\r'))
-			n--;
-		for (p = in->buf, end = in->buf + n; p < end && (*p == ' ' || *p == '\t'); p++)
-			;
-		if (p == end)
-			continue;
-		if (memchr(in->buf, '\0', (size_t)n))
-			return bad_line(in, in->buf, (size_t)n, "not JSON: the line holds a NUL byte");
-		rec = cJSON_ParseWithLength(in->buf, (size_t)n);
+		rec = kf_parse_line(in->buf, (size_t)n, in->name, in->line);
 		if (rec == NULL)
-			return bad_line(in, in->buf, (size_t)n, "not JSON");
-		if (!cJSON_IsObject(rec)) {
-			cJSON_Delete(rec);
-			return bad_line(in, in->buf, (size_t)n, "not a JSON object");
-		}
+			continue;
 		/* Large inputs: release a buffer grown for a huge line. */
 		if (in->cap > (1 << 20)) {
 			free(in->buf);
@@ -184,14 +195,14 @@ kf_emit(const cJSON *rec)
 static void
 put_key(const char *key, int comma)
 {
-	struct buf b = {0};
+	static struct buf b;
 
+	buf_reset(&b);
 	if (comma)
 		buf_putc(&b, ',');
 	kf_json_quote(&b, key, strlen(key));
 	buf_putc(&b, ':');
 	fwrite(b.s, 1, b.len, stdout);
-	buf_free(&b);
 }
 
 void

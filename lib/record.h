@@ -19,6 +19,11 @@ struct kf_in *kf_in_open(int argc, char **argv);
  * number; blank lines are skipped. */
 cJSON *kf_in_next(struct kf_in *in);
 void kf_in_close(struct kf_in *in);
+/* One line of input (its line end may be left on), parsed as kf_in_next()
+ * does: the record, NULL for a blank line, or an error record. For readers
+ * that cannot block in stdio (kf-run). file is NULL for standard input;
+ * kf_where() is set to file and line. */
+cJSON *kf_parse_line(const char *s, size_t n, const char *file, long line);
 
 /* Where the current record came from: "line 12" or "FILE: line 12". */
 const char *kf_where(void);
@@ -41,6 +46,10 @@ void kf_emit_end(void);
  * sequence C0 80 inside a string (how kf keeps a NUL byte in a C string) is
  * written as \u0000. */
 void kf_json_write(FILE *f, const cJSON *v);
+/* Parse the n bytes at s as one JSON value (whitespace around it only),
+ * as cJSON_ParseWithLength would, faster; NULL when it is not JSON. The
+ * caller owns the tree (cJSON_Delete). */
+cJSON *kf_json_parse(const char *s, size_t n);
 /* The same into a buffer. */
 void kf_json_buf(struct buf *b, const cJSON *v);
 /* Quote and escape the len bytes at s as a JSON string into b. */

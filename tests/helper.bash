@@ -11,13 +11,6 @@ KF_DATADIR="$TOP/share/kf"
 KF_LIBEXECDIR="$TOP/libexec/kf"
 export TOP FIX PATH KF_DATADIR KF_LIBEXECDIR
 
-# Run a command with stdin from a string: run_in "input" cmd args...
-run_in() {
-	local input=$1
-	shift
-	run bash -c '"$@" <<<"$KF_INPUT"' _ "$@"
-}
-
 # A replay record for saved profiler output: replay ID PROFILER DIR [PASS]
 replay() {
 	jq -cn --arg id "$1" --arg p "$2" --arg d "$3" --arg pass "${4:-}" \

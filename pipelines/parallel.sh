@@ -1,0 +1,51 @@
+#!/bin/bash
+# parallel.sh [-S LOGINS | --sshloginfile FILE] [-j N] [-o DIR] [-g "GPU ..."]
+#             [--return] [-k] [-w ARG] [-r ARG] [-f ARG] JOBS
+# Run the jobs of JOBS (one JSON object per line) across hosts with GNU
+# parallel: each job goes, on its standard input, to one host, which runs
+# kf-pipeline on it; the final records come back on standard output.
+#
+#   -S LOGINS           hosts as GNU parallel takes them ("h1,4/h2,:"; ":" is
+#                       this machine); --sshloginfile FILE: one per line
+#   -j N                jobs at a time on each host (default: one per CPU)
+#   -o DIR              where each host keeps the outputs (default kf-out),
+#                       under DIR/SEQ/ID/PASS, SEQ being the job's number
+#   --return            bring DIR/SEQ back from the host after each job and
+#                       remove it there (output_dir in the records then
+#                       names the local copy)
+#   -g "GPU ..."        each host's GPUs; a job holds one while kf-run runs
+#   -k                  records in the order of JOBS
+#   -w, -r, -f ARG      one more argument to kf-wrap, kf-run, kf-feedback
+#
+# The hosts need kf's programs on PATH (make install); kf-pipeline and
+# kf-gpu-lock are sent along (--basefile). The job's JSON travels on
+# standard input, never in a command line.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+par=() pipe=() out=kf-out ret=0
+while [ $# -gt 0 ]; do
+	case $1 in
+	-S|--sshlogin) par+=(--sshlogin "$2"); shift 2 ;;
+	--sshloginfile|--slf) par+=(--sshloginfile "$2"); shift 2 ;;
+	-j) par+=(--jobs "$2"); shift 2 ;;
+	-k) par+=(--keep-order); shift ;;
+	-o) out=$2; shift 2 ;;
+	--return) ret=1; shift ;;
+	-g) pipe+=(-g "$2"); shift 2 ;;
+	-w|-r|-f) pipe+=("$1" "$2"); shift 2 ;;
+	--) shift; break ;;
+	-*) echo "parallel.sh: unknown option $1" >&2; exit 2 ;;
+	*) break ;;
+	esac
+done
+[ $# -eq 1 ] || { echo "usage: parallel.sh [-S logins | --sshloginfile file] [-j n] [-o dir] [--return] [-g \"gpu ...\"] [-k] [-w|-r|-f arg] jobs" >&2; exit 2; }
+jobs=$1
+[ -r "$jobs" ] || { echo "parallel.sh: cannot read $jobs" >&2; exit 2; }
+if [ $ret -eq 1 ]; then
+	par+=(--return "$out/{#}" --cleanup)
+fi
+# {#}: the job's sequence number, so that jobs of the same id on different
+# hosts never write over each other when brought back.
+exec parallel --will-cite --pipe -N 1 --recend '\n' "${par[@]}" \
+	--basefile "$here/kf-pipeline" --basefile "$here/kf-gpu-lock" \
+	-q "$here/kf-pipeline" -o "$out/{#}" "${pipe[@]}" <"$jobs"

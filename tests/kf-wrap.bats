@@ -1,0 +1,239 @@
+#!/usr/bin/env bats
+# kf-wrap: argv, env, output_dir and end_marker for each profiler, both forms.
+
+load helper
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+}
+
+# Skip while a profiler's wrap function is still the placeholder.
+need_wrap() {
+	if kf-wrap "$1" -o "$BATS_FILE_TMPDIR/probe" -- true 2>&1 | grep -q 'not built yet'; then
+		skip "$1's wrap function is not built yet (lib/$1.c)"
+	fi
+}
+
+# Skip while the OpenCL retry helper of the unitrace path is not written.
+need_ocl_helper() {
+	need_wrap unitrace
+	if kf-wrap unitrace --language ocl -o "$BATS_FILE_TMPDIR/probe" -- true 2>&1 |
+	    grep -q '"kind":"missing_helper"' && [ ! -e "$KF_LIBEXECDIR/kf-unitrace-ocl" ]; then
+		skip "libexec/kf/kf-unitrace-ocl (the unitrace path's OpenCL helper) is not written yet"
+	fi
+}
+
+@test "kf-wrap ncu -- CMD: one pass, the report where kf-read looks, output_dir created" {
+	need_wrap ncu
+	run kf-wrap ncu -- ./bench copy
+	assert_success
+	[ "$(echo "$output" | wc -l)" -eq 1 ]
+	echo "$output" | jq -e '.id == "bench" and .profiler == "ncu" and .pass == "ncu.000"
+		and .mode == "query" and .cmd == ["./bench", "copy"]
+		and .output_dir == "kf-out/bench/ncu.000" and .end_marker == null
+		and (.env | type) == "object"'
+	[ "$(echo "$output" | jq -c .argv)" = \
+		'["ncu","--set","detailed","--csv","--log-file","kf-out/bench/ncu.000/ncu_report.csv","./bench","copy"]' ]
+	[ -d kf-out/bench/ncu.000 ]
+}
+
+@test "-a adds profiler arguments in order, before the command; the record's profiler_args follow" {
+	need_wrap ncu
+	run kf-wrap ncu -a --clock-control -a none -a --target-processes -a all --arg --nvtx -- ./k
+	assert_success
+	[ "$(echo "$output" | jq -c '.argv[6:]')" = \
+		'["--clock-control","none","--target-processes","all","--nvtx","./k"]' ]
+	jq -cn '{id:"k", profiler:"ncu", cmd:["./k"], profiler_args:["-k","regex:copy"]}' |
+		kf-wrap -a --nvtx -o out > rec
+	[ "$(jq -c '.argv[6:]' rec)" = '["--nvtx","-k","regex:copy","./k"]' ]
+}
+
+@test "--tool names the profiler program, -o the output base" {
+	need_wrap ncu
+	run kf-wrap ncu --tool "/opt/nv tools/ncu" -o "my out" --id k1 -- ./k
+	assert_success
+	[ "$(echo "$output" | jq -r '.argv[0]')" = "/opt/nv tools/ncu" ]
+	[ "$(echo "$output" | jq -r .output_dir)" = "my out/k1/ncu.000" ]
+	[ -d "my out/k1/ncu.000" ]
+}
+
+@test "hostile ids and commands reach argv literally, make safe distinct dirs, and nothing runs" {
+	need_wrap ncu
+	local evil='../$(touch CANARY)/"q" '"'"'s'"'"' `touch CANARY2`
+x'
+	jq -cn --arg id "$evil" '{id:$id, profiler:"ncu", cmd:["./k", "$(touch CANARY)", "a b", "\"q\"", "l1\nl2", ";rm -rf ~"]}' |
+		kf-wrap -o base > rec
+	[ "$(jq -c '.argv[-6:]' rec)" = '["./k","$(touch CANARY)","a b","\"q\"","l1\nl2",";rm -rf ~"]' ]
+	dir=$(jq -r .output_dir rec)
+	[ "$dir" = 'base/%2E.%2F$(touch CANARY)%2F"q" '"'"'s'"'"' `touch CANARY2`%0Ax/ncu.000' ]
+	[ -d "$dir" ]
+	# nothing escaped the base, nothing ran
+	[ "$(ls -A)" = "$(printf 'base\nrec')" ]
+	[ "$(ls -A base | wc -l)" -eq 1 ]
+	# ids that differ only in what was replaced stay apart
+	printf '%s\n' '{"id":"a/b","profiler":"ncu","cmd":["x"]}' '{"id":"a%2Fb","profiler":"ncu","cmd":["x"]}' \
+		'{"id":".","profiler":"ncu","cmd":["x"]}' '{"id":"..","profiler":"ncu","cmd":["x"]}' |
+		kf-wrap -o d | jq -r .output_dir > dirs
+	[ "$(cat dirs)" = "$(printf 'd/a%%2Fb/ncu.000\nd/a%%252Fb/ncu.000\nd/%%2E/ncu.000\nd/%%2E./ncu.000')" ]
+	[ "$(ls -A d | wc -l)" -eq 4 ]
+}
+
+@test "a very long id is cut to a short component that stays distinct" {
+	need_wrap ncu
+	a=$(printf 'x%.0s' $(seq 300))
+	printf '{"id":"%s1","profiler":"ncu","cmd":["x"]}\n{"id":"%s2","profiler":"ncu","cmd":["x"]}\n' "$a" "$a" |
+		kf-wrap -o d | jq -r '.output_dir | split("/")[1]' > names
+	[ "$(sort -u names | wc -l)" -eq 2 ]
+	[ "$(awk '{ print length($0) }' names | sort -u)" = 197 ]
+	grep -q '^xxxxxxxx*~[0-9a-f]\{16\}$' names
+}
+
+@test "a string cmd means sh -c STRING" {
+	need_wrap ncu
+	jq -cn '{id:"s", profiler:"ncu", cmd:"./k --n \"4 096\" > log"}' | kf-wrap > rec
+	[ "$(jq -c '.argv[-3:]' rec)" = '["sh","-c","./k --n \"4 096\" > log"]' ]
+}
+
+@test "--sudo: sudo -E env PYTHONPATH=VALUE as the reference, sudo -E alone without it, never twice" {
+	need_wrap ncu
+	PYTHONPATH='/a b:/c' run kf-wrap ncu --sudo -- ./k
+	[ "$(echo "$output" | jq -c '.argv[:5]')" = '["sudo","-E","env","PYTHONPATH=/a b:/c","ncu"]' ]
+	run env -u PYTHONPATH kf-wrap ncu --sudo -- ./k
+	[ "$(echo "$output" | jq -c '.argv[:3]')" = '["sudo","-E","ncu"]' ]
+	run kf-wrap ncu --sudo --tool sudo -- ./k
+	[ "$(echo "$output" | jq -r '.argv[0:2] | join(" ")')" != "sudo sudo" ]
+	# off by default
+	run kf-wrap ncu -- ./k
+	[ "$(echo "$output" | jq -r '.argv[0]')" = ncu ]
+}
+
+@test "unitrace: three passes, one group each, the reference's arguments" {
+	need_wrap unitrace
+	run kf-wrap unitrace --id sy -o o -- ./prog 1
+	assert_success
+	[ "$(echo "$output" | jq -r '"\(.pass) \(.group) \(.output_dir)"' | paste -sd,)" = \
+		"unitrace.000 ComputeBasic o/sy/unitrace.000,unitrace.001 MemoryProfile o/sy/unitrace.001,unitrace.002 VectorEngineProfile o/sy/unitrace.002" ]
+	first=$(echo "$output" | head -1)
+	echo "$first" | jq -e '.argv[0] == "unitrace" and (.argv | index("--chrome-kernel-logging")) != null
+		and (.argv | index("--metric-query")) != null
+		and .argv[(.argv | index("--group")) + 1] == "ComputeBasic"
+		and .argv[(.argv | index("--output-dir-path")) + 1] == "o/sy/unitrace.000"
+		and .argv[-2:] == ["./prog", "1"] and .env.KERNELFOUNDRY_PROFILER == "unitrace"'
+	run kf-wrap unitrace --no-timeline --tool /x/unitrace -- ./prog
+	echo "$output" | head -1 | jq -e '(.argv | index("--chrome-kernel-logging")) == null
+		and .env.KERNELFOUNDRY_unitrace_cmd == "/x/unitrace"'
+	[ -d kf-out/prog/unitrace.002 ]
+}
+
+@test "unitrace for OpenCL (kf-select's sampling passes) runs the retry helper" {
+	need_ocl_helper
+	jq -cn '{id:"cl", cmd:["./cl"], language:"ocl", profiler:"unitrace"}' | kf-select | kf-wrap -o o > recs
+	[ "$(jq -r .mode recs | sort -u)" = sampling ]
+	[ "$(wc -l < recs)" -eq 3 ]
+	jq -s -e '.[0].pass == "unitrace.000" and .[0].end_marker == "UNITRACE_DONE" and
+		(.[0].argv | tostring | contains("--metric-sampling") or contains("kf-unitrace"))' recs
+}
+
+@test "vtune: one pass through the installed helper, VTUNE_DONE marker" {
+	need_wrap vtune
+	run kf-wrap vtune --id v -- ./prog
+	assert_success
+	echo "$output" | jq -e '.pass == "vtune.000" and .end_marker == "VTUNE_DONE"
+		and .output_dir == "kf-out/v/vtune.000" and .argv[-2:] == ["--", "./prog"]
+		and .env.KERNELFOUNDRY_PROFILER == "vtune"'
+}
+
+@test "pass records on standard input from kf-select, every profiler" {
+	need_wrap ncu
+	need_wrap unitrace
+	printf '%s\n' '{"id":"c","cmd":["./c"],"language":"cuda"}' \
+		'{"id":"s","cmd":["./s"],"language":"sycl"}' | kf-select | kf-wrap -o w > recs
+	[ "$(jq -r '"\(.id) \(.pass) \(.argv[0])"' recs | paste -sd,)" = \
+		"c ncu.000 ncu,s unitrace.000 unitrace,s unitrace.001 unitrace,s unitrace.002 unitrace" ]
+	[ "$(find w -mindepth 2 -type d | sort | paste -sd,)" = \
+		"w/c/ncu.000,w/s/unitrace.000,w/s/unitrace.001,w/s/unitrace.002" ]
+}
+
+@test "a record's own output_dir wins and is created" {
+	need_wrap ncu
+	jq -cn '{id:"k", profiler:"ncu", cmd:["./k"], output_dir:"mine/deep er"}' | kf-wrap -o other > rec
+	[ "$(jq -r .output_dir rec)" = "mine/deep er" ]
+	[ -d "mine/deep er" ] && [ ! -e other ]
+}
+
+@test "--end-marker, --timeout and --inactivity go into the record for kf-run" {
+	need_wrap ncu
+	run kf-wrap ncu --end-marker ALL_DONE --timeout 60 --inactivity 7.5 -- ./k
+	echo "$output" | jq -e '.end_marker == "ALL_DONE" and .timeout == 60 and .inactivity == 7.5'
+	run kf-wrap unitrace --end-marker none -- ./k
+	[ "$(echo "$output" | jq -r .end_marker | sort -u)" = null ]
+	run kf-wrap ncu --timeout soon -- ./k
+	assert_failure 2
+	assert_output --partial "--timeout: not a number of seconds: 'soon'"
+}
+
+@test "bad records become error records and the rest still flow" {
+	need_wrap ncu
+	printf '%s\n' \
+		'{"id":"a","profiler":"ncu","cmd":[1]}' \
+		'{"id":"b","profiler":"perf","cmd":["x"]}' \
+		'{"id":"c","profiler":"unitrace","cmd":["x"]}' \
+		'{"profiler":"ncu","cmd":["x"]}' \
+		'{"id":"d","profiler":"ncu","cmd":["x"],"profiler_args":"--nvtx"}' \
+		'{"x' \
+		'{"id":"e","profiler":"ncu","cmd":["x"],"error":{"stage":"kf-select","kind":"no_profiler","message":"m"}}' \
+		'{"id":"ok","profiler":"ncu","cmd":["x"]}' > in
+	run kf-wrap -o o in
+	assert_failure 1
+	recs=$(grep '^{' <<<"$output")
+	[ "$(jq -r '.error.kind // .pass' <<<"$recs" | paste -sd' ')" = \
+		"bad_record bad_record bad_record bad_record bad_record bad_json no_profiler ncu.000" ]
+	assert_output --partial 'line 1: job a: "cmd"[0], the program, is not a non-empty string'
+	assert_output --partial "line 2: unknown profiler 'perf' (one of ncu, unitrace, vtune)"
+	assert_output --partial 'line 3: job c: no "pass": unitrace takes 3 passes'
+	# the error record went through untouched: no argv, no output_dir
+	[ "$(jq -c 'select(.id == "e") | [.argv, .output_dir, .error.stage]' <<<"$recs")" = '[null,null,"kf-select"]' ]
+	[ "$(ls o)" = ok ]
+}
+
+@test "an output_dir that cannot be made is an error record that says where" {
+	need_wrap ncu
+	touch file
+	run kf-wrap ncu -o file/sub -- ./k
+	assert_failure 1
+	assert_output --partial "job k: cannot create output_dir file/sub/k/ncu.000: Not a directory"
+	grep '^{' <<<"$output" | jq -e '.error.kind == "output_dir" and .argv == null'
+}
+
+@test "usage errors: no command, --id in the stdin form, a pair kf-select refuses" {
+	run kf-wrap ncu
+	assert_failure 2
+	assert_output --partial "ncu: no command to profile after the options"
+	run kf-wrap ncu --
+	assert_failure 2
+	run kf-wrap --id x </dev/null
+	assert_failure 2
+	run kf-wrap ncu --language sycl -- ./k
+	assert_failure 2
+	assert_output --partial "profiler 'ncu' cannot profile sycl: it allows unitrace, vtune"
+	run kf-wrap --bogus
+	assert_failure 2
+	run kf-wrap --help
+	assert_success
+	assert_output --partial "PROFILER [options]"
+}
+
+@test "--language in the command form: ocl with unitrace gets the sampling mode" {
+	need_ocl_helper
+	run kf-wrap unitrace --language OCL --id o -- ./cl
+	assert_success
+	[ "$(echo "$output" | jq -r '"\(.mode) \(.language)"' | sort -u)" = "sampling OCL" ]
+}
+
+@test "options go before and after PROFILER; without -- the first operand starts the command" {
+	need_wrap ncu
+	run kf-wrap -o a ncu -o b --id z -- ./k
+	[ "$(echo "$output" | jq -r .output_dir)" = b/z/ncu.000 ]
+	run kf-wrap ncu --id z ./k -o x
+	[ "$(echo "$output" | jq -c .cmd)" = '["./k","-o","x"]' ]
+}
