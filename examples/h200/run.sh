@@ -35,8 +35,7 @@ want resnet18-full && job resnet18-full -a --set -a full -a --launch-skip -a 60 
 	-a --launch-count -a 120 -- python3 examples/torch/resnet18.py
 want transformer && job transformer -a --launch-skip -a 40 -a --launch-count -a 80 \
 	-- python3 examples/torch/transformer.py
-want triton-softmax && job triton-softmax -a -k -a regex:softmax_kernel \
-	-- python3 examples/triton/softmax.py
+want triton-softmax && job triton-softmax -- python3 examples/triton/softmax.py
 want missing && job missing -- /tmp/does-not-exist
 want none && job none -- examples/cuda/bench none
 exit 0

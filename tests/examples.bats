@@ -1,0 +1,105 @@
+#!/usr/bin/env bats
+# Real H200 captures other than the fixtures (examples/h200, made with
+# examples/h200/run.sh): replayed offline, the feedback names the longest
+# kernel, the top kernels by time, its throughputs, the bottleneck rule and the
+# rule with the largest global estimated speedup. Expected values were read
+# from each ncu_report.csv.
+
+load helper
+
+setup() {
+	cd "$TOP"
+}
+
+# feedback_of JOB: replay examples/h200/JOB through kf-read | kf-collate | kf-feedback
+feedback_of() {
+	jq -c '{id, profiler, output_dir: .passes[0].output_dir, worker}' "examples/h200/$1.json" |
+		kf-read | kf-collate | kf-feedback > "$BATS_TEST_TMPDIR/$1.json"
+}
+
+an() {
+	jq -r "$2" "$BATS_TEST_TMPDIR/$1.json"
+}
+
+@test "resnet18 --set full, 120 launches: longest launch, its SOL figures and rules" {
+	feedback_of resnet18-full
+	[ "$(an resnet18-full '.analysis.focus.id')" = 63 ]
+	[ "$(an resnet18-full '.analysis.focus.duration_ns')" = 97024 ]
+	[ "$(an resnet18-full '.analysis.focus.throughput | [.compute_sm_pct, .l1tex_pct, .l2_pct, .dram_pct] | @csv')" = "53.06,63.56,19.42,7.88" ]
+	[ "$(an resnet18-full '.analysis.focus.bottleneck | .[0:38]')" = "Compute and Memory are well-balanced: " ]
+	[ "$(an resnet18-full '.analysis.rules[0] | "\(.name) \(.speedup_type) \(.speedup)"')" = "UncoalescedGlobalAccess global 50.9" ]
+	run an resnet18-full .feedback
+	assert_output --partial "Kernel: sm80_xmma_fprop_implicit_gemm_indexed_wo_smem_tf32f32"
+	assert_output --partial "The longest of the 120 kernel launches profiled (ID 63"
+	assert_output --partial "DRAM Throughput: 7.9%"
+	assert_output --partial "UncoalescedGlobalAccess (estimated global speedup 50.9%)"
+}
+
+@test "resnet18 --set full: kernels ranked by total time over their launches" {
+	feedback_of resnet18-full
+	[ "$(an resnet18-full '.analysis.ranking.kernel_count')" = 19 ]
+	[ "$(an resnet18-full '.analysis.ranking.kernels[0] | "\(.total_ns) \(.launches)"')" = "179744 20" ]
+	[ "$(an resnet18-full '.analysis.ranking.kernels[1] | "\(.total_ns) \(.launches)"')" = "142912 24" ]
+	run an resnet18-full .feedback
+	assert_output --partial "Kernels by total GPU time (19 kernels, 120 launches"
+	assert_output --partial "1. cudnn::bn_fw_inf_1C11_kernel_NCHW<float, float, 1, 1>(...): 14.7%, 179.7 us over 20 launches"
+}
+
+@test "multi --nvtx: NVTX ranges read from the extra columns and named in the feedback" {
+	feedback_of multi-nvtx
+	[ "$(an multi-nvtx '.analysis.focus.id')" = 3 ]
+	[ "$(an multi-nvtx '.analysis.focus.duration_ns')" = 2380288 ]
+	[ "$(an multi-nvtx '.analysis.focus.nvtx | join(",")')" = sgemm_tiled ]
+	[ "$(an multi-nvtx '.analysis.ranking.kernels[1] | "\(.total_ns) \(.launches)"')" = "995520 1" ]
+	run an multi-nvtx .feedback
+	assert_output --partial "Kernel: sgemm_tiled_k(const float *, const float *, float *, int)"
+	assert_output --partial "NVTX ranges: sgemm_tiled"
+}
+
+@test "transformer in bf16: the longest launch is not the kernel with the most total time" {
+	feedback_of transformer
+	[ "$(an transformer '.analysis.focus.id')" = 8 ]
+	[ "$(an transformer '.analysis.focus.duration_ns')" = 55840 ]
+	[ "$(an transformer '.analysis.ranking.kernels[0] | "\(.name) \(.total_ns) \(.launches)"')" = "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_bias_TNT 245056 7" ]
+	[ "$(an transformer '.analysis.focus.throughput.compute_sm_pct')" = 65.65 ]
+	run an transformer .feedback
+	assert_output --partial "Compute is more heavily utilized than Memory"
+}
+
+@test "sgemm_tiled --set full: the shared-memory rule ncu reports only with the full set" {
+	feedback_of sgemm_tiled-full
+	[ "$(an sgemm_tiled-full '.analysis.rules[0] | "\(.name) \(.speedup_type) \(.speedup)"')" = "SharedMemoryConflicts global 9.723" ]
+	[ "$(an sgemm_tiled-full '.analysis.focus.throughput.l1tex_pct')" = 94.25 ]
+}
+
+@test "triton softmax: a Triton kernel named as Triton names it" {
+	feedback_of triton-softmax
+	[ "$(an triton-softmax '.analysis.focus.name')" = softmax_kernel ]
+	[ "$(an triton-softmax '.analysis.focus.throughput.dram_pct')" = 71.2 ]
+	[ "$(an triton-softmax '.analysis.ranking.kernels[0].launches')" = 3 ]
+}
+
+@test "a failed real run (program missing) is explained from the recorded run" {
+	run jq -r '.feedback' examples/h200/missing.json
+	assert_output --partial "ncu could not start the program"
+	assert_output --partial "'/tmp/does-not-exist' does not exist or is not an executable"
+}
+
+@test "the H200 sweep's saved outputs re-analysed offline give the summary's top kernels" {
+	while IFS="$(printf '\t')" read -r id prof status top share verdict; do
+		[ "$status" = ok ]
+		got=$(jq -c '{id, profiler, output_dir: .passes[0].output_dir}' "examples/h200-sweep/$id.json" |
+			kf-read | kf-collate | kf-feedback | jq -r '.analysis.ranking.kernels[0].name')
+		[ "$got" = "$top" ]
+	done < examples/h200-sweep/summary.tsv
+	[ "$(wc -l < examples/h200-sweep/summary.tsv)" -eq 6 ]
+}
+
+@test "make demo replays the recorded profiles and prints their feedback" {
+	run sh examples/demo.sh
+	assert_success
+	assert_output --partial "=== resnet18-full ==="
+	assert_output --partial "Kernel: transpose_naive_k(const float *, float *, int)"
+	assert_output --partial "UncoalescedGlobalAccess"
+	assert_output --partial "ncu profiled no kernel"
+}
