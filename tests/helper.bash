@@ -1,5 +1,6 @@
 # Shared set-up for every bats file: PATH to the built programs, bats-assert,
 # fixtures, and a scratch directory per test.
+bats_require_minimum_version 1.5.0
 load '/usr/lib/bats/bats-support/load'
 load '/usr/lib/bats/bats-assert/load'
 

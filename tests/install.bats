@@ -1,0 +1,47 @@
+#!/usr/bin/env bats
+# make install honours PREFIX, DESTDIR and MANPREFIX; the installed programs
+# find their data and helper scripts; make uninstall removes what it put there.
+
+load helper
+
+# One build of its own (O=), so that installing never relinks the bin/ that
+# the rest of the suite runs (perhaps a SAN=1 build).
+setup_file() {
+	make -C "$TOP" --no-print-directory all NODEPS=1 O="$BATS_FILE_TMPDIR/build" >/dev/null
+}
+
+inst() {
+	make -C "$TOP" --no-print-directory "$@" NODEPS=1 O="$BATS_FILE_TMPDIR/build"
+}
+
+@test "make install into DESTDIR puts programs, data, helpers and man pages in place" {
+	d=$BATS_TEST_TMPDIR/root
+	run inst install DESTDIR="$d" PREFIX=/opt/kf MANPREFIX=/opt/kf/man
+	assert_success
+	for p in kf-select kf-wrap kf-run kf-read kf-collate kf-feedback; do
+		[ -x "$d/opt/kf/bin/$p" ] || fail "no $p"
+		[ -f "$d/opt/kf/man/man1/$p.1" ] || fail "no $p.1"
+	done
+	[ -f "$d/opt/kf/man/man7/kf.7" ]
+	[ -f "$d/opt/kf/share/kf/gpus.json" ]
+	[ -x "$d/opt/kf/libexec/kf/kf-vtune" ]
+	[ -x "$d/opt/kf/libexec/kf/kf-unitrace-ocl" ]
+}
+
+@test "installed programs find gpus.json and kf-vtune beside them, without KF_DATADIR" {
+	d=$BATS_TEST_TMPDIR/root
+	inst install DESTDIR="$d" PREFIX=/usr >/dev/null
+	unset KF_DATADIR KF_LIBEXECDIR
+	run "$d/usr/bin/kf-wrap" vtune --tool /bin/true -o "$BATS_TEST_TMPDIR/out" -- /bin/true
+	assert_success
+	[ "$(jq -r '.argv[0]' <<<"$output")" = "$d/usr/bin/../libexec/kf/kf-vtune" ]
+}
+
+@test "make uninstall removes every installed file" {
+	d=$BATS_TEST_TMPDIR/root
+	inst install DESTDIR="$d" PREFIX=/usr >/dev/null
+	run inst uninstall DESTDIR="$d" PREFIX=/usr
+	assert_success
+	run find "$d" -type f
+	assert_output ""
+}
