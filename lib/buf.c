@@ -41,19 +41,28 @@ buf_putc(struct buf *b, int c)
 	buf_add(b, &ch, 1);
 }
 
+/* Most texts fit in the room left: format once, and a second time only
+ * when they did not. */
 void
 buf_vprintf(struct buf *b, const char *fmt, va_list ap)
 {
 	va_list aq;
+	size_t room;
 	int n;
 
+	grow(b, 63);
+	room = b->cap - b->len;
 	va_copy(aq, ap);
-	n = vsnprintf(NULL, 0, fmt, aq);
+	n = vsnprintf(b->s + b->len, room, fmt, aq);
 	va_end(aq);
-	if (n < 0)
+	if (n < 0) {
+		b->s[b->len] = '\0';
 		return;
-	grow(b, (size_t)n);
-	vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
+	}
+	if ((size_t)n >= room) {
+		grow(b, (size_t)n);
+		vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
+	}
 	b->len += (size_t)n;
 }
 

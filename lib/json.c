@@ -1,4 +1,5 @@
 /* Writing cJSON trees as strict JSON, whatever bytes their strings hold. */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,156 +38,278 @@ utf8_len(const unsigned char *s, size_t n)
 	return len;
 }
 
+/* Bytes that cannot go into a JSON string as they are: controls, quote,
+ * backslash, DEL and everything above ASCII (checked as UTF-8). */
+static const unsigned char special[256] = {
+	[0x00] = 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	['"'] = 1, ['\\'] = 1, [0x7f] = 1,
+	[0x80] = 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+};
+
+/* The writer appends a byte or a few at a time: keep the common case
+ * (room in the buffer) out of buf.c's calls. */
+static inline void
+put_c(struct buf *b, char c)
+{
+	if (b->len + 1 < b->cap) {
+		b->s[b->len++] = c;
+		b->s[b->len] = '\0';
+	} else {
+		buf_putc(b, c);
+	}
+}
+
+static inline void
+put_n(struct buf *b, const char *s, size_t n)
+{
+	if (b->len + n < b->cap) {
+		memcpy(b->s + b->len, s, n);
+		b->len += n;
+		b->s[b->len] = '\0';
+	} else {
+		buf_add(b, s, n);
+	}
+}
+
+#define PUT_LIT(b, lit) put_n((b), (lit), sizeof(lit) - 1)
+
 void
 kf_json_quote(struct buf *b, const char *str, size_t n)
 {
+	static const char hex[] = "0123456789abcdef";
 	const unsigned char *s = (const unsigned char *)str;
-	size_t i = 0, run = 0, k;
+	size_t i = 0, run, k;
 
-	buf_putc(b, '"');
+	put_c(b, '"');
 	while (i < n) {
-		unsigned c = s[i];
+		unsigned c;
 
-		if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
-			i++;
-			run++;
-			continue;
-		}
-		if (run)
-			buf_add(b, (const char *)s + i - run, run);
-		run = 0;
-		switch (c) {
-		case '"': buf_puts(b, "\\\""); i++; continue;
-		case '\\': buf_puts(b, "\\\\"); i++; continue;
-		case '\n': buf_puts(b, "\\n"); i++; continue;
-		case '\t': buf_puts(b, "\\t"); i++; continue;
-		case '\r': buf_puts(b, "\\r"); i++; continue;
+		for (run = i; i < n && !special[s[i]]; i++)
+			;
+		if (i > run)
+			put_n(b, (const char *)s + run, i - run);
+		if (i == n)
+			break;
+		switch (c = s[i]) {
+		case '"': PUT_LIT(b, "\\\""); i++; continue;
+		case '\\': PUT_LIT(b, "\\\\"); i++; continue;
+		case '\n': PUT_LIT(b, "\\n"); i++; continue;
+		case '\t': PUT_LIT(b, "\\t"); i++; continue;
+		case '\r': PUT_LIT(b, "\\r"); i++; continue;
 		}
 		if (c < 0x20 || c == 0x7f) {
-			buf_printf(b, "\\u%04x", c);
+			char u[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15] };
+
+			put_n(b, u, sizeof u);
 			i++;
 		} else if (c == 0xc0 && i + 1 < n && s[i + 1] == 0x80) {
-			buf_puts(b, "\\u0000");
+			PUT_LIT(b, "\\u0000");
 			i += 2;
 		} else if ((k = utf8_len(s + i, n - i)) > 0) {
-			buf_add(b, (const char *)s + i, k);
+			put_n(b, (const char *)s + i, k);
 			i += k;
 		} else {
-			buf_puts(b, "\\ufffd");
+			PUT_LIT(b, "\\ufffd");
 			i++;
 		}
 	}
-	if (run)
-		buf_add(b, (const char *)s + i - run, run);
-	buf_putc(b, '"');
+	put_c(b, '"');
 }
 
+/* The digits of v (v < 10^19) at the end of the 24 bytes at end; returns
+ * where they start. */
+static char *
+utoa(char *end, unsigned long long v)
+{
+	char *p = end;
+
+	do
+		*--p = (char)('0' + v % 10);
+	while ((v /= 10) != 0);
+	return p;
+}
+
+/* A finite non-integer in [1e-4, 1e15) that k decimals show exactly: the
+ * text %.15g would print, without printf. d equals m / 10^k when that
+ * quotient (correctly rounded) is d; m < 10^15 keeps it within the 15
+ * significant digits that %.15g rounds to, so both print the same. */
+static size_t
+short_decimal(char *out, double d)
+{
+	static const double p10[] = { 1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7,
+		1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14 };
+	double a = fabs(d);
+	char tmp[24], *q, *o = out;
+	unsigned long long m;
+	size_t nd;
+	int k;
+
+	if (!(a >= 1e-4 && a < 1e15))
+		return 0;
+	for (k = 1; k < 15; k++) {
+		double sc = a * p10[k];
+
+		if (sc >= 1e15)
+			return 0;
+		m = (unsigned long long)llround(sc);
+		if ((double)m / p10[k] == a)
+			break;
+	}
+	if (k == 15)
+		return 0;
+	while (m % 10 == 0 && k > 0)
+		m /= 10, k--;
+	q = utoa(tmp + sizeof tmp, m);
+	nd = (size_t)(tmp + sizeof tmp - q);
+	if (d < 0)
+		*o++ = '-';
+	if (nd <= (size_t)k) {
+		*o++ = '0';
+		*o++ = '.';
+		memset(o, '0', (size_t)k - nd);
+		o += (size_t)k - nd;
+		memcpy(o, q, nd);
+		o += nd;
+	} else {
+		memcpy(o, q, nd - (size_t)k);
+		o += nd - (size_t)k;
+		if (k > 0) {
+			*o++ = '.';
+			memcpy(o, q + nd - (size_t)k, (size_t)k);
+			o += k;
+		}
+	}
+	return (size_t)(o - out);
+}
+
+/* NaN and infinities are not JSON: null. Integers below 10^15 as such,
+ * others in the fewest digits (15, else 17) that read back the same. */
 static void
 put_number(struct buf *b, double d)
 {
-	char tmp[64];
+	char tmp[64], *p;
+	size_t n;
 
 	if (isnan(d) || isinf(d)) {
-		buf_puts(b, "null");
+		PUT_LIT(b, "null");
 		return;
 	}
 	if (d == floor(d) && fabs(d) < 1e15) {
-		buf_printf(b, "%.0f", d);
+		p = utoa(tmp + sizeof tmp, (unsigned long long)fabs(d));
+		if (signbit(d))
+			*--p = '-';
+		put_n(b, p, (size_t)(tmp + sizeof tmp - p));
+		return;
+	}
+	if ((n = short_decimal(tmp, d)) > 0) {
+		put_n(b, tmp, n);
 		return;
 	}
 	snprintf(tmp, sizeof tmp, "%.15g", d);
 	if (strtod(tmp, NULL) != d)
 		snprintf(tmp, sizeof tmp, "%.17g", d);
-	buf_puts(b, tmp);
+	put_n(b, tmp, strlen(tmp));
 }
 
-void
-kf_json_buf(struct buf *b, const cJSON *v)
+/* Append v to b; with f, hand b's bytes to f whenever they pass a few
+ * pages, so that writing a big record never holds a second copy of it. */
+static void
+put_value(struct buf *b, FILE *f, const cJSON *v)
 {
 	const cJSON *c;
 
 	if (v == NULL) {
-		buf_puts(b, "null");
+		PUT_LIT(b, "null");
 		return;
 	}
 	switch (v->type & 0xff) {
-	case cJSON_False: buf_puts(b, "false"); break;
-	case cJSON_True: buf_puts(b, "true"); break;
-	case cJSON_NULL: buf_puts(b, "null"); break;
+	case cJSON_False: PUT_LIT(b, "false"); break;
+	case cJSON_True: PUT_LIT(b, "true"); break;
+	case cJSON_NULL: PUT_LIT(b, "null"); break;
 	case cJSON_Number: put_number(b, v->valuedouble); break;
 	case cJSON_Raw:
-		buf_puts(b, v->valuestring ? v->valuestring : "null");
+		if (v->valuestring)
+			put_n(b, v->valuestring, strlen(v->valuestring));
+		else
+			PUT_LIT(b, "null");
 		break;
 	case cJSON_String:
 		kf_json_quote(b, v->valuestring ? v->valuestring : "",
 		    v->valuestring ? strlen(v->valuestring) : 0);
 		break;
 	case cJSON_Array:
-		buf_putc(b, '[');
-		for (c = v->child; c; c = c->next) {
-			kf_json_buf(b, c);
-			if (c->next)
-				buf_putc(b, ',');
-		}
-		buf_putc(b, ']');
-		break;
 	case cJSON_Object:
-		buf_putc(b, '{');
+		put_c(b, (v->type & 0xff) == cJSON_Array ? '[' : '{');
 		for (c = v->child; c; c = c->next) {
-			const char *k = c->string ? c->string : "";
+			if ((v->type & 0xff) == cJSON_Object) {
+				const char *k = c->string ? c->string : "";
 
-			kf_json_quote(b, k, strlen(k));
-			buf_putc(b, ':');
-			kf_json_buf(b, c);
+				kf_json_quote(b, k, strlen(k));
+				put_c(b, ':');
+			}
+			put_value(b, f, c);
 			if (c->next)
-				buf_putc(b, ',');
+				put_c(b, ',');
+			if (f && b->len >= 1 << 16) {
+				fwrite_unlocked(b->s, 1, b->len, f);
+				b->len = 0;
+			}
 		}
-		buf_putc(b, '}');
+		put_c(b, (v->type & 0xff) == cJSON_Array ? ']' : '}');
 		break;
 	default:
-		buf_puts(b, "null");
+		PUT_LIT(b, "null");
 	}
 }
 
-/* Stream large arrays and objects member by member so that writing a big
- * record never needs a second copy of it in memory. */
+void
+kf_json_buf(struct buf *b, const cJSON *v)
+{
+	put_value(b, NULL, v);
+}
+
+/* One buffer for every record a program writes: its capacity stays, so
+ * writing allocates nothing once it has grown to 64 KiB and a string. */
 void
 kf_json_write(FILE *f, const cJSON *v)
 {
-	struct buf b = {0};
-	const cJSON *c;
-	int type = v ? (v->type & 0xff) : cJSON_NULL;
+	static struct buf b;
 
-	if (type == cJSON_Array || type == cJSON_Object) {
-		fputc(type == cJSON_Array ? '[' : '{', f);
-		for (c = v->child; c; c = c->next) {
-			if (type == cJSON_Object) {
-				const char *k = c->string ? c->string : "";
-
-				buf_reset(&b);
-				kf_json_quote(&b, k, strlen(k));
-				buf_putc(&b, ':');
-				fwrite(b.s, 1, b.len, f);
-			}
-			kf_json_write(f, c);
-			if (c->next)
-				fputc(',', f);
-		}
-		fputc(type == cJSON_Array ? ']' : '}', f);
-	} else {
-		kf_json_buf(&b, v);
-		fwrite(b.s, 1, b.len, f);
+	if (b.cap == 0) {
+		b.cap = (1 << 16) + 4096;
+		b.s = xmalloc(b.cap);
 	}
-	buf_free(&b);
+	b.len = 0;
+	put_value(&b, f, v);
+	fwrite_unlocked(b.s, 1, b.len, f);
+	b.len = 0;
+	/* A huge string grew it: give the memory back. */
+	if (b.cap > 1 << 20)
+		buf_free(&b);
 }
 
 char *
 kf_bytes_dup(const char *s, size_t len)
 {
+	const char *z = memchr(s, '\0', len);
 	size_t i, nul = 0;
 	char *p, *q;
 
-	for (i = 0; i < len; i++)
+	if (z == NULL) {
+		p = xmalloc(len + 1);
+		memcpy(p, s, len);
+		p[len] = '\0';
+		return p;
+	}
+	for (i = (size_t)(z - s); i < len; i++)
 		nul += s[i] == '\0';
 	p = q = xmalloc(len + nul + 1);
 	for (i = 0; i < len; i++) {
@@ -199,4 +322,457 @@ kf_bytes_dup(const char *s, size_t len)
 	}
 	*q = '\0';
 	return p;
+}
+
+/* Reading: a JSON parser that builds the same cJSON trees as cJSON's own
+ * (freed with cJSON_Delete; the first child's prev is the last one), in
+ * fewer allocations and without strtod for plain decimals, because every
+ * stage reads every record whole. Stricter than cJSON: trailing bytes and
+ * malformed numbers are errors. Kinder: \u0000 becomes C0 80, the way kf
+ * keeps a NUL in a C string, and a lone UTF-16 surrogate becomes U+FFFD. */
+
+#define MAX_DEPTH 1000		/* cJSON's nesting limit */
+#define INTERN_MAX_LEN 64
+#define INTERN_MAX 65536
+
+/* Object keys repeat (ncu's metric names, "unit", "value"): short ones are
+ * kept once for the whole run and shared as cJSON_StringIsConst keys,
+ * which cJSON_Delete leaves alone. Bounded, so hostile input costs at most
+ * INTERN_MAX keys; past that, keys are allocated as cJSON would. */
+static struct key {
+	char *s;
+	size_t len;
+	unsigned long h;
+} *keys;
+static size_t nkeys, keycap;
+
+static unsigned long
+hash_bytes(const char *s, size_t n)
+{
+	unsigned long h = 2166136261u;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 16777619u;
+	return h;
+}
+
+static void
+keys_grow(void)
+{
+	struct key *old = keys;
+	size_t i, j, oldcap = keycap;
+
+	keycap = keycap ? keycap * 2 : 1024;
+	keys = xcalloc(keycap, sizeof *keys);
+	for (i = 0; i < oldcap; i++) {
+		if (old[i].s == NULL)
+			continue;
+		for (j = old[i].h & (keycap - 1); keys[j].s; j = (j + 1) & (keycap - 1))
+			;
+		keys[j] = old[i];
+	}
+	free(old);
+}
+
+/* The shared copy of the key s (n bytes, no NUL), or NULL. */
+static char *
+intern(const char *s, size_t n)
+{
+	unsigned long h;
+	size_t j;
+
+	if (n > INTERN_MAX_LEN || memchr(s, '\0', n))
+		return NULL;
+	if (keycap == 0)
+		keys_grow();
+	h = hash_bytes(s, n);
+	for (j = h & (keycap - 1); keys[j].s; j = (j + 1) & (keycap - 1))
+		if (keys[j].h == h && keys[j].len == n && memcmp(keys[j].s, s, n) == 0)
+			return keys[j].s;
+	if (nkeys >= INTERN_MAX)
+		return NULL;
+	if (2 * (nkeys + 1) > keycap) {
+		keys_grow();
+		return intern(s, n);
+	}
+	keys[j].s = xstrndup(s, n);
+	keys[j].len = n;
+	keys[j].h = h;
+	nkeys++;
+	return keys[j].s;
+}
+
+struct jp {
+	const char *p, *end;
+	int depth;
+};
+
+static void *
+jalloc(size_t n)
+{
+	void *p = cJSON_malloc(n);
+
+	if (p == NULL)
+		kf_die(2, "out of memory");
+	return p;
+}
+
+static cJSON *
+new_item(int type)
+{
+	cJSON *c = jalloc(sizeof *c);
+
+	memset(c, 0, sizeof *c);
+	c->type = type;
+	return c;
+}
+
+static void
+skip_ws(struct jp *j)
+{
+	while (j->p < j->end && (*j->p == ' ' || *j->p == '\t' || *j->p == '\n' ||
+	    *j->p == '\r'))
+		j->p++;
+}
+
+static int
+hex4(const char *s, unsigned *v)
+{
+	int i;
+
+	*v = 0;
+	for (i = 0; i < 4; i++) {
+		unsigned c = (unsigned char)s[i];
+
+		if (c >= '0' && c <= '9')
+			c -= '0';
+		else if ((c | 0x20) >= 'a' && (c | 0x20) <= 'f')
+			c = (c | 0x20) - 'a' + 10;
+		else
+			return 0;
+		*v = *v << 4 | c;
+	}
+	return 1;
+}
+
+static char *
+put_utf8(char *o, unsigned cp)
+{
+	if (cp == 0) {
+		*o++ = (char)0xc0;
+		*o++ = (char)0x80;
+	} else if (cp < 0x80) {
+		*o++ = (char)cp;
+	} else if (cp < 0x800) {
+		*o++ = (char)(0xc0 | cp >> 6);
+		*o++ = (char)(0x80 | (cp & 0x3f));
+	} else if (cp < 0x10000) {
+		*o++ = (char)(0xe0 | cp >> 12);
+		*o++ = (char)(0x80 | (cp >> 6 & 0x3f));
+		*o++ = (char)(0x80 | (cp & 0x3f));
+	} else {
+		*o++ = (char)(0xf0 | cp >> 18);
+		*o++ = (char)(0x80 | (cp >> 12 & 0x3f));
+		*o++ = (char)(0x80 | (cp >> 6 & 0x3f));
+		*o++ = (char)(0x80 | (cp & 0x3f));
+	}
+	return o;
+}
+
+/* The escapes of the n bytes at s (a string's inside) decoded into o, which
+ * has room for n bytes: no escape is shorter than what it stands for.
+ * Returns the end, or NULL for a bad escape. */
+static char *
+unescape(char *o, const char *s, size_t n)
+{
+	const char *end = s + n;
+	unsigned cp, lo;
+
+	while (s < end) {
+		if (*s != '\\') {
+			*o++ = *s++;
+			continue;
+		}
+		if (++s == end)
+			return NULL;
+		switch (*s++) {
+		case '"': *o++ = '"'; break;
+		case '\\': *o++ = '\\'; break;
+		case '/': *o++ = '/'; break;
+		case 'b': *o++ = '\b'; break;
+		case 'f': *o++ = '\f'; break;
+		case 'n': *o++ = '\n'; break;
+		case 'r': *o++ = '\r'; break;
+		case 't': *o++ = '\t'; break;
+		case 'u':
+			if (end - s < 4 || !hex4(s, &cp))
+				return NULL;
+			s += 4;
+			if (cp >= 0xd800 && cp <= 0xdbff && end - s >= 6 && s[0] == '\\' &&
+			    s[1] == 'u' && hex4(s + 2, &lo) && lo >= 0xdc00 && lo <= 0xdfff) {
+				cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+				s += 6;
+			} else if (cp >= 0xd800 && cp <= 0xdfff) {
+				cp = 0xfffd;
+			}
+			o = put_utf8(o, cp);
+			break;
+		default:
+			return NULL;
+		}
+	}
+	return o;
+}
+
+/* A string at j->p (its opening quote): its bytes in a new allocation,
+ * *shared set when it is an interned key. NULL when malformed. */
+static char *
+parse_str(struct jp *j, int key, int *shared)
+{
+	const char *s = ++j->p, *p = s;
+	int esc = 0;
+	char *out, *e;
+	size_t n;
+
+	for (;;) {
+		while (p < j->end && *p != '"' && *p != '\\')
+			p++;
+		if (p >= j->end)
+			return NULL;
+		if (*p == '"')
+			break;
+		if (p + 1 >= j->end)
+			return NULL;
+		esc = 1;
+		p += 2;
+	}
+	n = (size_t)(p - s);
+	j->p = p + 1;
+	*shared = 0;
+	if (key && !esc && (out = intern(s, n)) != NULL) {
+		*shared = 1;
+		return out;
+	}
+	out = jalloc(n + 1);
+	if (!esc) {
+		memcpy(out, s, n);
+		e = out + n;
+	} else if ((e = unescape(out, s, n)) == NULL) {
+		cJSON_free(out);
+		return NULL;
+	}
+	*e = '\0';
+	return out;
+}
+
+/* Plain decimals with at most 15 significant digits and a power of ten
+ * within 10^22 are exact as one product or quotient of two exact doubles
+ * (Clinger's fast path): the value strtod gives, much sooner. */
+static int
+parse_num(struct jp *j, double *d)
+{
+	static const double p10[] = { 1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8,
+		1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20,
+		1e21, 1e22 };
+	const char *s = j->p, *p = s, *end = j->end;
+	unsigned long long m = 0;
+	int neg = 0, nd = 0, e10 = 0, ex = 0, eneg = 0, exact = 1;
+	char tmp[64], *big;
+
+	if (p < end && *p == '-')
+		neg = 1, p++;
+	if (p >= end || *p < '0' || *p > '9')
+		return 0;
+	if (*p == '0') {
+		p++;
+	} else {
+		for (; p < end && *p >= '0' && *p <= '9'; p++) {
+			if (nd < 19)
+				m = m * 10 + (unsigned)(*p - '0'), nd++;
+			else
+				exact = 0, e10++;
+		}
+	}
+	if (p < end && *p == '.') {
+		if (++p >= end || *p < '0' || *p > '9')
+			return 0;
+		for (; p < end && *p >= '0' && *p <= '9'; p++) {
+			if (m == 0 && *p == '0') {
+				e10--;
+			} else if (nd < 19) {
+				m = m * 10 + (unsigned)(*p - '0'), nd++, e10--;
+			} else {
+				exact = 0;
+			}
+		}
+	}
+	if (p < end && (*p == 'e' || *p == 'E')) {
+		p++;
+		if (p < end && (*p == '+' || *p == '-'))
+			eneg = *p++ == '-';
+		if (p >= end || *p < '0' || *p > '9')
+			return 0;
+		for (; p < end && *p >= '0' && *p <= '9'; p++)
+			if (ex < 100000)
+				ex = ex * 10 + (*p - '0');
+		e10 += eneg ? -ex : ex;
+	}
+	j->p = p;
+	if (exact && nd <= 15 && e10 >= -22 && e10 <= 22) {
+		*d = e10 < 0 ? (double)m / p10[-e10] : (double)m * p10[e10];
+		if (m == 0)
+			*d = 0;
+		if (neg)
+			*d = -*d;
+		return 1;
+	}
+	if ((size_t)(p - s) < sizeof tmp) {
+		memcpy(tmp, s, (size_t)(p - s));
+		tmp[p - s] = '\0';
+		*d = strtod(tmp, NULL);
+	} else {
+		big = xstrndup(s, (size_t)(p - s));
+		*d = strtod(big, NULL);
+		free(big);
+	}
+	return 1;
+}
+
+static cJSON *parse_value(struct jp *);
+
+/* The members of an array or object at j->p (its opening bracket). */
+static cJSON *
+parse_container(struct jp *j, int obj)
+{
+	cJSON *c = new_item(obj ? cJSON_Object : cJSON_Array), *last = NULL, *v;
+	char close = obj ? '}' : ']';
+
+	if (++j->depth > MAX_DEPTH)
+		goto bad;
+	j->p++;
+	skip_ws(j);
+	if (j->p < j->end && *j->p == close) {
+		j->p++;
+		j->depth--;
+		return c;
+	}
+	for (;;) {
+		char *key = NULL;
+		int shared = 0;
+
+		if (obj) {
+			if (j->p >= j->end || *j->p != '"' ||
+			    (key = parse_str(j, 1, &shared)) == NULL)
+				goto bad;
+			skip_ws(j);
+			if (j->p >= j->end || *j->p != ':') {
+				if (!shared)
+					cJSON_free(key);
+				goto bad;
+			}
+			j->p++;
+			skip_ws(j);
+		}
+		if ((v = parse_value(j)) == NULL) {
+			if (key && !shared)
+				cJSON_free(key);
+			goto bad;
+		}
+		v->string = key;
+		if (shared)
+			v->type |= cJSON_StringIsConst;
+		if (last) {
+			last->next = v;
+			v->prev = last;
+		} else {
+			c->child = v;
+		}
+		last = v;
+		c->child->prev = last;
+		skip_ws(j);
+		if (j->p < j->end && *j->p == ',') {
+			j->p++;
+			skip_ws(j);
+			continue;
+		}
+		if (j->p < j->end && *j->p == close) {
+			j->p++;
+			j->depth--;
+			return c;
+		}
+		goto bad;
+	}
+bad:
+	cJSON_Delete(c);
+	return NULL;
+}
+
+static int
+literal(struct jp *j, const char *word, size_t n)
+{
+	if ((size_t)(j->end - j->p) < n || memcmp(j->p, word, n) != 0)
+		return 0;
+	j->p += n;
+	return 1;
+}
+
+static cJSON *
+parse_value(struct jp *j)
+{
+	cJSON *v;
+	double d;
+	int shared;
+
+	if (j->p >= j->end)
+		return NULL;
+	switch (*j->p) {
+	case '{':
+		return parse_container(j, 1);
+	case '[':
+		return parse_container(j, 0);
+	case '"':
+		v = new_item(cJSON_String);
+		if ((v->valuestring = parse_str(j, 0, &shared)) == NULL) {
+			cJSON_Delete(v);
+			return NULL;
+		}
+		return v;
+	case 't':
+		return literal(j, "true", 4) ? new_item(cJSON_True) : NULL;
+	case 'f':
+		return literal(j, "false", 5) ? new_item(cJSON_False) : NULL;
+	case 'n':
+		return literal(j, "null", 4) ? new_item(cJSON_NULL) : NULL;
+	default:
+		if (!parse_num(j, &d))
+			return NULL;
+		v = new_item(cJSON_Number);
+		v->valuedouble = d;
+		/* As cJSON does: valueint saturates. */
+		if (d >= INT_MAX)
+			v->valueint = INT_MAX;
+		else if (d <= (double)INT_MIN)
+			v->valueint = INT_MIN;
+		else
+			v->valueint = (int)d;
+		return v;
+	}
+}
+
+cJSON *
+kf_json_parse(const char *s, size_t n)
+{
+	struct jp j = { s, s + n, 0 };
+	cJSON *v;
+
+	skip_ws(&j);
+	if ((v = parse_value(&j)) == NULL)
+		return NULL;
+	skip_ws(&j);
+	if (j.p != j.end) {
+		cJSON_Delete(v);
+		return NULL;
+	}
+	return v;
 }
