@@ -631,6 +631,34 @@ say_notes(struct kf_fb *fb, const cJSON *data, size_t nl)
 		    "the numbers below are from complete kernel launches.", code->valuedouble);
 }
 
+/* The longest launch need not be the kernel that costs most in all: say
+ * where its kernel stands among all kernels by total time. */
+static void
+say_share(struct kf_fb *fb, const struct kf_rank *rank, const char *name)
+{
+	struct buf b = {0};
+	size_t i;
+
+	for (i = 0; i < rank->n && strcmp(rank->v[i].name, name) != 0; i++)
+		;
+	if (rank->n < 2 || i == rank->n)
+		return;
+	buf_puts(&b, "Over all its launches this kernel takes ");
+	kf_fmt_pct(&b, rank->v[i].share);
+	buf_printf(&b, " of the profiled GPU time (%ld launch%s), rank %zu of %zu kernels",
+	    rank->v[i].launches, rank->v[i].launches == 1 ? "" : "es", i + 1, rank->n);
+	if (i > 0) {
+		char *top = kf_kernel_short(rank->v[0].name, 60);
+
+		buf_printf(&b, "; the kernel with the most GPU time is %s (", top);
+		kf_fmt_pct(&b, rank->v[0].share);
+		buf_puts(&b, ")");
+		free(top);
+	}
+	buf_putc(&b, '.');
+	kf_fb_add_buf(fb, FB_KEY, &b);
+}
+
 void
 ncu_feedback(const cJSON *rec, struct kf_fb *fb)
 {
@@ -669,6 +697,7 @@ ncu_feedback(const cJSON *rec, struct kf_fb *fb)
 	focus = cJSON_AddObjectToObject(fb->analysis, "focus");
 	say_notes(fb, data, nl);
 	say_head(fb, f, nl, focus);
+	say_share(fb, &rank, kf_str(f->k, "name") ? kf_str(f->k, "name") : "unnamed kernel");
 	say_throughput(fb, f->k, focus);
 	raw = kf_str(data, "format") && strcmp(kf_str(data, "format"), "raw") == 0;
 	say_rule_text(fb, FB_HEAD, f->k, raw, "SOLBottleneck", "Optimization Hint",

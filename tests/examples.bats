@@ -64,6 +64,7 @@ an() {
 	[ "$(an transformer '.analysis.focus.throughput.compute_sm_pct')" = 65.65 ]
 	run an transformer .feedback
 	assert_output --partial "Compute is more heavily utilized than Memory"
+	assert_output --partial "this kernel takes 21.7% of the profiled GPU time (2 launches), rank 2 of 5 kernels; the kernel with the most GPU time is nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_bias_TNT (47.8%)"
 }
 
 @test "sgemm_tiled --set full: the shared-memory rule ncu reports only with the full set" {
