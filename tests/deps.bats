@@ -1,0 +1,54 @@
+#!/usr/bin/env bats
+# mk/deps.sh, behind make demo and make check: missing Debian packages are
+# installed with apt-get as root, and otherwise named in the exact command.
+
+load helper
+
+setup() {
+	fake=$BATS_TEST_TMPDIR/fake
+	mkdir -p "$fake"
+	# dpkg-query that knows only the packages listed in $INSTALLED.
+	cat > "$fake/dpkg-query" <<'SH'
+#!/bin/sh
+for p; do :; done
+case " $INSTALLED " in
+*" $p "*) printf 'install ok installed' ;;
+*) echo "dpkg-query: no packages found matching $p" >&2; exit 1 ;;
+esac
+SH
+	printf '#!/bin/sh\necho "$FAKE_UID"\n' > "$fake/id"
+	printf '#!/bin/sh\necho "apt-get $*" >> "$APT_LOG"\n' > "$fake/apt-get"
+	chmod +x "$fake"/*
+	export APT_LOG=$BATS_TEST_TMPDIR/apt.log
+}
+
+@test "nothing missing: deps.sh says nothing and succeeds" {
+	INSTALLED="libcjson-dev libcsv-dev pkg-config make gcc" FAKE_UID=1000 PATH="$fake:$PATH" \
+		run sh "$TOP/mk/deps.sh" build
+	assert_success
+	assert_output ""
+}
+
+@test "not root: the exact apt-get line for the missing packages, status 1" {
+	INSTALLED="pkg-config make gcc" FAKE_UID=1000 PATH="$fake:$PATH" run sh "$TOP/mk/deps.sh" build
+	assert_failure 1
+	assert_output --partial "kf: missing packages: libcjson-dev libcsv-dev"
+	assert_output --partial "apt-get update && apt-get install -y libcjson-dev libcsv-dev"
+	[ ! -e "$APT_LOG" ]
+}
+
+@test "root: apt-get installs exactly the missing packages" {
+	INSTALLED="libcjson-dev libcsv-dev pkg-config make gcc bats jq mandoc" FAKE_UID=0 PATH="$fake:$PATH" \
+		run sh "$TOP/mk/deps.sh" check
+	assert_success
+	run cat "$APT_LOG"
+	assert_line --index 0 "apt-get update -qq"
+	assert_line --index 1 "apt-get install -y bats-assert bats-support clang libclang-rt-14-dev parallel -qq"
+}
+
+@test "make check needs the test tools; make demo only what building needs" {
+	run make -C "$TOP" -n check NODEPS=
+	assert_output --partial "mk/deps.sh check"
+	run make -C "$TOP" -n demo NODEPS=
+	assert_output --partial "mk/deps.sh build"
+}
