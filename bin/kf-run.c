@@ -17,16 +17,18 @@
 #include <unistd.h>
 #include <sys/wait.h>
 
+#include "env.h"
 #include "map.h"
+#include "marker.h"
 #include "opt.h"
 #include "proc.h"
+#include "ptree.h"
 #include "record.h"
 #include "text.h"
 #include "worker.h"
 
 #define CHUNK 65536
 #define READS_PER_WAKE 16	/* 1 MiB per stream before others get a turn */
-#define LINE_CAP 1024		/* longest line looked at for a pytest summary */
 #define GIVE_UP 5.0		/* after SIGKILL, seconds before a job is let go */
 #define RECHECK 0.1		/* while leftovers die, look again this often */
 #define TAG_VAR "KF_RUN_JOB"
@@ -91,9 +93,7 @@ struct stream {
 	int *fd;		/* into the job's kf_child */
 	struct kf_tail tail;
 	int log;		/* --save-output file, or -1 */
-	struct buf line;	/* pytest: the line so far */
-	int overlong;
-	struct buf carry;	/* literal marker: the bytes before this read */
+	struct kf_marker marker;
 };
 
 struct job {
@@ -108,8 +108,8 @@ struct job {
 	double timeout, inactivity;
 	double start, last_io, marker_at, term_at, kill_at, exited_at;
 	enum ended ended;
-	int status, reaped, waiting, leftovers, marker_passed;
-	char *marker_line;
+	int status, reaped, waiting, leftovers;
+	const struct kf_marker *hit;	/* the stream's that saw the marker */
 	struct buf note;
 };
 
@@ -213,257 +213,6 @@ fail_pending(struct pending *p, const char *kind, const char *msg)
 	kf_fail(p->rec, kind, "%s", msg);
 }
 
-/* The environment: kf-run's own less secrets, then the record's. */
-
-static int
-secret_name(const char *kv)
-{
-	const char *eq = strchr(kv, '=');
-	size_t n = eq ? (size_t)(eq - kv) : strlen(kv);
-	char up[256];
-	size_t i;
-
-	if (n >= sizeof up)
-		n = sizeof up - 1;
-	for (i = 0; i < n; i++)
-		up[i] = (char)(kv[i] >= 'a' && kv[i] <= 'z' ? kv[i] - 32 : kv[i]);
-	up[n] = '\0';
-	return strstr(up, "PASSWORD") || strstr(up, "SECRET") ||
-	    kf_endswith(up, "_TOKEN") || kf_endswith(up, "_USERNAME");
-}
-
-static void
-init_env(void)
-{
-	extern char **environ;
-	size_t n = 0, i;
-
-	for (i = 0; environ[i]; i++)
-		;
-	base_env = xcalloc(i + 1, sizeof *base_env);
-	for (i = 0; environ[i]; i++)
-		if (opt.secrets || !secret_name(environ[i]))
-			base_env[n++] = environ[i];
-}
-
-struct env {
-	char **v;
-	size_t n, cap;
-	char **owned;		/* the strings made here */
-	size_t nowned;
-};
-
-static void
-env_set(struct env *e, const char *name, const char *val)
-{
-	size_t nl = strlen(name), i, j;
-	char *kv;
-
-	for (i = j = 0; i < e->n; i++)
-		if (!(strncmp(e->v[i], name, nl) == 0 && e->v[i][nl] == '='))
-			e->v[j++] = e->v[i];
-	e->n = j;
-	if (val == NULL)
-		return;
-	kv = xasprintf("%s=%s", name, val);
-	e->owned = xrealloc(e->owned, (e->nowned + 1) * sizeof *e->owned);
-	e->owned[e->nowned++] = kv;
-	if (e->n + 2 > e->cap) {
-		e->cap = e->cap ? e->cap * 2 : e->n + 16;
-		e->v = xrealloc(e->v, e->cap * sizeof *e->v);
-	}
-	e->v[e->n++] = kv;
-	e->v[e->n] = NULL;
-}
-
-static void
-env_free(struct env *e)
-{
-	size_t i;
-
-	for (i = 0; i < e->nowned; i++)
-		free(e->owned[i]);
-	free(e->owned);
-	free(e->v);
-}
-
-/* A record's env: strings and numbers set, null unsets. NULL, or what is wrong. */
-static const char *
-env_build(struct env *e, const cJSON *renv)
-{
-	const cJSON *v;
-	size_t i;
-
-	for (i = 0; base_env[i]; i++)
-		;
-	e->cap = i + 16;
-	e->v = xcalloc(e->cap, sizeof *e->v);
-	memcpy(e->v, base_env, i * sizeof *e->v);
-	e->n = i;
-	cJSON_ArrayForEach(v, renv) {
-		char num[64];
-
-		if (!v->string || !*v->string || strchr(v->string, '='))
-			return "env: a variable name is empty or holds '='";
-		if (cJSON_IsString(v))
-			env_set(e, v->string, v->valuestring);
-		else if (cJSON_IsNumber(v)) {
-			snprintf(num, sizeof num, "%.17g", v->valuedouble);
-			env_set(e, v->string, num);
-		} else if (cJSON_IsNull(v))
-			env_set(e, v->string, NULL);
-		else
-			return "env: values must be strings (null unsets a variable)";
-	}
-	return NULL;
-}
-
-/* End markers. */
-
-static int
-pytest_word(const char *w, size_t n)
-{
-	static const char *const words[] = {
-		"passed", "failed", "error", "errors", "skipped", "deselected",
-		"xfailed", "xpassed", "warning", "warnings", "rerun", "reruns",
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof words / sizeof words[0]; i++)
-		if (strlen(words[i]) == n && memcmp(words[i], w, n) == 0)
-			return 1;
-	return 0;
-}
-
-/* "N word, N word" or "no tests ran", then " in " and a duration. */
-static int
-pytest_counts(const char *s, const char *end)
-{
-	const char *in = NULL, *p;
-
-	for (p = s; p + 4 <= end; p++)
-		if (memcmp(p, " in ", 4) == 0)
-			in = p;
-	if (in == NULL || in + 4 >= end || in[4] < '0' || in[4] > '9')
-		return 0;
-	if (in - s == 12 && memcmp(s, "no tests ran", 12) == 0)
-		return 1;
-	for (p = s; p < in; ) {
-		const char *w;
-
-		if (*p < '0' || *p > '9')
-			return 0;
-		while (p < in && *p >= '0' && *p <= '9')
-			p++;
-		if (p >= in || *p++ != ' ')
-			return 0;
-		for (w = p; p < in && *p >= 'a' && *p <= 'z'; p++)
-			;
-		if (!pytest_word(w, (size_t)(p - w)))
-			return 0;
-		if (p < in && (p + 2 > in || p[0] != ',' || p[1] != ' '))
-			return 0;
-		if (p < in)
-			p += 2;
-	}
-	return 1;
-}
-
-/* The pytest summary: "=== 3 passed, 1 failed in 2.1s ===", its variants,
- * and the bare form of -q. Terminal colours are looked through. */
-static int
-pytest_summary(const char *line, size_t n)
-{
-	char s[LINE_CAP];
-	size_t i, k = 0, a, b;
-
-	for (i = 0; i < n && k < sizeof s; i++) {
-		if (line[i] == '\033') {
-			if (i + 1 < n && line[i + 1] == '[')
-				for (i += 2; i < n && !(line[i] >= '@' && line[i] <= '~'); i++)
-					;
-			continue;
-		}
-		if (line[i] != '\r')
-			s[k++] = line[i];
-	}
-	for (a = 0; a < k && s[a] == ' '; a++)
-		;
-	for (b = k; b > a && s[b - 1] == ' '; b--)
-		;
-	if (a < b && s[a] == '=') {
-		while (a < b && s[a] == '=')
-			a++;
-		if (b == a || s[b - 1] != '=')
-			return 0;
-		while (b > a && s[b - 1] == '=')
-			b--;
-		if (b - a < 2 || s[a] != ' ' || s[b - 1] != ' ')
-			return 0;
-		a++;
-		b--;
-	}
-	return a < b && pytest_counts(s + a, s + b);
-}
-
-static void
-marker_seen(struct job *j, const char *text, size_t n, double now)
-{
-	j->marker_at = now;
-	j->marker_line = kf_bytes_dup(text, n > 200 ? 200 : n);
-	if (j->marker == NULL || strcmp(j->marker, "pytest") != 0)
-		return;
-	/* The reference's wording when tests passed but the run hung. */
-	j->marker_passed = strstr(j->marker_line, " passed") &&
-	    !strstr(j->marker_line, " failed") && !strstr(j->marker_line, " error");
-}
-
-static void
-scan_pytest(struct job *j, struct stream *s, const char *p, size_t n, double now)
-{
-	const char *end = p + n, *nl;
-
-	while (p < end && !j->marker_at) {
-		size_t len;
-
-		nl = memchr(p, '\n', (size_t)(end - p));
-		len = (size_t)((nl ? nl : end) - p);
-		if (s->line.len + len < LINE_CAP)
-			buf_add(&s->line, p, len);
-		else
-			s->overlong = 1;
-		if (nl == NULL)
-			break;
-		if (!s->overlong && pytest_summary(s->line.s ? s->line.s : "", s->line.len))
-			marker_seen(j, s->line.s, s->line.len, now);
-		buf_reset(&s->line);
-		s->overlong = 0;
-		p = nl + 1;
-	}
-}
-
-static void
-scan_literal(struct job *j, struct stream *s, const char *p, size_t n, double now)
-{
-	size_t m = strlen(j->marker), keep = m - 1, take;
-
-	/* A marker may straddle two reads: look at their seam first. */
-	take = n < keep ? n : keep;
-	buf_add(&s->carry, p, take);
-	if ((s->carry.len && memmem(s->carry.s, s->carry.len, j->marker, m)) ||
-	    memmem(p, n, j->marker, m)) {
-		marker_seen(j, j->marker, m, now);
-		return;
-	}
-	if (n >= keep) {
-		buf_reset(&s->carry);
-		buf_add(&s->carry, p + n - keep, keep);
-	} else if (s->carry.len > keep) {
-		memmove(s->carry.s, s->carry.s + s->carry.len - keep, keep);
-		s->carry.len = keep;
-	}
-}
-
 /* Reading a job's output. */
 
 static void
@@ -509,11 +258,9 @@ read_stream(struct job *j, struct stream *s, double now)
 		kf_tail_add(&s->tail, chunk, (size_t)n);
 		if (s->log >= 0)
 			save(j, s, chunk, (size_t)n);
-		if (j->marker && !j->marker_at) {
-			if (strcmp(j->marker, "pytest") == 0)
-				scan_pytest(j, s, chunk, (size_t)n, now);
-			else
-				scan_literal(j, s, chunk, (size_t)n, now);
+		if (!j->marker_at && kf_marker_feed(&s->marker, chunk, (size_t)n)) {
+			j->marker_at = now;
+			j->hit = &s->marker;
 		}
 	}
 }
@@ -531,120 +278,46 @@ is_running_main(pid_t pid)
 	return 0;
 }
 
-/* Is p one of j's (or, j NULL, anyone's left behind)? Its session or group,
- * or an orphan of ours carrying j's tag; an orphan without one of our tags
- * goes with j when adopt. */
+struct owner {
+	const struct job *j;	/* NULL: anyone's left behind */
+	int adopt;
+};
+
+/* Is p, one of our descendants, one of o->j's? Its session or group, or an
+ * orphan of ours carrying j's tag; an orphan without one of our tags goes
+ * with j when o->adopt. */
 static int
-belongs(const struct job *j, const struct kf_pinfo *p, int adopt)
+belongs(const struct kf_pinfo *p, void *arg)
 {
+	const struct owner *o = arg;
 	char prefix[32], *v;
 	int r;
 
-	if (j && (p->sid == j->c.pid || p->pgid == j->c.pid))
+	if (o->j && (p->sid == o->j->c.pid || p->pgid == o->j->c.pid))
 		return 1;
 	if (p->ppid != self || is_running_main(p->pid))
 		return 0;
-	if (j == NULL)
+	if (o->j == NULL)
 		return 1;
 	v = kf_environ_get(p->pid, TAG_VAR);
 	snprintf(prefix, sizeof prefix, "%d.", (int)self);
 	if (v && strncmp(v, prefix, strlen(prefix)) == 0)
-		r = strcmp(v, j->tag) == 0;
+		r = strcmp(v, o->j->tag) == 0;
 	else
-		r = adopt;
+		r = o->adopt;
 	free(v);
 	return r;
 }
 
-static int
-by_pid(const void *a, const void *b)
-{
-	const struct kf_pinfo *x = a, *y = b;
-
-	return (x->pid > y->pid) - (x->pid < y->pid);
-}
-
-/* For each process of t, the index of its parent in t, or SIZE_MAX. */
-static size_t *
-parents(struct kf_ptab *t)
-{
-	size_t *par = xcalloc(t->n + 1, sizeof *par), i;
-
-	qsort(t->p, t->n, sizeof *t->p, by_pid);
-	for (i = 0; i < t->n; i++) {
-		struct kf_pinfo key = {0}, *q;
-
-		key.pid = t->p[i].ppid;
-		q = bsearch(&key, t->p, t->n, sizeof *t->p, by_pid);
-		par[i] = q ? (size_t)(q - t->p) : SIZE_MAX;
-	}
-	return par;
-}
-
-/* Is process i a descendant of ours? Only those are ever signalled: a pid
- * reused as an unrelated session id cannot be hit. memo: 0 unknown, 1 yes,
- * 2 no. */
-static int
-descends(const struct kf_ptab *t, const size_t *parent, char *memo, size_t i)
-{
-	size_t k = i, steps = 0;
-	char r;
-
-	while (memo[k] == 0 && t->p[k].ppid != self && parent[k] != SIZE_MAX &&
-	    steps++ < t->n)
-		k = parent[k];
-	r = memo[k] ? memo[k] : t->p[k].ppid == self ? 1 : 2;
-	for (k = i; memo[k] == 0; k = parent[k]) {
-		memo[k] = r;
-		if (t->p[k].ppid == self || parent[k] == SIZE_MAX)
-			break;
-	}
-	return r == 1;
-}
-
 /* Signal (sig != 0) and count the living processes of j (NULL: every
- * orphan of ours), descendants included. */
+ * orphan of ours), descendants included. An orphan without our tag is
+ * taken for j's only while j is the one job running. */
 static int
 signal_tree(const struct job *j, int sig)
 {
-	struct kf_ptab t = {0};
-	size_t i, *parent;
-	int changed, count = 0;
-	char *mark, *memo;
+	struct owner o = { j, nrunning <= 1 };
 
-	if (kf_ptab_read(&t) != 0)
-		return 0;
-	mark = xcalloc(t.n + 1, 1);
-	memo = xcalloc(t.n + 1, 1);
-	parent = parents(&t);
-	for (i = 0; i < t.n; i++)
-		mark[i] = t.p[i].pid != self && descends(&t, parent, memo, i) &&
-		    belongs(j, &t.p[i], nrunning <= 1);
-	/* Descendants: one pass per generation. */
-	do {
-		changed = 0;
-		for (i = 0; i < t.n; i++)
-			if (!mark[i] && parent[i] != SIZE_MAX && mark[parent[i]] &&
-			    t.p[i].pid != self) {
-				mark[i] = 1;
-				changed = 1;
-			}
-	} while (changed);
-	free(parent);
-	free(memo);
-	for (i = 0; i < t.n; i++) {
-		if (!mark[i] || t.p[i].state == 'Z' || t.p[i].state == 'X')
-			continue;
-		count++;
-		if (sig) {
-			kill(t.p[i].pid, sig);
-			if (sig == SIGTERM)
-				kill(t.p[i].pid, SIGCONT);
-		}
-	}
-	free(mark);
-	kf_ptab_free(&t);
-	return count;
+	return kf_ptree_signal(belongs, &o, sig);
 }
 
 /* Any child of ours that is not a running job's program? */
@@ -799,7 +472,8 @@ message(const struct job *j)
 		break;
 	case E_MARKER:
 		buf_printf(&m, "%s appeared (\"%s\") but the program was still "
-		    "running %g s later", pytest, j->marker_line, marker_grace(j));
+		    "running %g s later", pytest, kf_marker_text(j->hit),
+		    marker_grace(j));
 		break;
 	case E_INTERRUPTED:
 		buf_printf(&m, "kf-run was stopped by %s", kf_signame(interrupted));
@@ -814,7 +488,7 @@ message(const struct job *j)
 		    " and, after the grace period, SIGKILL" : "");
 		how_ended(&m, j);
 	}
-	if (j->ended == E_MARKER && j->marker_passed)
+	if (j->ended == E_MARKER && kf_marker_all_passed(j->hit))
 		buf_puts(&m, ". All tests passed but the process did not exit "
 		    "cleanly and had to be terminated");
 	if (j->leftovers)
@@ -866,11 +540,9 @@ free_job(struct job *j)
 		kf_tail_free(&j->s[k].tail);
 		if (j->s[k].log >= 0)
 			close(j->s[k].log);
-		buf_free(&j->s[k].line);
-		buf_free(&j->s[k].carry);
+		kf_marker_free(&j->s[k].marker);
 	}
 	buf_free(&j->note);
-	free(j->marker_line);
 	free(j->file);
 	free(j);
 }
@@ -1051,6 +723,7 @@ new_job(struct pending *p, int slot)
 	j->s[1].fd = &j->c.err;
 	for (k = 0; k < 2; k++) {
 		kf_tail_init(&j->s[k].tail, opt.tail);
+		kf_marker_init(&j->s[k].marker, j->marker);
 		j->s[k].log = opt.save ? open_log(j, k) : -1;
 	}
 	return j;
@@ -1105,15 +778,16 @@ static void
 start(struct pending *p, int slot)
 {
 	const char *bad = check_record(p->rec);
-	struct env e = {0};
+	struct kf_env e = {0};
 	struct job *j;
 	char **argv;
 	int r, err;
 
-	if (bad == NULL && (bad = env_build(&e, kf_obj(p->rec, "env"))) == NULL) {
+	if (bad == NULL &&
+	    (bad = kf_env_build(&e, base_env, kf_obj(p->rec, "env"))) == NULL) {
 		if (opt.ngpus) {
-			env_set(&e, "CUDA_VISIBLE_DEVICES", opt.gpus[slot]);
-			env_set(&e, "ZE_AFFINITY_MASK", opt.gpus[slot]);
+			kf_env_set(&e, "CUDA_VISIBLE_DEVICES", opt.gpus[slot]);
+			kf_env_set(&e, "ZE_AFFINITY_MASK", opt.gpus[slot]);
 		}
 	}
 	if (bad) {
@@ -1121,7 +795,7 @@ start(struct pending *p, int slot)
 		kf_fail_hint(p->rec, "kf-run runs the \"argv\" array (of strings) "
 		    "that kf-wrap adds, with \"env\" an object of strings; pipe "
 		    "the records through kf-wrap first");
-		env_free(&e);
+		kf_env_free(&e);
 		output(p->seq, p->rec);
 		free(p->file);
 		return;
@@ -1129,13 +803,13 @@ start(struct pending *p, int slot)
 	if (worker == NULL)
 		worker = kf_worker_info();
 	j = new_job(p, slot);
-	env_set(&e, TAG_VAR, j->tag);
+	kf_env_set(&e, TAG_VAR, j->tag);
 	argv = argv_of(j->rec);
 	j->start = j->last_io = kf_now();
 	r = kf_spawn(argv, e.v, &j->c);
 	err = errno;
 	free(argv);
-	env_free(&e);
+	kf_env_free(&e);
 	if (r == -1) {
 		not_started(j, err);
 		return;
@@ -1474,7 +1148,7 @@ main(int argc, char **argv)
 	t0 = kf_now();
 	nslots = (int)opt.jobs;
 	slots = xcalloc((size_t)nslots, sizeof *slots);
-	init_env();
+	base_env = kf_env_base(opt.secrets);
 	sfd = kf_proc_init(sigs, 3);
 	progress_on = !opt.quiet && isatty(2);
 	in.ops = argv + optind;
