@@ -1,5 +1,7 @@
 /* Records in, records out, and errors as data. */
 #include <errno.h>
+#include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +17,7 @@ struct kf_in {
 	long line;
 	char *buf;
 	size_t cap;
+	const char *keep;
 };
 
 static char where_buf[512];
@@ -103,8 +106,8 @@ bad_line(const char *file, long line, const char *s, size_t n, const char *why)
 	return rec;
 }
 
-cJSON *
-kf_parse_line(const char *s, size_t n, const char *file, long line)
+static cJSON *
+parse_line(const char *s, size_t n, const char *file, long line, const char *keep)
 {
 	const char *p, *end;
 	cJSON *rec;
@@ -118,7 +121,7 @@ kf_parse_line(const char *s, size_t n, const char *file, long line)
 		return NULL;
 	if (memchr(s, '\0', n))
 		return bad_line(file, line, s, n, "not JSON: the line holds a NUL byte");
-	rec = kf_json_parse(s, n);
+	rec = kf_json_parse_keep(s, n, keep);
 	if (rec == NULL)
 		return bad_line(file, line, s, n, "not JSON");
 	if (!cJSON_IsObject(rec)) {
@@ -126,6 +129,18 @@ kf_parse_line(const char *s, size_t n, const char *file, long line)
 		return bad_line(file, line, s, n, "not a JSON object");
 	}
 	return rec;
+}
+
+cJSON *
+kf_parse_line(const char *s, size_t n, const char *file, long line)
+{
+	return parse_line(s, n, file, line, NULL);
+}
+
+void
+kf_in_keep(struct kf_in *in, const char *key)
+{
+	in->keep = key;
 }
 
 cJSON *
@@ -149,7 +164,7 @@ kf_in_next(struct kf_in *in)
 			continue;
 		}
 		in->line++;
-		rec = kf_parse_line(in->buf, (size_t)n, in->name, in->line);
+		rec = parse_line(in->buf, (size_t)n, in->name, in->line, in->keep);
 		if (rec == NULL)
 			continue;
 		/* Large inputs: release a buffer grown for a huge line. */
@@ -334,6 +349,20 @@ kf_num(const cJSON *o, const char *key, double def)
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
 
 	return cJSON_IsNumber(v) ? v->valuedouble : def;
+}
+
+long
+kf_num_long(const cJSON *o, const char *key, long def, long min, long max)
+{
+	double d = kf_num(o, key, NAN);
+
+	if (isnan(d))
+		return def;
+	if (d <= (double)min)
+		return min;
+	if (d >= (double)max)
+		return max;
+	return (long)d;
 }
 
 const cJSON *

@@ -18,6 +18,9 @@ struct kf_in *kf_in_open(int argc, char **argv);
  * comes back as an error record (kind "bad_json") that carries the line
  * number; blank lines are skipped. */
 cJSON *kf_in_next(struct kf_in *in);
+/* From now on, read the top-level member key of each record as
+ * kf_json_parse_keep() does (kf-collate: "data"). */
+void kf_in_keep(struct kf_in *in, const char *key);
 void kf_in_close(struct kf_in *in);
 /* One line of input (its line end may be left on), parsed as kf_in_next()
  * does: the record, NULL for a blank line, or an error record. For readers
@@ -50,7 +53,13 @@ void kf_json_write(FILE *f, const cJSON *v);
  * as cJSON_ParseWithLength would, faster; NULL when it is not JSON. The
  * caller owns the tree (cJSON_Delete). */
 cJSON *kf_json_parse(const char *s, size_t n);
-/* The same into a buffer. */
+/* The same, but the object's member key (if it is one at the top) comes as
+ * a cJSON_Raw item holding its text, unparsed, when that text is what
+ * kf_json_write would write for it (kf-read's output is): for a stage that
+ * only passes a big member on. kf_json_unkeep() makes it a tree. */
+cJSON *kf_json_parse_keep(const char *s, size_t n, const char *key);
+void kf_json_unkeep(cJSON *o, const char *key);
+/* Write v into a buffer as kf_json_write does. */
 void kf_json_buf(struct buf *b, const cJSON *v);
 /* Quote and escape the len bytes at s as a JSON string into b. */
 void kf_json_quote(struct buf *b, const char *s, size_t len);
@@ -78,6 +87,8 @@ void kf_set_failed(void);
  * the type asked for. */
 const char *kf_str(const cJSON *o, const char *key);
 double kf_num(const cJSON *o, const char *key, double def);
+/* A whole number, clamped to [min, max]; def when absent, not a number or NaN. */
+long kf_num_long(const cJSON *o, const char *key, long def, long min, long max);
 const cJSON *kf_obj(const cJSON *o, const char *key);
 const cJSON *kf_arr(const cJSON *o, const char *key);
 /* Replace (or add) key in o with v; o takes v. */

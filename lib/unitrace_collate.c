@@ -8,6 +8,7 @@
  * lies inside the task's time range (matched by GlobalInstanceId). In the
  * sampling layout (OpenCL) rows are per-kernel means and the passes are
  * matched by kernel name; the timeline then only gives device times. */
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -149,8 +150,9 @@ segment_pass(struct col *c, const cJSON *data, int gi, const char *pass)
 
 				if (nids && !isnan(id) && bsearch(&id, ids, nids, sizeof *ids, by_double)) {
 					if (g == NULL)
-						g = gseg_get(c, kf_str(itt, "label"), kf_str(itt, "name"),
-						    ts, ts + dur);
+						g = gseg_get(c, kf_str(itt, "label") ?
+						    kf_str(itt, "label") : "default",
+						    kf_str(itt, "name"), ts, ts + dur);
 					rows_add(&g->g[gi], sec, row, i);
 					matched++;
 				}
@@ -263,12 +265,22 @@ closest(const struct rows *rs, double t)
 	return best;
 }
 
+/* The Kernel column of a row; "" when a record written by hand has none. */
+static const char *
+kernel_of(const struct ref *r)
+{
+	const cJSON *k = cJSON_GetArrayItem(r->row,
+	    ut_col(kf_arr(r->sec, "columns"), "Kernel"));
+
+	return cJSON_IsString(k) ? k->valuestring : "";
+}
+
 static void
 add_name(cJSON *k, const char *full, const cJSON *sec, const cJSON *devices)
 {
 	char *name = kf_kernel_strip_suffix(full);
 	const cJSON *dn;
-	int dev = (int)kf_num(sec, "device", 0);
+	int dev = (int)kf_num_long(sec, "device", 0, INT_MIN, INT_MAX);
 
 	cJSON_AddStringToObject(k, "name", name);
 	cJSON_AddStringToObject(k, "full_name", full);
@@ -304,7 +316,6 @@ query_kernel(const struct rows *cb, struct kf_map *other[NGROUPS], const char *k
 {
 	cJSON *k = cJSON_CreateObject(), *ids = cJSON_CreateArray(), *t;
 	double *v = xcalloc(cb->n, sizeof *v), lo = INFINITY, hi = -INFINITY, sum = 0;
-	int kcol = ut_col(kf_arr(cb->v[0].sec, "columns"), "Kernel");
 	int idcol = ut_col(kf_arr(cb->v[0].sec, "columns"), "GlobalInstanceId");
 	const struct ref *med;
 	size_t i;
@@ -321,7 +332,7 @@ query_kernel(const struct rows *cb, struct kf_map *other[NGROUPS], const char *k
 			cJSON_AddItemToArray(ids, cJSON_CreateNumber(id));
 	}
 	med = &cb->v[ut_median_pick(v, cb->n)];
-	add_name(k, cJSON_GetArrayItem(med->row, kcol)->valuestring, med->sec, devices);
+	add_name(k, kernel_of(med), med->sec, devices);
 	cJSON_AddNumberToObject(k, "instances", (double)cb->n);
 	cJSON_AddItemToObject(k, "global_instance_ids", ids);
 	t = cJSON_AddObjectToObject(k, "gpu_time_ns");
@@ -449,8 +460,7 @@ sampling_kernel(const struct rows *cb, struct kf_map *m, const char *key, const 
     const cJSON *devices, double *median, double *total)
 {
 	cJSON *k = cJSON_CreateObject(), *t;
-	int kcol = ut_col(kf_arr(cb->v[0].sec, "columns"), "Kernel");
-	const char *full = cJSON_GetArrayItem(cb->v[0].row, kcol)->valuestring;
+	const char *full = kernel_of(&cb->v[0]);
 	char *name = kf_kernel_strip_suffix(full);
 	size_t n, i;
 	double *v = device_times(tl, name, &n), lo = INFINITY, hi = -INFINITY, sum = 0;
@@ -507,6 +517,8 @@ sampling_segment(struct col *c, const cJSON *tl, const cJSON *devices)
 
 	/* One segment: samples cannot be told apart by time. */
 	cJSON_ArrayForEach(itt, kf_arr(tl, "itt")) {
+		if (kf_str(itt, "label") == NULL)
+			continue;
 		if (label && strcmp(label, kf_str(itt, "label")) != 0)
 			several = 1;
 		if (!label) {
@@ -564,6 +576,8 @@ add_devices(cJSON *devices, const cJSON *tl)
 	const cJSON *d, *e;
 
 	cJSON_ArrayForEach(d, kf_arr(tl, "devices")) {
+		if (!cJSON_IsString(d))
+			continue;
 		cJSON_ArrayForEach(e, devices)
 			if (strcmp(e->valuestring, d->valuestring) == 0)
 				break;

@@ -4,6 +4,7 @@
  * and instruction mix, memory and SLM bandwidth, SLM bank conflicts, and
  * what to try, as KernelFoundry's intel_profiler_kernel_feedback template
  * says it; plus a ranking of kernels by GPU time. */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -565,7 +566,7 @@ unitrace_feedback(const cJSON *rec, struct kf_fb *fb)
 	}
 	cJSON_ArrayForEach(k, kf_arr(cJSON_GetArrayItem(segs, focus), "kernels"))
 		kf_rank_add(&rank, kf_str(k, "name"), kf_num(kf_obj(k, "gpu_time_ns"), "total", 0),
-		    (long)kf_num(k, sampling ? "timed_instances" : "instances", 0));
+		    kf_num_long(k, sampling ? "timed_instances" : "instances", 0, 0, LONG_MAX));
 	kf_rank_sort(&rank);
 	for (i = 0, seg = segs->child; seg; seg = seg->next, i++) {
 		cJSON *s = cJSON_CreateObject();

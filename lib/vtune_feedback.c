@@ -8,6 +8,8 @@
  * they are printed in the unit that fits.
  *
  * Ownership: everything built here goes into fb or is freed. */
+#include <math.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -231,7 +233,7 @@ runtime(const cJSON *k, const cJSON *m, struct buf *b, cJSON *a, cJSON *missing)
 {
 	const cJSON *vs = kf_arr(k, "variants"), *v;
 	double x, y;
-	int nv = cJSON_GetArraySize(vs), from = (int)kf_num(k, "metrics_from_variant", 0), i;
+	int nv = cJSON_GetArraySize(vs), from = (int)kf_num_long(k, "metrics_from_variant", 0, -1, INT_MAX), i;
 
 	buf_puts(b, "### Runtime and Occupancy:\n");
 	if (get(m, "simd_width", &x)) {
@@ -249,7 +251,7 @@ runtime(const cJSON *k, const cJSON *m, struct buf *b, cJSON *a, cJSON *missing)
 	if (get(m, "average_time_s", &x)) {
 		buf_puts(b, "average time ");
 		kf_fmt_ns(b, x * 1e9);
-		cJSON_AddNumberToObject(a, "average_time_ns", (double)(long long)(x * 1e9 + 0.5));
+		cJSON_AddNumberToObject(a, "average_time_ns", floor(x * 1e9 + 0.5));
 	} else {
 		buf_puts(b, "average time missing");
 		cJSON_AddItemToArray(missing, cJSON_CreateString("average_time_s"));
@@ -258,7 +260,7 @@ runtime(const cJSON *k, const cJSON *m, struct buf *b, cJSON *a, cJSON *missing)
 		buf_puts(b, ", total time ");
 		kf_fmt_ns(b, x * 1e9);
 		cJSON_AddNumberToObject(a, "total_time_s", x);
-		cJSON_AddNumberToObject(a, "total_time_ns", (double)(long long)(x * 1e9 + 0.5));
+		cJSON_AddNumberToObject(a, "total_time_ns", floor(x * 1e9 + 0.5));
 	}
 	buf_puts(b, ".");
 	if (nv > 1) {
@@ -611,7 +613,7 @@ vtune_feedback(const cJSON *rec, struct kf_fb *fb)
 			continue;
 		if (!get(m, "instance_count_all", &n))
 			get(m, "instance_count", &n);
-		kf_rank_add(&rank, name, t * 1e9, (long)n);
+		kf_rank_add(&rank, name, t * 1e9, n >= 0 && n < 9e18 ? (long)n : 0);
 		if (!is_overhead(name))
 			users++;
 		else if (t > best) {
