@@ -196,15 +196,44 @@ kf_hw_find(const char *name, const char *gpus_file, char **err)
 	return hit;
 }
 
+/* The lookup of kf_hw_for(): candidates tried in order; the first failure's
+ * message is kept to explain an unknown GPU. */
+struct lookup {
+	const char *gpus_file, **via, **name;
+	char *first;
+};
+
+static const cJSON *
+try_name(struct lookup *l, const char *cand, const char *via)
+{
+	const cJSON *g;
+	char *e = NULL;
+
+	if (cand == NULL || *cand == '\0')
+		return NULL;
+	g = kf_hw_find(cand, l->gpus_file, &e);
+	if (g || l->first == NULL) {
+		*l->via = via;
+		*l->name = cand;
+	}
+	if (g) {
+		free(e);
+		free(l->first);
+		l->first = NULL;
+	} else if (l->first == NULL) {
+		l->first = e;
+	} else {
+		free(e);
+	}
+	return g;
+}
+
 const cJSON *
 kf_hw_for(const cJSON *rec, const cJSON *devices, const char *opt_gpu,
     const char *gpus_file, const char **via, const char **name, char **err)
 {
 	const cJSON *w = kf_obj(rec, "worker"), *g, *d;
-	const char *cand[2] = { kf_str(w, "cpu_info"), kf_str(w, "gpu_name") };
-	const char *vias[2] = { "cpu_info", "gpu_name" };
-	char *first = NULL, *e = NULL;
-	int i;
+	struct lookup l = { gpus_file, via, name, NULL };
 
 	*via = NULL;
 	*name = NULL;
@@ -214,56 +243,23 @@ kf_hw_for(const cJSON *rec, const cJSON *devices, const char *opt_gpu,
 		*name = opt_gpu;
 		return kf_hw_find(opt_gpu, gpus_file, err);
 	}
-	for (i = 0; i < 2; i++) {
-		if (cand[i] == NULL || *cand[i] == '\0')
-			continue;
-		g = kf_hw_find(cand[i], gpus_file, &e);
-		if (g) {
-			free(first);
-			*via = vias[i];
-			*name = cand[i];
-			free(e);
-			return g;
-		}
-		if (first == NULL) {
-			first = e;
-			*name = cand[i];
-			*via = vias[i];
-		} else {
-			free(e);
-		}
-		e = NULL;
-	}
+	if ((g = try_name(&l, kf_str(w, "cpu_info"), "cpu_info")) != NULL ||
+	    (g = try_name(&l, kf_str(w, "gpu_name"), "gpu_name")) != NULL)
+		return g;
 	/* The devices the trace names count only when the worker names none. */
-	if (first)
-		devices = NULL;
-	cJSON_ArrayForEach(d, devices) {
-		if (!cJSON_IsString(d))
-			continue;
-		g = kf_hw_find(d->valuestring, gpus_file, &e);
-		if (g) {
-			free(first);
-			free(e);
-			*via = "device";
-			*name = d->valuestring;
-			return g;
+	if (l.first == NULL) {
+		cJSON_ArrayForEach(d, devices) {
+			if (cJSON_IsString(d) && (g = try_name(&l, d->valuestring, "device")))
+				return g;
 		}
-		if (first == NULL) {
-			first = e;
-			*name = d->valuestring;
-			*via = "device";
-		} else {
-			free(e);
-		}
-		e = NULL;
 	}
-	if (first == NULL) {
+	if (l.first == NULL) {
 		load_db(gpus_file);
-		first = db_err ? xstrdup(db_err) : xstrdup("the record names no GPU "
+		l.first = db_err ? xstrdup(db_err) : xstrdup("the record names no GPU "
 		    "(no worker.gpu_name or worker.cpu_info, no device in the trace): "
 		    "name one with kf-feedback --gpu NAME");
 	}
-	*err = first;
+	*err = l.first;
 	return NULL;
 }
 
