@@ -75,6 +75,9 @@ main(int argc, char **argv)
 	while (kf_getopt(argc, argv, "u", longopts) != -1)
 		kf_usage();
 	in = kf_in_open(argc - optind, argv + optind);
+	/* Passes of one-pass profilers go through as they are: their "data"
+	 * is copied, not parsed (kf_collate_job parses it to merge). */
+	kf_in_keep(in, "data");
 	while ((rec = kf_in_next(in)) != NULL) {
 		char *key = job_key(rec);
 		struct kf_map_ent *e;

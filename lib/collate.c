@@ -97,6 +97,9 @@ kf_collate_job(cJSON **recs, int n)
 		    kf_str(base, "profiler") ? kf_str(base, "profiler") : "",
 		    kf_profiler_names());
 	} else if (p->collate) {
+		/* kf-collate reads "data" as text; merging needs the trees. */
+		for (i = 0; i < ngood; i++)
+			kf_json_unkeep(good[i], "data");
 		collated = p->collate(out, good, ngood);
 	} else {
 		collated = cJSON_DetachItemFromObjectCaseSensitive(good[0], "data");

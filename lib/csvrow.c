@@ -1,7 +1,9 @@
-/* CSV rows on libcsv, fed a line at a time. */
+/* CSV rows fed a line at a time: on libcsv, or split with memchr. */
 #include <string.h>
 
 #include "csvrow.h"
+
+/* libcsv */
 
 static void
 on_field(void *s, size_t n, void *data)
@@ -49,18 +51,153 @@ setup(struct kf_csvrow *r, unsigned char delim)
 	return 0;
 }
 
+static int
+libcsv_feed(struct kf_csvrow *r, const char *line, size_t n)
+{
+	static const char nl = '\n';
+
+	if (csv_parse(&r->p, line, n, on_field, on_row, r) != n ||
+	    csv_parse(&r->p, &nl, 1, on_field, on_row, r) != 1)
+		return -1;
+	return r->done;
+}
+
+/* The fast splitter: libcsv's states (row or field not begun, unquoted,
+ * quoted, "might have ended" after a quote in a quoted field) with memchr
+ * for the runs between quotes and delimiters. */
+
+static int
+blank(const struct kf_csvrow *r, char c)
+{
+	return (c == ' ' || c == '\t') && (unsigned char)c != r->delim;
+}
+
+static void
+new_field(struct kf_csvrow *r, const char *at)
+{
+	if (r->n == r->cap) {
+		r->cap = r->cap ? r->cap * 2 : 32;
+		r->off = xrealloc(r->off, r->cap * sizeof *r->off);
+		r->len = xrealloc(r->len, r->cap * sizeof *r->len);
+	}
+	r->off[r->n++] = (size_t)(at - r->store.s);
+}
+
+static char *
+end_field(struct kf_csvrow *r, char *o)
+{
+	r->len[r->n - 1] = (size_t)(o - r->store.s) - r->off[r->n - 1];
+	*o++ = '\0';
+	return o;
+}
+
+static int
+fast_feed(struct kf_csvrow *r, const char *s, size_t n)
+{
+	const char *end = s + n, *q, *t;
+	char d = (char)r->delim, *o;
+	size_t sp;
+
+	/* A line adds at most its bytes, an LF and a NUL per field. */
+	if (r->store.len + 2 * n + 4 > r->store.cap) {
+		r->store.cap = r->store.len + 2 * n + 4 + r->store.cap;
+		r->store.s = xrealloc(r->store.s, r->store.cap);
+	}
+	o = r->store.s + r->store.len;
+	if (r->inq) {
+		r->inq = 0;
+		goto quoted;
+	}
+	while (s < end && blank(r, *s))
+		s++;
+	if (s == end)
+		goto row;
+	for (;;) {
+		new_field(r, o);
+		if (s < end && *s == '"') {
+			s++;
+			goto quoted;
+		}
+		q = memchr(s, d, (size_t)(end - s));
+		for (t = q ? q : end; t > s && blank(r, t[-1]); t--)
+			;
+		memcpy(o, s, (size_t)(t - s));
+		o += t - s;
+		s = q ? q : end;
+		goto field_end;
+quoted:
+		for (;;) {
+			if ((q = memchr(s, '"', (size_t)(end - s))) == NULL) {
+				memcpy(o, s, (size_t)(end - s));
+				o += end - s;
+				*o++ = '\n';
+				r->inq = 1;
+				r->store.len = (size_t)(o - r->store.s);
+				*o = '\0';
+				return 0;
+			}
+			memcpy(o, s, (size_t)(q - s));
+			o += q - s;
+			*o++ = '"';
+			s = q + 1;
+			/* After a quote: the field may have ended. */
+			for (sp = 0;;) {
+				if (s == end || *s == d) {
+					o -= sp + 1;
+					goto field_end;
+				}
+				if (blank(r, *s)) {
+					*o++ = *s++;
+					sp++;
+				} else if (*s == '"' && sp) {
+					*o++ = *s++;
+					sp = 0;
+				} else if (*s == '"') {
+					s++;
+					break;
+				} else {
+					*o++ = *s++;
+					break;
+				}
+			}
+		}
+field_end:
+		o = end_field(r, o);
+		if (s == end)
+			break;
+		for (s++; s < end && blank(r, *s); s++)
+			;
+	}
+row:
+	r->store.len = (size_t)(o - r->store.s);
+	*o = '\0';
+	r->done = 1;
+	return 1;
+}
+
+/* Both */
+
 int
 kf_csvrow_init(struct kf_csvrow *r, unsigned char delim)
 {
 	memset(r, 0, sizeof *r);
+	r->delim = delim;
+	r->done = 1;
+	return 0;
+}
+
+int
+kf_csvrow_init_libcsv(struct kf_csvrow *r, unsigned char delim)
+{
+	memset(r, 0, sizeof *r);
+	r->libcsv = 1;
+	r->delim = delim;
 	return setup(r, delim);
 }
 
 int
 kf_csvrow_feed(struct kf_csvrow *r, const char *line, size_t n)
 {
-	static const char nl = '\n';
-
 	if (r->done) {
 		r->n = 0;
 		r->nlines = 0;
@@ -68,10 +205,7 @@ kf_csvrow_feed(struct kf_csvrow *r, const char *line, size_t n)
 		r->done = 0;
 	}
 	r->nlines++;
-	if (csv_parse(&r->p, line, n, on_field, on_row, r) != n ||
-	    csv_parse(&r->p, &nl, 1, on_field, on_row, r) != 1)
-		return -1;
-	return r->done;
+	return r->libcsv ? libcsv_feed(r, line, n) : fast_feed(r, line, n);
 }
 
 int
@@ -83,13 +217,15 @@ kf_csvrow_pending(const struct kf_csvrow *r)
 void
 kf_csvrow_drop(struct kf_csvrow *r)
 {
-	unsigned char delim = csv_get_delim(&r->p);
-
-	csv_free(&r->p);
 	r->n = 0;
 	r->nlines = 0;
+	r->inq = 0;
 	buf_reset(&r->store);
-	setup(r, delim);
+	if (r->libcsv) {
+		csv_free(&r->p);
+		setup(r, r->delim);
+	}
+	r->done = 1;
 }
 
 const char *
@@ -108,7 +244,8 @@ kf_csvrow_field(const struct kf_csvrow *r, size_t i, size_t *len)
 void
 kf_csvrow_free(struct kf_csvrow *r)
 {
-	csv_free(&r->p);
+	if (r->libcsv)
+		csv_free(&r->p);
 	buf_free(&r->store);
 	free(r->off);
 	free(r->len);

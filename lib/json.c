@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "record.h"
+#include "text.h"
 
 /* Length of the valid UTF-8 sequence at s (n bytes left), or 0. */
 static size_t
@@ -236,10 +237,16 @@ put_value(struct buf *b, FILE *f, const cJSON *v)
 	case cJSON_NULL: PUT_LIT(b, "null"); break;
 	case cJSON_Number: put_number(b, v->valuedouble); break;
 	case cJSON_Raw:
-		if (v->valuestring)
-			put_n(b, v->valuestring, strlen(v->valuestring));
-		else
+		if (v->valuestring == NULL) {
 			PUT_LIT(b, "null");
+		} else if (f && strlen(v->valuestring) > 1 << 16) {
+			/* A big member kept as text: no copy of it in b. */
+			fwrite_unlocked(b->s, 1, b->len, f);
+			b->len = 0;
+			fputs_unlocked(v->valuestring, f);
+		} else {
+			put_n(b, v->valuestring, strlen(v->valuestring));
+		}
 		break;
 	case cJSON_String:
 		kf_json_quote(b, v->valuestring ? v->valuestring : "",
@@ -335,10 +342,12 @@ kf_bytes_dup(const char *s, size_t len)
 #define INTERN_MAX_LEN 64
 #define INTERN_MAX 65536
 
-/* Object keys repeat (ncu's metric names, "unit", "value"): short ones are
- * kept once for the whole run and shared as cJSON_StringIsConst keys,
- * which cJSON_Delete leaves alone. Bounded, so hostile input costs at most
- * INTERN_MAX keys; past that, keys are allocated as cJSON would. */
+/* Object keys repeat (ncu's metric names, "unit", "value"), and so do short
+ * string values (units): short ones are kept once for the whole run and
+ * shared, keys as cJSON_StringIsConst, values as cJSON_IsReference, which
+ * cJSON_Delete leaves alone (nothing in kf changes a parsed string in
+ * place). Bounded, so hostile input costs at most INTERN_MAX strings; past
+ * that, they are allocated as cJSON would. */
 static struct key {
 	char *s;
 	size_t len;
@@ -406,6 +415,7 @@ intern(const char *s, size_t n)
 struct jp {
 	const char *p, *end;
 	int depth;
+	const char *keep;	/* a top-level member to keep as text */
 };
 
 static void *
@@ -525,6 +535,33 @@ unescape(char *o, const char *s, size_t n)
 	return o;
 }
 
+/* Whether the 8 bytes of w hold the byte c (the bit trick of "Bit
+ * Twiddling Hacks"). */
+static inline unsigned long long
+has_byte(unsigned long long w, unsigned char c)
+{
+	unsigned long long x = w ^ 0x0101010101010101ull * c;
+
+	return (x - 0x0101010101010101ull) & ~x & 0x8080808080808080ull;
+}
+
+/* The first quote or backslash from p on, 8 bytes at a time; or end. */
+static const char *
+str_end(const char *p, const char *end)
+{
+	unsigned long long w;
+
+	while (end - p >= 8) {
+		memcpy(&w, p, 8);
+		if (has_byte(w, '"') | has_byte(w, '\\'))
+			break;
+		p += 8;
+	}
+	while (p < end && *p != '"' && *p != '\\')
+		p++;
+	return p;
+}
+
 /* A string at j->p (its opening quote): its bytes in a new allocation,
  * *shared set when it is an interned key. NULL when malformed. */
 static char *
@@ -536,8 +573,7 @@ parse_str(struct jp *j, int key, int *shared)
 	size_t n;
 
 	for (;;) {
-		while (p < j->end && *p != '"' && *p != '\\')
-			p++;
+		p = str_end(p, j->end);
 		if (p >= j->end)
 			return NULL;
 		if (*p == '"')
@@ -566,15 +602,10 @@ parse_str(struct jp *j, int key, int *shared)
 	return out;
 }
 
-/* Plain decimals with at most 15 significant digits and a power of ten
- * within 10^22 are exact as one product or quotient of two exact doubles
- * (Clinger's fast path): the value strtod gives, much sooner. */
+/* A number at j->p: kf_decimal_exact for plain decimals, strtod else. */
 static int
 parse_num(struct jp *j, double *d)
 {
-	static const double p10[] = { 1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8,
-		1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20,
-		1e21, 1e22 };
 	const char *s = j->p, *p = s, *end = j->end;
 	unsigned long long m = 0;
 	int neg = 0, nd = 0, e10 = 0, ex = 0, eneg = 0, exact = 1;
@@ -619,14 +650,8 @@ parse_num(struct jp *j, double *d)
 		e10 += eneg ? -ex : ex;
 	}
 	j->p = p;
-	if (exact && nd <= 15 && e10 >= -22 && e10 <= 22) {
-		*d = e10 < 0 ? (double)m / p10[-e10] : (double)m * p10[e10];
-		if (m == 0)
-			*d = 0;
-		if (neg)
-			*d = -*d;
+	if (exact && kf_decimal_exact(m, nd, e10, neg, d))
 		return 1;
-	}
 	if ((size_t)(p - s) < sizeof tmp) {
 		memcpy(tmp, s, (size_t)(p - s));
 		tmp[p - s] = '\0';
@@ -639,7 +664,134 @@ parse_num(struct jp *j, double *d)
 	return 1;
 }
 
+static int
+literal(struct jp *j, const char *word, size_t n)
+{
+	if ((size_t)(j->end - j->p) < n || memcmp(j->p, word, n) != 0)
+		return 0;
+	j->p += n;
+	return 1;
+}
+
 static cJSON *parse_value(struct jp *);
+
+/* Keeping a member as text (kf_json_parse_keep): only when the text is
+ * what kf_json_write would write for its tree, so that writing it as it is
+ * gives the same bytes. canon_* move j->p past what they take, and return
+ * 0 for anything else: blanks, escapes the writer would not write, invalid
+ * UTF-8, numbers it would write otherwise, bad JSON. */
+
+static int
+canon_str(struct jp *j)
+{
+	const unsigned char *p = (const unsigned char *)j->p + 1;
+	const unsigned char *end = (const unsigned char *)j->end;
+	unsigned v;
+	size_t k;
+
+	for (;;) {
+		while (p < end && !special[*p])
+			p++;
+		if (p >= end)
+			return 0;
+		if (*p == '"')
+			break;
+		if (*p == '\\') {
+			if (end - p < 2)
+				return 0;
+			if (p[1] == '"' || p[1] == '\\' || p[1] == 'n' || p[1] == 't' ||
+			    p[1] == 'r') {
+				p += 2;
+				continue;
+			}
+			/* \u00XX in lower case, for the controls the writer
+			 * does not name and DEL. */
+			if (end - p < 6 || p[1] != 'u' || p[2] != '0' || p[3] != '0' ||
+			    (p[4] >= 'A' && p[4] <= 'F') || (p[5] >= 'A' && p[5] <= 'F') ||
+			    !hex4((const char *)p + 2, &v) ||
+			    !((v < 0x20 && v != '\n' && v != '\t' && v != '\r') || v == 0x7f))
+				return 0;
+			p += 6;
+			continue;
+		}
+		if (*p < 0x80 || (k = utf8_len(p, (size_t)(end - p))) == 0)
+			return 0;
+		p += k;
+	}
+	j->p = (const char *)p + 1;
+	return 1;
+}
+
+static int
+canon_value(struct jp *j)
+{
+	static struct buf nb;
+	const char *s = j->p;
+	int obj;
+	double d;
+
+	if (j->p >= j->end)
+		return 0;
+	switch (*j->p) {
+	case '{':
+	case '[':
+		obj = *j->p == '{';
+		if (++j->depth > MAX_DEPTH)
+			return 0;
+		j->p++;
+		if (j->p < j->end && *j->p == (obj ? '}' : ']')) {
+			j->p++;
+			j->depth--;
+			return 1;
+		}
+		for (;;) {
+			if (obj && (j->p >= j->end || *j->p != '"' || !canon_str(j) ||
+			    j->p >= j->end || *j->p++ != ':'))
+				return 0;
+			if (!canon_value(j) || j->p >= j->end)
+				return 0;
+			if (*j->p == ',') {
+				j->p++;
+				continue;
+			}
+			if (*j->p++ != (obj ? '}' : ']'))
+				return 0;
+			j->depth--;
+			return 1;
+		}
+	case '"':
+		return canon_str(j);
+	case 't':
+		return literal(j, "true", 4);
+	case 'f':
+		return literal(j, "false", 5);
+	case 'n':
+		return literal(j, "null", 4);
+	default:
+		if (!parse_num(j, &d))
+			return 0;
+		nb.len = 0;
+		put_number(&nb, d);
+		return nb.len == (size_t)(j->p - s) && memcmp(nb.s, s, nb.len) == 0;
+	}
+}
+
+/* The value at j->p as a cJSON_Raw item when canon_value takes it. */
+static cJSON *
+keep_value(struct jp *j)
+{
+	struct jp k = *j;
+	cJSON *v;
+
+	if (!canon_value(&k))
+		return NULL;
+	v = new_item(cJSON_Raw);
+	v->valuestring = jalloc((size_t)(k.p - j->p) + 1);
+	memcpy(v->valuestring, j->p, (size_t)(k.p - j->p));
+	v->valuestring[k.p - j->p] = '\0';
+	j->p = k.p;
+	return v;
+}
 
 /* The members of an array or object at j->p (its opening bracket). */
 static cJSON *
@@ -674,7 +826,10 @@ parse_container(struct jp *j, int obj)
 			j->p++;
 			skip_ws(j);
 		}
-		if ((v = parse_value(j)) == NULL) {
+		v = NULL;
+		if (obj && j->keep && j->depth == 1 && strcmp(key, j->keep) == 0)
+			v = keep_value(j);
+		if (v == NULL && (v = parse_value(j)) == NULL) {
 			if (key && !shared)
 				cJSON_free(key);
 			goto bad;
@@ -708,15 +863,6 @@ bad:
 	return NULL;
 }
 
-static int
-literal(struct jp *j, const char *word, size_t n)
-{
-	if ((size_t)(j->end - j->p) < n || memcmp(j->p, word, n) != 0)
-		return 0;
-	j->p += n;
-	return 1;
-}
-
 static cJSON *
 parse_value(struct jp *j)
 {
@@ -733,10 +879,14 @@ parse_value(struct jp *j)
 		return parse_container(j, 0);
 	case '"':
 		v = new_item(cJSON_String);
-		if ((v->valuestring = parse_str(j, 0, &shared)) == NULL) {
+		if ((v->valuestring = parse_str(j, 1, &shared)) == NULL) {
 			cJSON_Delete(v);
 			return NULL;
 		}
+		/* Short values repeat too (units, "null"-like words): shared
+		 * like keys; cJSON_Delete leaves a reference's string alone. */
+		if (shared)
+			v->type |= cJSON_IsReference;
 		return v;
 	case 't':
 		return literal(j, "true", 4) ? new_item(cJSON_True) : NULL;
@@ -763,7 +913,13 @@ parse_value(struct jp *j)
 cJSON *
 kf_json_parse(const char *s, size_t n)
 {
-	struct jp j = { s, s + n, 0 };
+	return kf_json_parse_keep(s, n, NULL);
+}
+
+cJSON *
+kf_json_parse_keep(const char *s, size_t n, const char *key)
+{
+	struct jp j = { s, s + n, 0, key };
 	cJSON *v;
 
 	skip_ws(&j);
@@ -775,4 +931,16 @@ kf_json_parse(const char *s, size_t n)
 		return NULL;
 	}
 	return v;
+}
+
+void
+kf_json_unkeep(cJSON *o, const char *key)
+{
+	cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key), *t;
+
+	if (!cJSON_IsRaw(v) || v->valuestring == NULL)
+		return;
+	/* It was kept only when it parses. */
+	if ((t = kf_json_parse(v->valuestring, strlen(v->valuestring))) != NULL)
+		cJSON_ReplaceItemInObjectCaseSensitive(o, key, t);
 }

@@ -86,6 +86,27 @@ struct hdr {
 	int raw;		/* no "Metric Name": the raw page */
 };
 
+/* A launch's metrics, sections in the order they first come, each metric
+ * once (the last value wins) in the order it first comes: ncu's rows
+ * without a cJSON node per value. text holds every name (raw bytes to
+ * compare, and quoted) and every value's JSON; a reused arena. */
+struct lsec {
+	size_t raw, rlen, q, qlen;	/* offsets in text */
+	long first, last;		/* its metrics, a list through met */
+};
+struct lmet {
+	size_t sec, raw, rlen, q, qlen, val, vlen;
+	long next;
+};
+struct launch {
+	struct buf text, rules, out;
+	struct lsec *sec;
+	struct lmet *met;
+	size_t nsec, seccap, nmet, metcap;
+	size_t *slot, nslot;		/* hash of (section, name): met index + 1 */
+	int nrules;
+};
+
 struct rd {
 	cJSON *rec;
 	const char *path;
@@ -95,8 +116,12 @@ struct rd {
 	int have_hdr, want_units;
 	long hdr_line;
 
-	cJSON *cur;		/* the launch in progress */
-	char *cur_key;
+	/* The launch in progress: its identity as a tree (small), its
+	 * metrics and rules as JSON text, written out whole at its end. */
+	cJSON *cur;
+	struct launch lx;
+	struct buf key, cur_key;	/* "ID\tPROCESS ID" of this row, of cur */
+	size_t idlen, cur_idlen;	/* their IDs' lengths */
 	long cur_line;		/* where it starts */
 	/* Metric sections of the first launch, in order, to tell a launch
 	 * cut at a line end: its sections are a strict prefix of these. */
@@ -389,15 +414,27 @@ dim_value(const char *s, size_t len)
 
 /* One launch */
 
-static char *
-row_key(const struct rd *r)
+/* The row's launch, "ID\tPROCESS ID", into r->key. 1: the launch in
+ * progress, 2: another one, 0: the row has no ID (a number). */
+static int
+row_key(struct rd *r)
 {
 	const char *id = field(r, C_ID, NULL), *pid = field(r, C_PID, NULL);
+	size_t idlen;
 	double d;
 
-	if (id == NULL || !kf_parse_number(id, &d))
-		return NULL;
-	return xasprintf("%s\t%s", id, pid ? pid : "");
+	if (id == NULL)
+		return 0;
+	r->idlen = idlen = strlen(id);
+	buf_reset(&r->key);
+	buf_add(&r->key, id, idlen);
+	buf_putc(&r->key, '\t');
+	buf_puts(&r->key, pid ? pid : "");
+	/* The in-progress launch's ID, the same bytes, was a number. */
+	if (r->cur && idlen == r->cur_idlen && r->key.len == r->cur_key.len &&
+	    memcmp(r->key.s, r->cur_key.s, r->key.len) == 0)
+		return 1;
+	return kf_parse_number(id, &d) ? 2 : 0;
 }
 
 /* One NVTX range, "DOMAIN:NAME:PL_Type:PL_Value:CLR_Type:Color:Msg_Type:Msg":
@@ -494,69 +531,200 @@ kernel_new(struct rd *r)
 	}
 	if (extra)
 		cJSON_AddItemToObject(k, "extra", extra);
-	cJSON_AddItemToObject(k, "metrics", cJSON_CreateObject());
-	cJSON_AddItemToObject(k, "rules", cJSON_CreateArray());
 	return k;
 }
 
-static void
-put_metric(cJSON *k, const char *section, const char *name, const char *unit,
-    cJSON *value)
+static size_t
+text_add(struct buf *b, const char *s, size_t n)
 {
-	cJSON *metrics = cJSON_GetObjectItemCaseSensitive(k, "metrics");
-	cJSON *sec = cJSON_GetObjectItemCaseSensitive(metrics, section), *m;
+	size_t at = b->len;
 
-	if (sec == NULL)
-		sec = cJSON_AddObjectToObject(metrics, section);
-	m = cJSON_CreateObject();
-	cJSON_AddStringToObject(m, "unit", unit);
-	cJSON_AddItemToObject(m, "value", value);
-	/* A name seen twice in one section: the last value wins. */
-	kf_set(sec, name, m);
+	buf_add(b, s, n);
+	return at;
+}
+
+static unsigned long
+met_hash(size_t sec, const char *s, size_t n)
+{
+	unsigned long h = 2166136261u ^ sec;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 16777619u;
+	return h;
+}
+
+static size_t
+find_sec(struct launch *x, const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = x->nsec; i-- > 0;)
+		if (x->sec[i].rlen == n && memcmp(x->text.s + x->sec[i].raw, s, n) == 0)
+			return i;
+	if (x->nsec == x->seccap) {
+		x->seccap = x->seccap ? 2 * x->seccap : 16;
+		x->sec = xrealloc(x->sec, x->seccap * sizeof *x->sec);
+	}
+	x->sec[x->nsec].raw = text_add(&x->text, s, n);
+	x->sec[x->nsec].rlen = n;
+	x->sec[x->nsec].q = x->text.len;
+	kf_json_quote(&x->text, s, n);
+	x->sec[x->nsec].qlen = x->text.len - x->sec[x->nsec].q;
+	x->sec[x->nsec].first = x->sec[x->nsec].last = -1;
+	return x->nsec++;
 }
 
 static void
-track_section(struct rd *r, const char *sec)
+slots_grow(struct launch *x)
 {
-	if (r->last_sec && strcmp(r->last_sec, sec) == 0)
+	size_t i, j;
+
+	x->nslot = x->nslot ? 2 * x->nslot : 512;
+	free(x->slot);
+	x->slot = xcalloc(x->nslot, sizeof *x->slot);
+	for (i = 0; i < x->nmet; i++) {
+		const struct lmet *m = &x->met[i];
+
+		for (j = met_hash(m->sec, x->text.s + m->raw, m->rlen) & (x->nslot - 1);
+		    x->slot[j]; j = (j + 1) & (x->nslot - 1))
+			;
+		x->slot[j] = i + 1;
+	}
+}
+
+/* The slot of metric name in section sec: holding its index + 1, or 0. */
+static size_t *
+met_slot(struct launch *x, size_t sec, const char *name, size_t n)
+{
+	size_t j;
+
+	if (2 * (x->nmet + 1) > x->nslot)
+		slots_grow(x);
+	for (j = met_hash(sec, name, n) & (x->nslot - 1); x->slot[j];
+	    j = (j + 1) & (x->nslot - 1)) {
+		const struct lmet *m = &x->met[x->slot[j] - 1];
+
+		if (m->sec == sec && m->rlen == n && memcmp(x->text.s + m->raw, name, n) == 0)
+			break;
+	}
+	return &x->slot[j];
+}
+
+/* {"unit":U,"value":V}: V a number when it is one ("1,056", "81.32"),
+ * else the text ("CachePreferNone", "nan"), null when empty. */
+static void
+put_value_text(struct buf *b, const char *unit, size_t ulen, const char *v, size_t vlen)
+{
+	cJSON num = { 0 };
+
+	buf_add(b, "{\"unit\":", 8);
+	kf_json_quote(b, unit, ulen);
+	buf_add(b, ",\"value\":", 9);
+	num.type = cJSON_Number;
+	if (vlen == 0)
+		buf_add(b, "null", 4);
+	else if (kf_parse_number_n(v, vlen, &num.valuedouble))
+		kf_json_buf(b, &num);
+	else
+		kf_json_quote(b, v, vlen);
+	buf_putc(b, '}');
+}
+
+/* A name seen twice in one section: the last value wins, in the first
+ * one's place. only_new: keep the value there is. */
+static void
+put_metric(struct launch *x, const char *section, size_t slen, const char *name,
+    size_t nlen, const char *unit, size_t ulen, const char *val, size_t vlen,
+    int only_new)
+{
+	size_t sec = find_sec(x, section, slen), *slot = met_slot(x, sec, name, nlen), at;
+	int again = *slot != 0;
+	struct lmet *m;
+
+	if (again) {
+		if (only_new)
+			return;
+		m = &x->met[*slot - 1];
+	} else {
+		if (x->nmet == x->metcap) {
+			x->metcap = x->metcap ? 2 * x->metcap : 256;
+			x->met = xrealloc(x->met, x->metcap * sizeof *x->met);
+		}
+		m = &x->met[x->nmet];
+		*slot = ++x->nmet;
+		m->sec = sec;
+		m->raw = text_add(&x->text, name, nlen);
+		m->rlen = nlen;
+		m->q = x->text.len;
+		kf_json_quote(&x->text, name, nlen);
+		m->qlen = x->text.len - m->q;
+		m->next = -1;
+		if (x->sec[sec].last >= 0)
+			x->met[x->sec[sec].last].next = (long)(x->nmet - 1);
+		else
+			x->sec[sec].first = (long)(x->nmet - 1);
+		x->sec[sec].last = (long)(x->nmet - 1);
+	}
+	at = x->text.len;
+	put_value_text(&x->text, unit, ulen, val, vlen);
+	if (again && x->text.len - at <= m->vlen) {
+		/* A value again: in the old one's room, so that repeats of one
+		 * name do not grow the launch. */
+		m->vlen = x->text.len - at;
+		memcpy(x->text.s + m->val, x->text.s + at, m->vlen);
+		x->text.len = at;
+		return;
+	}
+	m->val = at;
+	m->vlen = x->text.len - at;
+}
+
+/* The known --metrics NAME rows, filed under their display names too. */
+static void
+put_rawmap(struct launch *x, const char *name, size_t nlen, const char *unit,
+    size_t ulen, const char *val, size_t vlen)
+{
+	size_t i;
+
+	/* Raw names are lower case with "__"; the details page's, words. */
+	if (nlen == 0 || name[0] < 'a' || name[0] > 'z' || memmem(name, nlen, "__", 2) == NULL)
+		return;
+	for (i = 0; i < sizeof rawmap / sizeof rawmap[0]; i++)
+		if (strlen(rawmap[i].raw) == nlen && memcmp(rawmap[i].raw, name, nlen) == 0)
+			put_metric(x, rawmap[i].section, strlen(rawmap[i].section),
+			    rawmap[i].name, strlen(rawmap[i].name), unit, ulen, val, vlen, 1);
+}
+
+static void
+track_section(struct rd *r, const char *sec, size_t slen)
+{
+	if (r->last_sec && strlen(r->last_sec) == slen && memcmp(r->last_sec, sec, slen) == 0)
 		return;
 	free(r->last_sec);
-	r->last_sec = xstrdup(sec);
+	r->last_sec = kf_bytes_dup(sec, slen);
 	if (!r->ref_done) {
 		r->ref = xrealloc(r->ref, (r->nref + 1) * sizeof *r->ref);
-		r->ref[r->nref++] = xstrdup(sec);
-	} else if (r->nsec >= r->nref || strcmp(r->ref[r->nsec], sec) != 0) {
+		r->ref[r->nref++] = xstrdup(r->last_sec);
+	} else if (r->nsec >= r->nref || strcmp(r->ref[r->nsec], r->last_sec) != 0) {
 		r->prefix_ok = 0;
 	}
 	r->nsec++;
 }
 
-static int
-metric_exists(const cJSON *k, const char *section, const char *name)
-{
-	return kf_obj(kf_obj(kf_obj(k, "metrics"), section), name) != NULL;
-}
-
 static void
 add_metric_row(struct rd *r)
 {
-	size_t slen, nlen, ulen, vlen, i;
+	size_t slen, nlen, ulen, vlen;
 	const char *sec = field(r, C_SECTION, &slen), *name = field(r, C_METRIC, &nlen);
 	const char *unit = field(r, C_UNIT, &ulen), *val = field(r, C_VALUE, &vlen);
-	char *s = kf_bytes_dup(sec ? sec : "", slen), *n = kf_bytes_dup(name, nlen);
-	char *u = kf_bytes_dup(unit ? unit : "", ulen);
 
-	track_section(r, s);
-	put_metric(r->cur, s, n, u, metric_value(val ? val : "", vlen));
-	/* --metrics NAME rows: file the known ones under their display names. */
-	for (i = 0; i < sizeof rawmap / sizeof rawmap[0]; i++)
-		if (strcmp(rawmap[i].raw, n) == 0 && !metric_exists(r->cur, rawmap[i].section,
-		    rawmap[i].name))
-			put_metric(r->cur, rawmap[i].section, rawmap[i].name, u,
-			    metric_value(val ? val : "", vlen));
-	free(s);
-	free(n);
-	free(u);
+	sec = sec ? sec : "";
+	unit = unit ? unit : "";
+	val = val ? val : "";
+	track_section(r, sec, slen);
+	put_metric(&r->lx, sec, slen, name, nlen, unit, ulen, val, vlen, 0);
+	put_rawmap(&r->lx, name, nlen, unit, ulen, val, vlen);
 }
 
 static void
@@ -579,26 +747,25 @@ add_rule_row(struct rd *r)
 	f = field(r, C_SPEEDUP, &len);
 	cJSON_AddItemToObject(rule, "speedup", f && kf_parse_number_n(f, len, &d) ?
 	    cJSON_CreateNumber(d) : cJSON_CreateNull());
-	cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(r->cur, "rules"), rule);
+	if (r->lx.nrules++ > 0)
+		buf_putc(&r->lx.rules, ',');
+	kf_json_buf(&r->lx.rules, rule);
+	cJSON_Delete(rule);
 }
 
 static void
 add_raw_metrics(struct rd *r)
 {
-	size_t i, j, len;
+	size_t i, len;
 
 	for (i = 0; i < r->h.n; i++) {
-		const char *f;
+		const char *f, *name = r->h.name[i], *unit = r->h.unit ? r->h.unit[i] : "";
 
-		if (known_col(&r->h, i) || is_nvtx(r->h.name[i]))
+		if (known_col(&r->h, i) || is_nvtx(name))
 			continue;
 		f = kf_csvrow_field(&r->row, i, &len);
-		put_metric(r->cur, "raw", r->h.name[i], r->h.unit ? r->h.unit[i] : "",
-		    metric_value(f, len));
-		for (j = 0; j < sizeof rawmap / sizeof rawmap[0]; j++)
-			if (strcmp(rawmap[j].raw, r->h.name[i]) == 0)
-				put_metric(r->cur, rawmap[j].section, rawmap[j].name,
-				    r->h.unit ? r->h.unit[i] : "", metric_value(f, len));
+		put_metric(&r->lx, "raw", 3, name, strlen(name), unit, strlen(unit), f, len, 0);
+		put_rawmap(&r->lx, name, strlen(name), unit, strlen(unit), f, len);
 	}
 }
 
@@ -618,6 +785,81 @@ emit_start(struct rd *r)
 	r->emitting = 1;
 }
 
+/* Forget the launch's metrics; keep the memory for the next one. */
+static void
+launch_reset(struct launch *x)
+{
+	if (x->nslot > 0)
+		memset(x->slot, 0, x->nslot * sizeof *x->slot);
+	x->nsec = x->nmet = 0;
+	x->nrules = 0;
+	/* Past a huge launch, give its memory back. */
+	if (x->text.cap > 1 << 20 || x->rules.cap > 1 << 20 || x->out.cap > 1 << 20) {
+		buf_free(&x->text);
+		buf_free(&x->rules);
+		buf_free(&x->out);
+	}
+	buf_reset(&x->text);
+	buf_reset(&x->rules);
+	buf_reset(&x->out);
+}
+
+static void
+launch_free(struct launch *x)
+{
+	buf_free(&x->text);
+	buf_free(&x->rules);
+	buf_free(&x->out);
+	free(x->sec);
+	free(x->met);
+	free(x->slot);
+	memset(x, 0, sizeof *x);
+}
+
+/* The launch as kf_json_write would write its tree: the identity's
+ * members, "metrics" and "rules". */
+static void
+launch_write(struct rd *r)
+{
+	struct launch *x = &r->lx;
+	struct buf *o = &x->out;
+	size_t i;
+	long k;
+
+	kf_json_buf(o, r->cur);
+	o->len--;	/* its '}' */
+	if (o->len > 1)
+		buf_putc(o, ',');
+	buf_puts(o, "\"metrics\":{");
+	for (i = 0; i < x->nsec; i++) {
+		if (i > 0)
+			buf_putc(o, ',');
+		buf_add(o, x->text.s + x->sec[i].q, x->sec[i].qlen);
+		buf_add(o, ":{", 2);
+		for (k = x->sec[i].first; k >= 0; k = x->met[k].next) {
+			if (k != x->sec[i].first)
+				buf_putc(o, ',');
+			buf_add(o, x->text.s + x->met[k].q, x->met[k].qlen);
+			buf_putc(o, ':');
+			buf_add(o, x->text.s + x->met[k].val, x->met[k].vlen);
+		}
+		buf_putc(o, '}');
+	}
+	buf_puts(o, "},\"rules\":[");
+	buf_add(o, x->rules.s ? x->rules.s : "", x->rules.len);
+	buf_add(o, "]}", 2);
+	fwrite_unlocked(o->s, 1, o->len, stdout);
+}
+
+static void
+kernel_drop(struct rd *r)
+{
+	cJSON_Delete(r->cur);
+	r->cur = NULL;
+	buf_reset(&r->cur_key);
+	launch_reset(&r->lx);
+}
+
 static void
 kernel_done(struct rd *r)
 {
@@ -627,12 +869,9 @@ kernel_done(struct rd *r)
 		emit_start(r);
 	else
 		putchar(',');
-	kf_json_write(stdout, r->cur);
+	launch_write(r);
 	r->kernels++;
-	cJSON_Delete(r->cur);
-	r->cur = NULL;
-	free(r->cur_key);
-	r->cur_key = NULL;
+	kernel_drop(r);
 	free(r->last_sec);
 	r->last_sec = NULL;
 	if (r->nref > 0)
@@ -641,14 +880,6 @@ kernel_done(struct rd *r)
 	r->prefix_ok = 1;
 }
 
-static void
-kernel_drop(struct rd *r)
-{
-	cJSON_Delete(r->cur);
-	r->cur = NULL;
-	free(r->cur_key);
-	r->cur_key = NULL;
-}
 
 static void
 bad_row(struct rd *r)
@@ -663,7 +894,7 @@ static void
 row_done(struct rd *r, int cut)
 {
 	const char *first = kf_csvrow_field(&r->row, 0, NULL);
-	char *key;
+	int same;
 
 	if (strcmp(first, "ID") == 0 && r->row.n > 1 &&
 	    strcmp(kf_csvrow_field(&r->row, 1, NULL), "Process ID") == 0) {
@@ -694,30 +925,28 @@ row_done(struct rd *r, int cut)
 		r->truncated = 1;
 		return;
 	}
-	if ((key = row_key(r)) == NULL) {
+	if ((same = row_key(r)) == 0) {
 		bad_row(r);
 		return;
 	}
 	if (r->h.raw) {
 		if (r->row.n < r->h.n) {
-			free(key);
 			bad_row(r);
 			return;
 		}
 		kernel_done(r);
 		r->cur = kernel_new(r);
-		r->cur_key = key;
 		add_raw_metrics(r);
 		kernel_done(r);
 		return;
 	}
-	if (r->cur_key == NULL || strcmp(key, r->cur_key) != 0) {
+	if (same != 1) {
 		kernel_done(r);
 		r->cur = kernel_new(r);
-		r->cur_key = key;
+		buf_reset(&r->cur_key);
+		buf_add(&r->cur_key, r->key.s, r->key.len);
+		r->cur_idlen = r->idlen;
 		r->cur_line = r->l.no;
-	} else {
-		free(key);
 	}
 	if (field(r, C_METRIC, NULL)[0] != '\0')
 		add_metric_row(r);
@@ -988,6 +1217,9 @@ rd_free(struct rd *r)
 	kf_csvrow_free(&r->row);
 	hdr_free(&r->h);
 	kernel_drop(r);
+	launch_free(&r->lx);
+	buf_free(&r->key);
+	buf_free(&r->cur_key);
 	for (i = 0; i < r->nref; i++)
 		free(r->ref[i]);
 	free(r->ref);

@@ -6,6 +6,47 @@
 
 #include "text.h"
 
+/* Plain decimals with at most 15 significant digits and a power of ten
+ * within 10^22 are exact as one product or quotient of two exact doubles
+ * (Clinger's fast path): the value strtod gives, much sooner. */
+int
+kf_decimal_exact(unsigned long long m, int nd, int e10, int neg, double *out)
+{
+	static const double p10[] = { 1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8,
+		1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20,
+		1e21, 1e22 };
+	double d;
+
+	if (nd > 15 || e10 < -22 || e10 > 22)
+		return 0;
+	d = m == 0 ? 0 : e10 < 0 ? (double)m / p10[-e10] : (double)m * p10[e10];
+	*out = neg ? -d : d;
+	return 1;
+}
+
+/* [+-]digits[.digits], as kf_decimal_exact can take it; else 0. */
+static int
+plain_decimal(const char *s, double *out)
+{
+	unsigned long long m = 0;
+	int neg = 0, nd = 0, e10 = 0, dot = 0;
+
+	if (*s == '-' || *s == '+')
+		neg = *s++ == '-';
+	for (; *s; s++) {
+		if (*s == '.' && !dot) {
+			dot = 1;
+			continue;
+		}
+		if (*s < '0' || *s > '9' || nd >= 16)
+			return 0;
+		if (m != 0 || *s != '0')
+			m = m * 10 + (unsigned)(*s - '0'), nd++;
+		e10 -= dot;
+	}
+	return kf_decimal_exact(m, nd, e10, neg, out);
+}
+
 int
 kf_parse_number_n(const char *s, size_t n, double *out)
 {
@@ -40,6 +81,8 @@ kf_parse_number_n(const char *s, size_t n, double *out)
 	if (i < n || digits == 0)
 		return 0;
 	tmp[j] = '\0';
+	if (plain_decimal(tmp, out))
+		return 1;
 	d = strtod(tmp, &end);
 	if (*end || isnan(d) || isinf(d))
 		return 0;

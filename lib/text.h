@@ -31,6 +31,9 @@ void kf_lines_close(struct kf_lines *l);
  * string is one, else 0 (n/a, words, empty). */
 int kf_parse_number(const char *s, double *out);
 int kf_parse_number_n(const char *s, size_t n, double *out);
+/* m * 10^e10 (m of nd significant digits; negated when neg) when it is
+ * exact without strtod: 1 and *out, else 0 (use strtod). */
+int kf_decimal_exact(unsigned long long m, int nd, int e10, int neg, double *out);
 
 /* Case-insensitive equality and prefix. */
 int kf_strieq(const char *a, const char *b);
