@@ -178,8 +178,9 @@ emit_now(cJSON *rec)
 {
 	progress_clear();
 	kf_emit(rec);
-	/* No reader left: stop as a filter does, ending the jobs first. */
-	if (fflush(stdout) != 0 || ferror(stdout))
+	/* Output failed (no reader left, disk full): end the jobs and stop,
+	 * quietly; kf_finish() says what failed and makes the status 1. */
+	if (kf_flush() != 0)
 		out_broken = 1;
 	cJSON_Delete(rec);
 }
@@ -970,9 +971,14 @@ interrupt(int sig, double now)
 		struct pending *p = qhead;
 
 		qhead = p->next;
-		if (!kf_error(p->rec))
-			fail_pending(p, "interrupted", msg);
-		output(p->seq, p->rec);
+		if (out_broken) {
+			/* Nowhere to write it. */
+			cJSON_Delete(p->rec);
+		} else {
+			if (!kf_error(p->rec))
+				fail_pending(p, "interrupted", msg);
+			output(p->seq, p->rec);
+		}
 		free(p->file);
 		free(p);
 	}
@@ -1161,7 +1167,9 @@ main(int argc, char **argv)
 	progress(kf_now(), 1);
 	progress_clear();
 	status = kf_finish();
-	if (interrupted) {
+	/* Stopped by a signal: die of it, as the shell expects. Output that
+	 * failed is not a signal: the status says it. */
+	if (interrupted && !out_broken) {
 		sigset_t set;
 
 		signal(interrupted, SIG_DFL);

@@ -1,17 +1,36 @@
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util.h"
 
 const char *kf_progname = "kf";
+
+/* A closed standard descriptor would be taken by the next open(), pipe() or
+ * signalfd(), and records would go there. Hold it with /dev/null opened
+ * the wrong way round: reads see EOF, writes fail with EBADF as they should. */
+static void
+hold_std_fds(void)
+{
+	int fd;
+
+	for (fd = 0; fd <= 2; fd++) {
+		if (fcntl(fd, F_GETFD) != -1 || errno != EBADF)
+			continue;
+		if (open("/dev/null", fd == 0 ? O_WRONLY : O_RDONLY) != fd)
+			_exit(1);
+	}
+}
 
 void
 kf_init(const char *argv0)
 {
 	const char *p;
 
+	hold_std_fds();
 	if (argv0 == NULL || *argv0 == '\0')
 		return;
 	p = strrchr(argv0, '/');

@@ -254,6 +254,14 @@ kf_emit_end(void)
 		out_failed = errno ? errno : EIO;
 }
 
+int
+kf_flush(void)
+{
+	if (!out_failed && (fflush(stdout) != 0 || ferror(stdout)))
+		out_failed = errno ? errno : EIO;
+	return out_failed ? -1 : 0;
+}
+
 static void
 set_error(cJSON *rec, const char *kind, const char *msg)
 {

@@ -44,6 +44,9 @@ void kf_set_unbuffered(int on);
 void kf_emit_begin(const cJSON *rec, const char *key);
 void kf_emit_member(const char *key, const cJSON *v);
 void kf_emit_end(void);
+/* Flush standard output now (a live consumer is waiting); -1 once output
+ * has failed, the error kept for kf_finish(). */
+int kf_flush(void);
 
 /* Write v as JSON to f, sanitising strings as kf_emit does. The two-byte
  * sequence C0 80 inside a string (how kf keeps a NUL byte in a C string) is
