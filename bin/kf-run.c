@@ -921,6 +921,7 @@ read_input(struct input *in)
 {
 	static char chunk[CHUNK];
 	char *p, *nl, *end;
+	size_t scanned;
 	ssize_t n;
 
 	n = read(in->fd, chunk, sizeof chunk);
@@ -938,9 +939,14 @@ read_input(struct input *in)
 		input_next(in);
 		return;
 	}
+	/* What was left holds no newline: look only at the new bytes, so that
+	 * a long line costs linear time. */
+	scanned = in->b.len;
 	buf_add(&in->b, chunk, (size_t)n);
-	for (p = in->b.s, end = in->b.s + in->b.len;
-	    (nl = memchr(p, '\n', (size_t)(end - p))) != NULL; p = nl + 1)
+	end = in->b.s + in->b.len;
+	if ((nl = memchr(in->b.s + scanned, '\n', (size_t)n)) == NULL)
+		return;
+	for (p = in->b.s; nl != NULL; p = nl + 1, nl = memchr(p, '\n', (size_t)(end - p)))
 		enqueue(in, p, (size_t)(nl - p));
 	memmove(in->b.s, p, (size_t)(end - p));
 	in->b.len = (size_t)(end - p);

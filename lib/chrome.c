@@ -11,6 +11,10 @@
 #include "record.h"
 #include "text.h"
 
+/* An event is a few hundred bytes; one that grows past this is a bracket
+ * that never closes (a broken file): dropped, so that memory stays bounded. */
+#define MAX_EVENT (1 << 20)
+
 struct ct {
 	cJSON *out, *kernels, *itt, *devices;
 	struct buf ev;		/* the event being gathered */
@@ -261,6 +265,10 @@ scan(struct ct *c, const char *p)
 			continue;
 		}
 		buf_putc(&c->ev, *p);
+		if (c->ev.len > MAX_EVENT) {
+			reset(c);
+			continue;
+		}
 		if (c->in_str) {
 			if (c->esc)
 				c->esc = 0;

@@ -73,7 +73,8 @@ kf_fb_render(const struct kf_fb *fb, size_t max)
 		keep[i] = 1;
 		total += strlen(fb->sec[i].text) + (i ? 2 : 0);
 	}
-	while (max && total > max) {
+	/* max counts the newline that ends the text. */
+	while (max && total + 1 > max) {
 		size_t worst = fb->n;
 
 		for (i = 0; i < fb->n; i++)
@@ -93,9 +94,9 @@ kf_fb_render(const struct kf_fb *fb, size_t max)
 		buf_puts(&b, fb->sec[i].text);
 	}
 	free(keep);
-	if (max && b.len > max) {
+	if (max && b.len + 1 > max) {
 		/* Cut at the last line end that fits, else at a UTF-8 boundary. */
-		size_t cut = max;
+		size_t cut = max - 1;
 		char *nl;
 
 		while (cut > 0 && (b.s[cut] & 0xc0) == 0x80)

@@ -555,9 +555,11 @@ read_row(struct report *r, char *s)
 		buf_puts(&name, f.v[i]);
 	}
 	kf_trim(name.s);
-	/* A row of delimiters only has no name. */
+	/* A row of delimiters only has no name; a line without any delimiter
+	 * under a header of several columns is no row (program output, a
+	 * message), even cut short a row has its name and a delimiter. */
 	if (name.s[strspn(name.s, " \t;")] == '\0' || kf_startswith(name.s, "vtune:") ||
-	    kf_startswith(name.s, "war:")) {
+	    kf_startswith(name.s, "war:") || (f.n == 1 && r->ncol > 1)) {
 		note_message(r, s);
 	} else {
 		if (r->nrow < NKNOWN) {

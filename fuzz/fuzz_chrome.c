@@ -1,0 +1,29 @@
+/* libFuzzer target: unitrace's Chrome trace through kf_chrome_read. */
+#include <stdlib.h>
+
+#include "chrome.h"
+#include "fuzz.h"
+#include "record.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n);
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
+{
+	char *path, *err = NULL;
+	cJSON *t;
+
+	fz_init("kf-read");
+	fz_put("trace.json", d, n);
+	path = xasprintf("%s/trace.json", fz_dir());
+	t = kf_chrome_read(path, &err);
+	/* Either a tree or a reason, never both, never neither. */
+	if ((t == NULL) == (err == NULL))
+		abort();
+	if (t)
+		kf_emit(t);
+	cJSON_Delete(t);
+	free(err);
+	free(path);
+	return 0;
+}
