@@ -102,7 +102,7 @@ kf_env_build(struct kf_env *e, char *const base[], const cJSON *renv)
 		} else if (cJSON_IsNull(v))
 			kf_env_set(e, v->string, NULL);
 		else
-			return "env: values must be strings (null unsets a variable)";
+			return "env: values must be strings or numbers (null unsets a variable)";
 	}
 	return NULL;
 }
