@@ -5,36 +5,16 @@
 # warnings, never crashes. A status >= 128 would be a crash.
 
 load helper
+load programs
 
 NCU="$FIX/ncu-h200/detailed-copy.csv"
 UT="$FIX/unitrace/bmg-stream-slm/pass-000-ComputeBasic"
 VT="$FIX/vtune/sycl-latency/vtune_hotspots_pass0.tsv"
-JOB='{"id":"a","cmd":["./x"],"language":"cuda","arch":"H200"}'
 
 setup() {
 	T=$BATS_TEST_TMPDIR
 	mkdir -p "$T/ncu"
 	cp "$NCU" "$T/ncu/ncu_report.csv"
-}
-
-# A good input line for each program, and the command that runs it.
-good_input() {
-	case $1 in
-	kf-select) echo "$JOB" ;;
-	kf-wrap) echo "$JOB" | kf-select ;;
-	kf-run) echo '{"id":"a","argv":["echo","hello"]}' ;;
-	kf-read) replay a ncu "$T/ncu" ;;
-	kf-collate) replay a ncu "$T/ncu" | kf-read ;;
-	kf-feedback) replay a ncu "$T/ncu" | kf-read | kf-collate ;;
-	esac
-}
-
-prog_cmd() {
-	case $1 in
-	kf-wrap) echo "kf-wrap -o $T/out" ;;
-	kf-run) echo "kf-run -k -q -t 20" ;;
-	*) echo "$1" ;;
-	esac
 }
 
 # What must be equal between two runs of a good record (kf-run's timing and

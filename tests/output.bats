@@ -5,33 +5,12 @@
 # death by signal (a status >= 128).
 
 load helper
-
-PROGS="kf-select kf-wrap kf-run kf-read kf-collate kf-feedback"
+load programs
 
 setup() {
 	T=$BATS_TEST_TMPDIR
 	mkdir -p "$T/ncu"
 	cp "$FIX/ncu-h200/detailed-copy.csv" "$T/ncu/ncu_report.csv"
-}
-
-# One good input record for each program.
-good_input() {
-	case $1 in
-	kf-select) echo '{"id":"a","cmd":["./x"],"language":"cuda","arch":"H200"}' ;;
-	kf-wrap) echo '{"id":"a","cmd":["./x"],"language":"cuda","arch":"H200"}' | kf-select ;;
-	kf-run) echo '{"id":"a","argv":["echo","hello"]}' ;;
-	kf-read) replay a ncu "$T/ncu" ;;
-	kf-collate) replay a ncu "$T/ncu" | kf-read ;;
-	kf-feedback) replay a ncu "$T/ncu" | kf-read | kf-collate ;;
-	esac
-}
-
-prog_cmd() {
-	case $1 in
-	kf-wrap) echo "kf-wrap -o $T/out" ;;
-	kf-run) echo "kf-run -q -t 20" ;;
-	*) echo "$1" ;;
-	esac
 }
 
 # many PROG N: N copies of PROG's good input (distinct ids for kf-collate).
