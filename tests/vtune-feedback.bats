@@ -3,19 +3,8 @@
 # the reference's verdict and recommendation rules, and hand-made reports.
 
 load helper
+load vtune
 
-V="$FIX/vtune"
-HDR=$(sed -n 2p "$FIX/vtune/sycl-latency/vtune_hotspots_pass0.tsv")
-
-row() {
-	local IFS=$'\t'
-	printf '%s\n' "$*"
-}
-
-mk() {
-	mkdir -p "$BATS_TEST_TMPDIR/$1"
-	cat >"$BATS_TEST_TMPDIR/$1/vtune_hotspots_pass0.tsv"
-}
 
 # The feedback record of the report in DIR.
 fb() {
