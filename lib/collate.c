@@ -99,7 +99,7 @@ kf_collate_job(cJSON **recs, int n)
 	} else if (p->collate) {
 		/* kf-collate reads "data" as text; merging needs the trees. */
 		for (i = 0; i < ngood; i++)
-			kf_json_unkeep(good[i], "data");
+			kf_json_lazy(good[i], "data");
 		collated = p->collate(out, good, ngood);
 	} else {
 		collated = cJSON_DetachItemFromObjectCaseSensitive(good[0], "data");

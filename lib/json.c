@@ -4,6 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "record.h"
 #include "text.h"
@@ -55,6 +58,50 @@ static const unsigned char special[256] = {
 	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
 };
 
+/* The first byte from p on that special[] marks; or end. Strings are most
+ * of what kf writes and reads: 16 bytes at a time with SSE2 (every x86-64
+ * has it), else 8 in a word. */
+static inline const unsigned char *
+plain_end(const unsigned char *p, const unsigned char *end)
+{
+#ifdef __SSE2__
+	const __m128i q = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\');
+	const __m128i sp = _mm_set1_epi8(0x20), del = _mm_set1_epi8(0x7f);
+
+	while (end - p >= 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+		/* Signed: bytes from 0x80 up are below 0x20 too. */
+		int m = _mm_movemask_epi8(_mm_or_si128(
+		    _mm_or_si128(_mm_cmpeq_epi8(v, q), _mm_cmpeq_epi8(v, bs)),
+		    _mm_or_si128(_mm_cmplt_epi8(v, sp), _mm_cmpeq_epi8(v, del))));
+
+		if (m)
+			return p + __builtin_ctz((unsigned)m);
+		p += 16;
+	}
+#else
+	const unsigned long long ones = 0x0101010101010101ull;
+	const unsigned long long high = 0x8080808080808080ull;
+	unsigned long long w, x, y;
+
+	while (end - p >= 8) {
+		memcpy(&w, p, 8);
+		x = w ^ ones * '"';
+		y = w ^ ones * '\\';
+		/* Above 0x7e, below 0x20, a quote, a backslash (bit tricks of
+		 * "Bit Twiddling Hacks"; a flag can be false only above a true
+		 * one, so the bytes are looked at one by one from there). */
+		if (((w | ((w & ~high) + ones)) & high) | ((w - ones * 0x20) & ~w & high) |
+		    ((x - ones) & ~x & high) | ((y - ones) & ~y & high))
+			break;
+		p += 8;
+	}
+#endif
+	while (p < end && !special[*p])
+		p++;
+	return p;
+}
+
 /* The writer appends a byte or a few at a time: keep the common case
  * (room in the buffer) out of buf.c's calls. */
 static inline void
@@ -93,8 +140,8 @@ kf_json_quote(struct buf *b, const char *str, size_t n)
 	while (i < n) {
 		unsigned c;
 
-		for (run = i; i < n && !special[s[i]]; i++)
-			;
+		run = i;
+		i = (size_t)(plain_end(s + i, s + n) - s);
 		if (i > run)
 			put_n(b, (const char *)s + run, i - run);
 		if (i == n)
@@ -412,10 +459,19 @@ intern(const char *s, size_t n)
 	return keys[j].s;
 }
 
+/* kf_json_parse_keep's paths, split: path i is seg[i][0..nseg[i]). */
+#define KEEP_MAX 16
+struct keep {
+	int n;
+	unsigned char nseg[KEEP_MAX];
+	const char *seg[KEEP_MAX][KEEP_MAX];
+	unsigned char len[KEEP_MAX][KEEP_MAX];
+};
+
 struct jp {
 	const char *p, *end;
 	int depth;
-	const char *keep;	/* a top-level member to keep as text */
+	const struct keep *keep;	/* NULL: keep nothing */
 };
 
 static void *
@@ -545,12 +601,26 @@ has_byte(unsigned long long w, unsigned char c)
 	return (x - 0x0101010101010101ull) & ~x & 0x8080808080808080ull;
 }
 
-/* The first quote or backslash from p on, 8 bytes at a time; or end. */
+/* The first quote or backslash from p on, 16 or 8 bytes at a time (as
+ * plain_end); or end. */
 static const char *
 str_end(const char *p, const char *end)
 {
 	unsigned long long w;
 
+#ifdef __SSE2__
+	const __m128i q = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\');
+
+	while (end - p >= 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+		int m = _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, q),
+		    _mm_cmpeq_epi8(v, bs)));
+
+		if (m)
+			return p + __builtin_ctz((unsigned)m);
+		p += 16;
+	}
+#endif
 	while (end - p >= 8) {
 		memcpy(&w, p, 8);
 		if (has_byte(w, '"') | has_byte(w, '\\'))
@@ -673,7 +743,7 @@ literal(struct jp *j, const char *word, size_t n)
 	return 1;
 }
 
-static cJSON *parse_value(struct jp *);
+static cJSON *parse_value(struct jp *, unsigned);
 
 /* Keeping a member as text (kf_json_parse_keep): only when the text is
  * what kf_json_write would write for its tree, so that writing it as it is
@@ -690,8 +760,7 @@ canon_str(struct jp *j)
 	size_t k;
 
 	for (;;) {
-		while (p < end && !special[*p])
-			p++;
+		p = plain_end(p, end);
 		if (p >= end)
 			return 0;
 		if (*p == '"')
@@ -722,12 +791,47 @@ canon_str(struct jp *j)
 	return 1;
 }
 
+/* Whether the number text [s, e) (valid JSON) is what put_number writes for
+ * its value, without writing it: 1 or 0, -1 when only writing it can tell.
+ * Up to 15 significant digits name one double each (DBL_DIG), so such an
+ * integer, or a decimal in [1e-4, 1e15) with no trailing zero, is what
+ * put_number (short_decimal) writes; exponents and longer ones are left to
+ * it. */
+static int
+canon_num_fast(const char *s, const char *e)
+{
+	const char *p = s + (*s == '-'), *i0 = p, *f0;
+	size_t ni, nf, z = 0;
+
+	while (p < e && *p >= '0' && *p <= '9')
+		p++;
+	ni = (size_t)(p - i0);
+	if (p == e)
+		return ni <= 15 ? 1 : -1;
+	if (*p != '.')
+		return -1;
+	f0 = ++p;
+	while (p < e && *p >= '0' && *p <= '9')
+		p++;
+	if (p != e)
+		return -1;
+	nf = (size_t)(p - f0);
+	if (e[-1] == '0')
+		return 0;
+	if (ni == 1 && *i0 == '0') {
+		while (f0 + z < e && f0[z] == '0')
+			z++;
+		return z <= 3 && nf <= 14 ? 1 : -1;
+	}
+	return ni + nf <= 15 ? 1 : -1;
+}
+
 static int
 canon_value(struct jp *j)
 {
 	static struct buf nb;
 	const char *s = j->p;
-	int obj;
+	int obj, fast;
 	double d;
 
 	if (j->p >= j->end)
@@ -770,6 +874,8 @@ canon_value(struct jp *j)
 	default:
 		if (!parse_num(j, &d))
 			return 0;
+		if ((fast = canon_num_fast(s, j->p)) >= 0)
+			return fast;
 		nb.len = 0;
 		put_number(&nb, d);
 		return nb.len == (size_t)(j->p - s) && memcmp(nb.s, s, nb.len) == 0;
@@ -793,12 +899,43 @@ keep_value(struct jp *j)
 	return v;
 }
 
-/* The members of an array or object at j->p (its opening bracket). */
+/* Which of the paths in live (a bit each) go on through member key of an
+ * object (key NULL: an element of an array) at depth d; *keep set when one
+ * ends there. */
+static unsigned
+keep_next(const struct keep *k, unsigned live, int d, const char *key, int *keep)
+{
+	unsigned next = 0;
+	int i;
+
+	*keep = 0;
+	for (i = 0; live; i++, live >>= 1) {
+		const char *sg;
+		size_t n;
+
+		if (!(live & 1) || d >= k->nseg[i])
+			continue;
+		sg = k->seg[i][d];
+		n = k->len[i][d];
+		if (!(n == 1 && sg[0] == '*') &&
+		    (key == NULL || strlen(key) != n || memcmp(key, sg, n) != 0))
+			continue;
+		if (d + 1 == k->nseg[i])
+			*keep = 1;
+		else
+			next |= 1u << i;
+	}
+	return next;
+}
+
+/* The members of an array or object at j->p (its opening bracket); live:
+ * the keep paths that reach it. */
 static cJSON *
-parse_container(struct jp *j, int obj)
+parse_container(struct jp *j, int obj, unsigned live)
 {
 	cJSON *c = new_item(obj ? cJSON_Object : cJSON_Array), *last = NULL, *v;
 	char close = obj ? '}' : ']';
+	int d = j->depth;
 
 	if (++j->depth > MAX_DEPTH)
 		goto bad;
@@ -812,6 +949,7 @@ parse_container(struct jp *j, int obj)
 	for (;;) {
 		char *key = NULL;
 		int shared = 0;
+		unsigned next;
 
 		if (obj) {
 			if (j->p >= j->end || *j->p != '"' ||
@@ -827,9 +965,15 @@ parse_container(struct jp *j, int obj)
 			skip_ws(j);
 		}
 		v = NULL;
-		if (obj && j->keep && j->depth == 1 && strcmp(key, j->keep) == 0)
-			v = keep_value(j);
-		if (v == NULL && (v = parse_value(j)) == NULL) {
+		next = 0;
+		if (live) {
+			int keep;
+
+			next = keep_next(j->keep, live, d, key, &keep);
+			if (keep)
+				v = keep_value(j);
+		}
+		if (v == NULL && (v = parse_value(j, next)) == NULL) {
 			if (key && !shared)
 				cJSON_free(key);
 			goto bad;
@@ -864,7 +1008,7 @@ bad:
 }
 
 static cJSON *
-parse_value(struct jp *j)
+parse_value(struct jp *j, unsigned live)
 {
 	cJSON *v;
 	double d;
@@ -874,9 +1018,9 @@ parse_value(struct jp *j)
 		return NULL;
 	switch (*j->p) {
 	case '{':
-		return parse_container(j, 1);
+		return parse_container(j, 1, live);
 	case '[':
-		return parse_container(j, 0);
+		return parse_container(j, 0, live);
 	case '"':
 		v = new_item(cJSON_String);
 		if ((v->valuestring = parse_str(j, 1, &shared)) == NULL) {
@@ -917,13 +1061,32 @@ kf_json_parse(const char *s, size_t n)
 }
 
 cJSON *
-kf_json_parse_keep(const char *s, size_t n, const char *key)
+kf_json_parse_keep(const char *s, size_t n, const char *const *paths)
 {
-	struct jp j = { s, s + n, 0, key };
+	struct jp j = { s, s + n, 0, NULL };
+	struct keep k;
+	unsigned live = 0;
 	cJSON *v;
 
+	if (paths) {
+		memset(&k, 0, sizeof k);
+		for (; paths[k.n] && k.n < KEEP_MAX; k.n++) {
+			const char *p = paths[k.n], *sl;
+			int i = k.n;
+
+			for (; k.nseg[i] < KEEP_MAX; p = sl + 1) {
+				sl = strchr(p, '/');
+				k.seg[i][k.nseg[i]] = p;
+				k.len[i][k.nseg[i]++] = (unsigned char)(sl ? sl - p : (ptrdiff_t)strlen(p));
+				if (sl == NULL)
+					break;
+			}
+			live |= 1u << i;
+		}
+		j.keep = &k;
+	}
 	skip_ws(&j);
-	if ((v = parse_value(&j)) == NULL)
+	if ((v = parse_value(&j, live)) == NULL)
 		return NULL;
 	skip_ws(&j);
 	if (j.p != j.end) {
@@ -933,14 +1096,43 @@ kf_json_parse_keep(const char *s, size_t n, const char *key)
 	return v;
 }
 
-void
-kf_json_unkeep(cJSON *o, const char *key)
+cJSON *
+kf_json_lazy_item(const cJSON *parent_c, const cJSON *item_c)
 {
-	cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key), *t;
+	/* The tree is the caller's, never const itself: only its reader
+	 * sees it as such. */
+	cJSON *parent = (cJSON *)parent_c, *item = (cJSON *)item_c, *t;
 
-	if (!cJSON_IsRaw(v) || v->valuestring == NULL)
-		return;
+	if (!cJSON_IsRaw(item) || item->valuestring == NULL)
+		return item;
 	/* It was kept only when it parses. */
-	if ((t = kf_json_parse(v->valuestring, strlen(v->valuestring))) != NULL)
-		cJSON_ReplaceItemInObjectCaseSensitive(o, key, t);
+	if ((t = kf_json_parse(item->valuestring, strlen(item->valuestring))) == NULL)
+		return item;
+	t->string = item->string;
+	t->type |= item->type & cJSON_StringIsConst;
+	item->string = NULL;
+	item->type &= ~cJSON_StringIsConst;
+	cJSON_ReplaceItemViaPointer(parent, item, t);
+	return t;
+}
+
+cJSON *
+kf_json_lazy(const cJSON *o, const char *key)
+{
+	cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	return v ? kf_json_lazy_item(o, v) : NULL;
+}
+
+void
+kf_json_unkeep_all(cJSON *v)
+{
+	cJSON *c;
+
+	for (c = v ? v->child : NULL; c; c = c->next) {
+		if (cJSON_IsRaw(c))
+			c = kf_json_lazy_item(v, c);
+		else
+			kf_json_unkeep_all(c);
+	}
 }

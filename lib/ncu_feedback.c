@@ -46,10 +46,20 @@ struct rule {
 
 /* Metric lookup */
 
+/* kf-feedback reads metric sections and rules as text: each is parsed when
+ * first looked at (kf_json_lazy). */
 static const cJSON *
 metric(const cJSON *k, const char *section, const char *name)
 {
-	return kf_obj(kf_obj(kf_obj(k, "metrics"), section), name);
+	return kf_obj(kf_json_lazy(kf_obj(k, "metrics"), section), name);
+}
+
+static const cJSON *
+rules(const cJSON *k)
+{
+	const cJSON *r = kf_json_lazy(k, "rules");
+
+	return cJSON_IsArray(r) ? r : NULL;
 }
 
 static int
@@ -103,13 +113,14 @@ static int
 duration_ns(const cJSON *k, double *ns)
 {
 	static const char *const names[] = { "Duration", NULL };
-	const cJSON *sec, *m;
+	const cJSON *metrics = kf_obj(k, "metrics"), *sec, *m;
 	const char *unit;
 	double v;
 
 	if (sol_num(k, names, &v, &unit))
 		return to_ns(unit, v, ns);
-	cJSON_ArrayForEach(sec, kf_obj(k, "metrics")) {
+	for (sec = metrics ? metrics->child : NULL; sec; sec = sec->next) {
+		sec = kf_json_lazy_item(metrics, sec);
 		cJSON_ArrayForEach(m, sec) {
 			const cJSON *val = cJSON_GetObjectItemCaseSensitive(m, "value");
 
@@ -201,7 +212,7 @@ find_rule(const cJSON *k, const char *name)
 {
 	const cJSON *r;
 
-	cJSON_ArrayForEach(r, kf_arr(k, "rules")) {
+	cJSON_ArrayForEach(r, rules(k)) {
 		const char *n = kf_str(r, "name");
 
 		if (n && strcmp(n, name) == 0 && kf_str(r, "description"))
@@ -260,7 +271,7 @@ collect_rules(const cJSON *k, size_t *np)
 	const cJSON *r;
 	int order = 0;
 
-	cJSON_ArrayForEach(r, kf_arr(k, "rules")) {
+	cJSON_ArrayForEach(r, rules(k)) {
 		const char *name = kf_str(r, "name"), *d = kf_str(r, "description");
 		const char *st = kf_str(r, "speedup_type");
 		const cJSON *sp = cJSON_GetObjectItemCaseSensitive(r, "speedup");
@@ -693,7 +704,6 @@ ncu_feedback(const cJSON *rec, struct kf_fb *fb)
 		kf_rank_add(&rank, name ? name : "unnamed kernel", l[i].ns, 1);
 	}
 	kf_rank_sort(&rank);
-
 	focus = cJSON_AddObjectToObject(fb->analysis, "focus");
 	say_notes(fb, data, nl);
 	say_head(fb, f, nl, focus);

@@ -44,6 +44,7 @@ struct kf_profiler {
 	kf_read_fn *read;
 	kf_collate_fn *collate;		/* NULL: the one pass's data as it is */
 	kf_feedback_fn *feedback;
+	int lazy;	/* feedback reads kept members with kf_json_lazy() */
 };
 
 /* NULL when unknown. Matching ignores case. */

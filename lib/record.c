@@ -17,7 +17,7 @@ struct kf_in {
 	long line;
 	char *buf;
 	size_t cap;
-	const char *keep;
+	const char *const *keep;
 };
 
 static char where_buf[512];
@@ -75,14 +75,21 @@ open_next(struct kf_in *in)
 			return 0;
 		in->line = 0;
 		if (strcmp(op, "-") == 0) {
+			static int stdin_set;
+
 			in->f = stdin;
 			in->name = NULL;
+			/* Records are long: 64 KiB a read, not 4 (before any read). */
+			if (!stdin_set++)
+				setvbuf(stdin, NULL, _IOFBF, 1 << 16);
 			return 1;
 		}
 		in->f = fopen(op, "r");
 		in->name = op;
-		if (in->f)
+		if (in->f) {
+			setvbuf(in->f, NULL, _IOFBF, 1 << 16);
 			return 1;
+		}
 		kf_warn("%s:", op);
 		status = status > 1 ? status : 1;
 	}
@@ -107,7 +114,8 @@ bad_line(const char *file, long line, const char *s, size_t n, const char *why)
 }
 
 static cJSON *
-parse_line(const char *s, size_t n, const char *file, long line, const char *keep)
+parse_line(const char *s, size_t n, const char *file, long line,
+    const char *const *keep)
 {
 	const char *p, *end;
 	cJSON *rec;
@@ -138,9 +146,9 @@ kf_parse_line(const char *s, size_t n, const char *file, long line)
 }
 
 void
-kf_in_keep(struct kf_in *in, const char *key)
+kf_in_keep(struct kf_in *in, const char *const *paths)
 {
-	in->keep = key;
+	in->keep = paths;
 }
 
 cJSON *

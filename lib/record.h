@@ -18,9 +18,9 @@ struct kf_in *kf_in_open(int argc, char **argv);
  * comes back as an error record (kind "bad_json") that carries the line
  * number; blank lines are skipped. */
 cJSON *kf_in_next(struct kf_in *in);
-/* From now on, read the top-level member key of each record as
- * kf_json_parse_keep() does (kf-collate: "data"). */
-void kf_in_keep(struct kf_in *in, const char *key);
+/* From now on, read records as kf_json_parse_keep(paths) does (kf-collate:
+ * "data"; kf-feedback: each ncu launch's metric sections and rules). */
+void kf_in_keep(struct kf_in *in, const char *const *paths);
 void kf_in_close(struct kf_in *in);
 /* One line of input (its line end may be left on), parsed as kf_in_next()
  * does: the record, NULL for a blank line, or an error record. For readers
@@ -56,12 +56,22 @@ void kf_json_write(FILE *f, const cJSON *v);
  * as cJSON_ParseWithLength would, faster; NULL when it is not JSON. The
  * caller owns the tree (cJSON_Delete). */
 cJSON *kf_json_parse(const char *s, size_t n);
-/* The same, but the object's member key (if it is one at the top) comes as
- * a cJSON_Raw item holding its text, unparsed, when that text is what
- * kf_json_write would write for it (kf-read's output is): for a stage that
- * only passes a big member on. kf_json_unkeep() makes it a tree. */
-cJSON *kf_json_parse_keep(const char *s, size_t n, const char *key);
-void kf_json_unkeep(cJSON *o, const char *key);
+/* The same, but the members that paths name come as cJSON_Raw items holding
+ * their text, unparsed, when that text is what kf_json_write would write
+ * for them (kf-read's output is), so that writing them gives the same bytes:
+ * for a stage that passes a big member on, or reads a part of it. A path
+ * names object keys and array elements, separated by '/', "*" for any key
+ * or element ("data"; bin/kf-feedback.c has more). NULL-terminated, at most
+ * 16 paths of at most 16 parts. */
+cJSON *kf_json_parse_keep(const char *s, size_t n, const char *const *paths);
+/* Member key of o, parsed now (and so left in o) if it was kept as text;
+ * NULL when o has none. o must not be a const tree: only its reader's view
+ * of it is const. */
+cJSON *kf_json_lazy(const cJSON *o, const char *key);
+/* The same for item, a member of parent: what is now in its place. */
+cJSON *kf_json_lazy_item(const cJSON *parent, const cJSON *item);
+/* Every kept member in v parsed. */
+void kf_json_unkeep_all(cJSON *v);
 /* Write v into a buffer as kf_json_write does. */
 void kf_json_buf(struct buf *b, const cJSON *v);
 /* Quote and escape the len bytes at s as a JSON string into b. */
