@@ -64,7 +64,6 @@ int
 main(int argc, char **argv)
 {
 	static const struct option longopts[] = { KF_OPT_COMMON };
-	static const char *const keep[] = { "data", NULL };
 	struct kf_map jobs = {0};
 	struct kf_map_ent **list;
 	struct kf_in *in;
@@ -78,7 +77,7 @@ main(int argc, char **argv)
 	in = kf_in_open(argc - optind, argv + optind);
 	/* Passes of one-pass profilers go through as they are: their "data"
 	 * is copied, not parsed (kf_collate_job parses it to merge). */
-	kf_in_keep(in, keep);
+	kf_in_keep(in, kf_collate_keep);
 	while ((rec = kf_in_next(in)) != NULL) {
 		char *key = job_key(rec);
 		struct kf_map_ent *e;

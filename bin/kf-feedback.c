@@ -55,8 +55,7 @@ feedback_one(cJSON *rec, const struct kf_fb_opts *opt, int text_only)
 	char *text;
 
 	kf_fb_init(&fb, opt);
-	if (p == NULL || !p->lazy)
-		kf_json_unkeep_all(rec);
+	kf_fb_unkeep(rec);
 	if (p)
 		kf_set_str(fb.analysis, "profiler", p->name);
 	/* A record that was read but not collated: collate its one pass here. */
@@ -113,12 +112,6 @@ main(int argc, char **argv)
 		{ "gpus-file", required_argument, NULL, O_GPUS_FILE },
 		KF_OPT_COMMON
 	};
-	/* ncu's feedback reads the rules of one launch and a section or two of
-	 * the others' metrics: the rest stays text (kf_json_lazy). */
-	static const char *const keep[] = {
-		"collated/kernels/*/metrics/*", "collated/kernels/*/rules",
-		"data/kernels/*/metrics/*", "data/kernels/*/rules", NULL,
-	};
 	struct kf_fb_opts opt = { 0, 5, 5, NULL, NULL };
 	int c, text_only = 0;
 	struct kf_in *in;
@@ -138,7 +131,7 @@ main(int argc, char **argv)
 		}
 	}
 	in = kf_in_open(argc - optind, argv + optind);
-	kf_in_keep(in, keep);
+	kf_in_keep(in, kf_fb_keep);
 	while ((rec = kf_in_next(in)) != NULL) {
 		feedback_one(rec, &opt, text_only);
 		cJSON_Delete(rec);

@@ -166,7 +166,6 @@ fz_pipeline(const char *out, size_t n, int npass, int variant)
 		"ComputeBasic", "MemoryProfile", "VectorEngineProfile",
 	};
 	const char *s = out, *end = out + n, *nl;
-	long line = 0;
 
 	for (; s < end; s = nl + 1) {
 		cJSON *rec, *recs[3], *job;
@@ -174,11 +173,10 @@ fz_pipeline(const char *out, size_t n, int npass, int variant)
 
 		if ((nl = memchr(s, '\n', (size_t)(end - s))) == NULL)
 			nl = end;
-		rec = kf_parse_line(s, (size_t)(nl - s), NULL, ++line);
-		if (rec == NULL)
-			continue;
-		/* A reader writes strict JSON objects, one a line. */
-		if (kf_error(rec) && strcmp(kf_str(kf_error(rec), "kind"), "bad_json") == 0)
+		/* A reader writes strict JSON objects, one a line; kf-collate
+		 * reads them keeping "data" as text. */
+		if ((rec = kf_json_parse_keep(s, (size_t)(nl - s), kf_collate_keep)) == NULL ||
+		    !cJSON_IsObject(rec))
 			abort();
 		for (i = 0; i < npass && i < 3; i++) {
 			char *name = xasprintf("%s.%s", kf_str(rec, "profiler") ?
@@ -193,7 +191,19 @@ fz_pipeline(const char *out, size_t n, int npass, int variant)
 		job = kf_collate_job(recs, npass);
 		for (i = 0; i < npass; i++)
 			cJSON_Delete(recs[i]);
-		fz_feedback(job, variant);
+		/* kf-feedback reads kf-collate's line as it does. */
+		{
+			struct buf b = {0};
+			cJSON *fb;
+
+			kf_json_buf(&b, job);
+			if ((fb = kf_json_parse_keep(b.s, b.len, kf_fb_keep)) == NULL)
+				abort();
+			kf_fb_unkeep(fb);
+			fz_feedback(fb, variant);
+			cJSON_Delete(fb);
+			buf_free(&b);
+		}
 		cJSON_Delete(job);
 		cJSON_Delete(rec);
 	}

@@ -5,6 +5,8 @@
 #include "profiler.h"
 #include "record.h"
 
+const char *const kf_collate_keep[] = { "data", NULL };
+
 const char *const kf_pass_fields[] = {
 	"data", "pass", "group", "mode", "run", "output_dir", "argv", "env",
 	"end_marker", "error", "passes_total", "unitrace_link", NULL,

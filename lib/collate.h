@@ -7,6 +7,9 @@
 
 /* Fields that belong to one pass and are left out of the merged record. */
 extern const char *const kf_pass_fields[];
+/* What kf-collate reads as text (kf_in_keep): "data", which it passes on
+ * (one-pass profilers) or parses to merge (kf_collate_job does). */
+extern const char *const kf_collate_keep[];
 
 /* One record for the job whose pass records are recs[0..n) (any order; the
  * caller keeps them; they may be modified). It has the job's fields,

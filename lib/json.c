@@ -826,6 +826,31 @@ canon_num_fast(const char *s, const char *e)
 	return ni + nf <= 15 ? 1 : -1;
 }
 
+int
+kf_json_number_written(const char *s, size_t n)
+{
+	const char *p = s, *e = s + n;
+
+	/* JSON's grammar: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)? */
+	if (p < e && *p == '-')
+		p++;
+	if (p == e || *p < '0' || *p > '9')
+		return 0;
+	if (*p++ == '0' && p < e && *p >= '0' && *p <= '9')
+		return 0;
+	while (p < e && *p >= '0' && *p <= '9')
+		p++;
+	if (p < e && *p == '.') {
+		if (++p == e || *p < '0' || *p > '9')
+			return 0;
+		while (p < e && *p >= '0' && *p <= '9')
+			p++;
+	}
+	if (p != e)
+		return 0;	/* exponents and the rest: ask put_number */
+	return canon_num_fast(s, e) == 1;
+}
+
 static int
 canon_value(struct jp *j)
 {

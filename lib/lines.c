@@ -1,63 +1,125 @@
+/* Lines from a file, found in a buffer of the reader's own: no copy per
+ * line (getline copies each out of stdio's buffer) and one pass for NUL
+ * bytes per read, not per line. */
 #include <errno.h>
-#include <stdio.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "text.h"
 #include "util.h"
 
+#define LINES_READ (1 << 16)
+
 int
 kf_lines_open(struct kf_lines *l, const char *path)
 {
-	FILE *f = fopen(path, "r");
-
-	if (f == NULL)
-		return -1;
-	kf_lines_fdopen(l, f);
-	l->owned = 1;
+	memset(l, 0, sizeof *l);
+	if ((l->fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;	/* l->buf NULL: kf_lines_close does nothing */
+	l->cap = LINES_READ;
+	l->buf = xmalloc(l->cap);
 	return 0;
 }
 
-void
-kf_lines_fdopen(struct kf_lines *l, FILE *f)
+static size_t
+first_nul(const struct kf_lines *l, size_t from)
 {
-	memset(l, 0, sizeof *l);
-	l->f = f;
+	const char *z = memchr(l->buf + from, '\0', l->end - from);
+
+	return z ? (size_t)(z - l->buf) : l->end;
+}
+
+/* More bytes after l->end: 1, 0 at the end of the file, -1 on an error. */
+static int
+fill(struct kf_lines *l)
+{
+	ssize_t got;
+
+	if (l->beg > 0) {
+		memmove(l->buf, l->buf + l->beg, l->end - l->beg);
+		l->end -= l->beg;
+		l->scan -= l->beg;
+		l->nul -= l->beg;
+		l->beg = 0;
+	}
+	/* One byte kept for the NUL after a last line without LF. */
+	if (l->cap - l->end < LINES_READ / 2) {
+		l->cap *= 2;
+		l->buf = xrealloc(l->buf, l->cap);
+	}
+	do
+		got = read(l->fd, l->buf + l->end, l->cap - l->end - 1);
+	while (got < 0 && errno == EINTR);
+	if (got <= 0)
+		return (int)got;
+	if (l->nul == l->end) {
+		l->end += (size_t)got;
+		l->nul = first_nul(l, l->nul);
+	} else {
+		l->end += (size_t)got;
+	}
+	return 1;
 }
 
 int
 kf_lines_next(struct kf_lines *l)
 {
-	ssize_t n = getline(&l->s, &l->cap, l->f);
-	char *p, *q, *end;
+	char *nl, *p, *q, *end;
+	size_t a, b, next;
+	int got;
 
-	if (n < 0)
-		return ferror(l->f) ? -1 : 0;
+	for (;;) {
+		if ((nl = memchr(l->buf + l->scan, '\n', l->end - l->scan)) != NULL) {
+			a = l->beg;
+			b = (size_t)(nl - l->buf);
+			next = b + 1;
+			l->complete = 1;
+			break;
+		}
+		l->scan = l->end;
+		if (!l->eof) {
+			if ((got = fill(l)) < 0) {
+				l->err = errno;
+				return -1;
+			}
+			l->eof = got == 0;
+			continue;
+		}
+		if (l->beg == l->end)
+			return 0;
+		a = l->beg;
+		b = next = l->end;
+		l->complete = 0;
+		break;
+	}
 	l->no++;
-	l->complete = n > 0 && l->s[n - 1] == '\n';
-	if (l->complete)
-		n--;
-	if (n > 0 && l->s[n - 1] == '\r')
-		n--;
-	if (memchr(l->s, '\0', (size_t)n)) {
-		for (p = q = l->s, end = l->s + n; p < end; p++) {
+	l->beg = l->scan = next;
+	l->s = l->buf + a;
+	if (l->nul < b) {
+		for (p = q = l->s, end = l->buf + b; p < end; p++) {
 			if (*p)
 				*q++ = *p;
 			else
 				l->nuls++;
 		}
-		n = q - l->s;
+		b = (size_t)(q - l->buf);
+		l->nul = first_nul(l, next);
 	}
-	l->s[n] = '\0';
-	l->len = (size_t)n;
+	if (b > a && l->buf[b - 1] == '\r')
+		b--;
+	l->buf[b] = '\0';
+	l->len = b - a;
 	return 1;
 }
 
 void
 kf_lines_close(struct kf_lines *l)
 {
-	if (l->owned && l->f)
-		fclose(l->f);
-	free(l->s);
+	if (l->buf) {
+		close(l->fd);
+		free(l->buf);
+	}
 	memset(l, 0, sizeof *l);
 }

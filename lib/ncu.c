@@ -624,6 +624,8 @@ put_value_text(struct buf *b, const char *unit, size_t ulen, const char *v, size
 	num.type = cJSON_Number;
 	if (vlen == 0)
 		buf_add(b, "null", 4);
+	else if (kf_json_number_written(v, vlen))
+		buf_add(b, v, vlen);
 	else if (kf_parse_number_n(v, vlen, &num.valuedouble))
 		kf_json_buf(b, &num);
 	else

@@ -74,6 +74,10 @@ cJSON *kf_json_lazy_item(const cJSON *parent, const cJSON *item);
 void kf_json_unkeep_all(cJSON *v);
 /* Write v into a buffer as kf_json_write does. */
 void kf_json_buf(struct buf *b, const cJSON *v);
+/* Whether the n bytes at s are a JSON number that kf_json_write writes as
+ * these very bytes ("20.21", "18368"; not "1.50", "1e3", "01"): a reader
+ * may copy such a value instead of converting it twice. 0 when not sure. */
+int kf_json_number_written(const char *s, size_t n);
 /* Quote and escape the len bytes at s as a JSON string into b. */
 void kf_json_quote(struct buf *b, const char *s, size_t len);
 /* A copy of len bytes that fits in a C string: NUL becomes C0 80. */

@@ -748,7 +748,8 @@ vtune_read(cJSON *rec, const char *dir)
 		goto out;
 	}
 	parse(&l, &r, &header);
-	rc = ferror(l.f) ? -1 : 0;
+	rc = l.err ? -1 : 0;
+	errno = l.err;
 	if (rc < 0) {
 		kf_fail(rec, "read_error", "error reading %s after line %ld: %s", path, l.no,
 		    strerror(errno));

@@ -3,7 +3,8 @@
  * trailing zeros, 1 to 20 digits; strings with escapes, controls, UTF-8,
  * invalid bytes; arrays and objects of them): a value comes back as text
  * exactly when kf_json_buf writes that text for its tree. Also the paths:
- * a value is kept only where a path names it. Exit 1 at the first
+ * a value is kept only where a path names it; and kf_json_number_written
+ * says yes only for what the writer writes as it is. Exit 1 at the first
  * difference. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -149,6 +150,11 @@ check(const char *text, size_t n)
 		    cJSON_IsRaw(v), w.s);
 		ok = 0;
 	}
+	if (kf_json_number_written(text, n) && !(w.len == n && memcmp(w.s, text, n) == 0)) {
+		fprintf(stderr, "keep_diff: %.*s: said written as it is, written %s\n",
+		    (int)n, text, w.s);
+		ok = 0;
+	}
 	/* Parsed back, the kept record is the tree. */
 	kf_json_unkeep_all(kept);
 	buf_reset(&w);
@@ -177,8 +183,28 @@ main(int argc, char **argv)
 	long i, n = argc > 1 ? atol(argv[1]) : 100000;
 	struct buf b = {0};
 
+	static const char *const no[] = {
+		"01", "1.", ".5", "-", "", "1e5", "1.50", "0.00001", "1234567890123456",
+		"1,056", " 1", "1 ", "+1", "0x10", "1.5%", "nan", "-01", "00",
+	};
+	static const char *const yes[] = {
+		"0", "-0", "7", "18368", "20.21", "-0.5", "0.0001", "123456789012345",
+		"0.00012345678901", "99999999999999.9",
+	};
+	size_t k;
+
 	rng = argc > 2 ? strtoull(argv[2], NULL, 10) : 1;
 	kf_init("keep_diff");
+	for (k = 0; k < sizeof no / sizeof no[0]; k++)
+		if (kf_json_number_written(no[k], strlen(no[k]))) {
+			fprintf(stderr, "keep_diff: %s: said written as it is\n", no[k]);
+			return 1;
+		}
+	for (k = 0; k < sizeof yes / sizeof yes[0]; k++)
+		if (!kf_json_number_written(yes[k], strlen(yes[k])) || !check(yes[k], strlen(yes[k]))) {
+			fprintf(stderr, "keep_diff: %s: not said written as it is\n", yes[k]);
+			return 1;
+		}
 	for (i = 0; i < n; i++) {
 		buf_reset(&b);
 		value(&b, 0);
