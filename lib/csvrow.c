@@ -94,12 +94,17 @@ end_field(struct kf_csvrow *r, char *o)
 	return o;
 }
 
+/* mid: s is just after a delimiter of the row in progress (its first
+ * fields reused), not at the start of a line. */
 static int
-fast_feed(struct kf_csvrow *r, const char *s, size_t n)
+fast_feed(struct kf_csvrow *r, const char *s, size_t n, int mid)
 {
-	const char *end = s + n, *q, *t;
+	const char *line = s, *end = s + n, *q, *t;
 	char d = (char)r->delim, *o;
 	size_t sp;
+	/* A row that starts on this line may leave its first pk fields to
+	 * the next one. */
+	int record = r->pk > 0 && !mid && !r->inq && r->nlines == 1;
 
 	/* A line adds at most its bytes, an LF and a NUL per field; and a
 	 * quoted field's copy may write 15 bytes past its end. */
@@ -108,13 +113,15 @@ fast_feed(struct kf_csvrow *r, const char *s, size_t n)
 		r->store.s = xrealloc(r->store.s, r->store.cap);
 	}
 	o = r->store.s + r->store.len;
+	if (record)
+		r->plen = 0;
 	if (r->inq) {
 		r->inq = 0;
 		goto quoted;
 	}
 	while (s < end && blank(r, *s))
 		s++;
-	if (s == end)
+	if (s == end && !mid)
 		goto row;
 	for (;;) {
 		new_field(r, o);
@@ -191,6 +198,12 @@ field_end:
 		o = end_field(r, o);
 		if (s == end)
 			break;
+		if (record && r->n == r->pk) {
+			r->plen = (size_t)(s + 1 - line);
+			r->pstore = (size_t)(o - r->store.s);
+			buf_reset(&r->pre);
+			buf_add(&r->pre, line, r->plen);
+		}
 		for (s++; s < end && blank(r, *s); s++)
 			;
 	}
@@ -227,11 +240,26 @@ kf_csvrow_feed(struct kf_csvrow *r, const char *line, size_t n)
 	if (r->done) {
 		r->n = 0;
 		r->nlines = 0;
-		buf_reset(&r->store);
+		r->store.len = 0;	/* its bytes kept: the first fields may be reused */
 		r->done = 0;
 	}
 	r->nlines++;
-	return r->libcsv ? libcsv_feed(r, line, n) : fast_feed(r, line, n);
+	if (r->libcsv)
+		return libcsv_feed(r, line, n);
+	if (r->nlines == 1 && r->plen > 0 && n >= r->plen &&
+	    memcmp(line, r->pre.s, r->plen) == 0) {
+		r->n = r->pk;
+		r->store.len = r->pstore;
+		return fast_feed(r, line + r->plen, n - r->plen, 1);
+	}
+	return fast_feed(r, line, n, 0);
+}
+
+void
+kf_csvrow_reuse(struct kf_csvrow *r, size_t k)
+{
+	r->pk = r->libcsv ? 0 : k;
+	r->plen = 0;
 }
 
 int
@@ -246,6 +274,7 @@ kf_csvrow_drop(struct kf_csvrow *r)
 	r->n = 0;
 	r->nlines = 0;
 	r->inq = 0;
+	r->plen = 0;
 	buf_reset(&r->store);
 	if (r->libcsv) {
 		csv_free(&r->p);
@@ -273,6 +302,7 @@ kf_csvrow_free(struct kf_csvrow *r)
 	if (r->libcsv)
 		csv_free(&r->p);
 	buf_free(&r->store);
+	buf_free(&r->pre);
 	free(r->off);
 	free(r->len);
 	memset(r, 0, sizeof *r);

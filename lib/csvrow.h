@@ -33,6 +33,10 @@ struct kf_csvrow {
 	size_t n, cap;
 	size_t nlines;		/* lines fed into the row in progress */
 	int done;		/* the row ended at the last line fed */
+	/* kf_csvrow_reuse: the first pk fields of the last row began its line
+	 * as the plen bytes pre; they fill store up to pstore. */
+	size_t pk, plen, pstore;
+	struct buf pre;
 };
 
 /* delim: ',' for ncu, '\t' or ';' for others. 0, or -1 if libcsv fails. */
@@ -42,6 +46,12 @@ int kf_csvrow_init_libcsv(struct kf_csvrow *r, unsigned char delim);
  * a blank line); 0: the line ended inside a quoted field, feed the next one;
  * -1: libcsv failed (out of memory). */
 int kf_csvrow_feed(struct kf_csvrow *r, const char *line, size_t n);
+/* Rows whose line starts with the same bytes as the last row's first k
+ * fields (and the delimiter after them) take those fields as they are, not
+ * split again: ncu repeats a launch's identity (its kernel's long name
+ * among it) on each of its metric rows. 0: never (the default). Fast
+ * splitter only. */
+void kf_csvrow_reuse(struct kf_csvrow *r, size_t k);
 /* A row is open across lines (a quoted field not closed yet). */
 int kf_csvrow_pending(const struct kf_csvrow *r);
 /* Forget the row in progress (a quote that never closes). */

@@ -327,6 +327,12 @@ hdr_read(struct rd *r)
 				h->col[c] = (long)i;
 	}
 	h->raw = h->col[C_METRIC] < 0;
+	/* The columns before the first that changes from row to row hold the
+	 * launch: its rows repeat them, byte for byte. */
+	for (i = 0, c = C_SECTION; !h->raw && c < NCOL; c++)
+		if (h->col[c] >= 0 && (i == 0 || (size_t)h->col[c] < i))
+			i = (size_t)h->col[c];
+	kf_csvrow_reuse(&r->row, h->raw ? 0 : i);
 	r->have_hdr = 1;
 	r->want_units = h->raw;
 	r->hdr_line = r->l.no;

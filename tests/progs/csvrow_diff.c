@@ -1,6 +1,7 @@
 /* csvrow_diff [ROWS [SEED]]: feed the same random lines (quotes, delimiters,
- * blanks, CR, NUL, letters; rows across lines) to the fast splitter and to
- * libcsv and exit 1 at the first row where they differ. */
+ * blanks, CR, NUL, letters; rows across lines; lines that begin as the last
+ * one did, with the fast splitter reusing 0 to 3 fields) to the fast
+ * splitter and to libcsv and exit 1 at the first row where they differ. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,22 +52,30 @@ main(int argc, char **argv)
 	static const char alpha[] = "\"\",,  \t\tab\r;x\"";
 	long rows = argc > 1 ? atol(argv[1]) : 200000, i;
 	unsigned delims[] = { ',', '\t', ';' };
-	char line[64];
+	char line[64], prev[64];
+	size_t pn = 0;
 
 	srand(argc > 2 ? (unsigned)atol(argv[2]) : 1);
 	for (i = 0; i < rows; i++) {
 		struct kf_csvrow a, b;
 		unsigned char d = (unsigned char)delims[i % 3];
-		int k, lines = 1 + rand() % 3;
+		int k, lines = 1 + rand() % 6;
 
 		kf_csvrow_init(&a, d);
 		kf_csvrow_init_libcsv(&b, d);
+		kf_csvrow_reuse(&a, (size_t)(rand() % 4));
 		for (k = 0; k < lines; k++) {
-			size_t n = (size_t)(rand() % 24), j;
+			size_t n = (size_t)(rand() % (rand() % 2 ? 24 : 64)), j = 0;
 			int ga, gb;
 
-			for (j = 0; j < n; j++)
+			if (k > 0 && rand() % 2)	/* the last line's start */
+				for (j = (size_t)rand() % (pn + 1); j > n; n++)
+					;
+			memcpy(line, prev, j);
+			for (; j < n; j++)
 				line[j] = rand() % 50 == 0 ? '\0' : alpha[rand() % (sizeof alpha - 1)];
+			memcpy(prev, line, n);
+			pn = n;
 			ga = kf_csvrow_feed(&a, line, n);
 			gb = kf_csvrow_feed(&b, line, n);
 			if (ga != gb || !same(&a, &b)) {
