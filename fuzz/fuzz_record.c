@@ -1,14 +1,48 @@
 /* libFuzzer target: record lines through kf_parse_line (what kf_in_next
  * does with each line), kf_emit, and kf-collate's and kf-feedback's code:
- * records written by scripts reach them with any shape. */
+ * records written by scripts reach them with any shape. Each line is also
+ * read keeping members as text, as kf-collate and kf-feedback do: it must
+ * parse exactly when the plain parser takes it, write the same bytes kept
+ * and parsed back, and give the same feedback. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "collate.h"
+#include "feedback.h"
 #include "fuzz.h"
 #include "record.h"
+#include "util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n);
+
+static void
+same_kept(const char *s, size_t n, const char *const *paths, int variant)
+{
+	cJSON *plain = kf_json_parse(s, n), *kept = kf_json_parse_keep(s, n, paths);
+	struct buf a = {0}, b = {0};
+
+	if ((plain == NULL) != (kept == NULL))
+		abort();
+	if (plain == NULL)
+		return;
+	kf_json_buf(&a, plain);
+	kf_json_buf(&b, kept);
+	if (a.len != b.len || memcmp(a.s, b.s, a.len) != 0)
+		abort();	/* kept text is what the writer writes */
+	if (cJSON_IsObject(kept) && paths == kf_fb_keep) {
+		kf_fb_unkeep(kept);
+		fz_feedback(kept, variant);	/* ncu's lazy reads */
+	}
+	kf_json_unkeep_all(kept);
+	buf_reset(&b);
+	kf_json_buf(&b, kept);
+	if (a.len != b.len || memcmp(a.s, b.s, a.len) != 0)
+		abort();
+	buf_free(&a);
+	buf_free(&b);
+	cJSON_Delete(plain);
+	cJSON_Delete(kept);
+}
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
@@ -24,6 +58,8 @@ LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 
 		if ((nl = memchr(s, '\n', (size_t)(end - s))) == NULL)
 			nl = end;
+		same_kept(s, (size_t)(nl - s), kf_collate_keep, 0);
+		same_kept(s, (size_t)(nl - s), kf_fb_keep, (int)(n & 1));
 		rec = kf_parse_line(s, (size_t)(nl - s), NULL, ++line);
 		if (rec == NULL)
 			continue;
