@@ -465,7 +465,7 @@ struct keep {
 	int n;
 	unsigned char nseg[KEEP_MAX];
 	const char *seg[KEEP_MAX][KEEP_MAX];
-	unsigned char len[KEEP_MAX][KEEP_MAX];
+	size_t len[KEEP_MAX][KEEP_MAX];
 };
 
 struct jp {
@@ -1096,17 +1096,19 @@ kf_json_parse_keep(const char *s, size_t n, const char *const *paths)
 	if (paths) {
 		memset(&k, 0, sizeof k);
 		for (; paths[k.n] && k.n < KEEP_MAX; k.n++) {
-			const char *p = paths[k.n], *sl;
-			int i = k.n;
+			const char *p = paths[k.n], *sl = p - 1;
+			int i = k.n, ns = 0;
 
-			for (; k.nseg[i] < KEEP_MAX; p = sl + 1) {
+			do {
+				p = sl + 1;
 				sl = strchr(p, '/');
-				k.seg[i][k.nseg[i]] = p;
-				k.len[i][k.nseg[i]++] = (unsigned char)(sl ? sl - p : (ptrdiff_t)strlen(p));
-				if (sl == NULL)
-					break;
+				k.seg[i][ns] = p;
+				k.len[i][ns++] = sl ? (size_t)(sl - p) : strlen(p);
+			} while (sl && ns < KEEP_MAX);
+			if (sl == NULL) {	/* a longer path keeps nothing */
+				k.nseg[i] = (unsigned char)ns;
+				live |= 1u << i;
 			}
-			live |= 1u << i;
 		}
 		j.keep = &k;
 	}

@@ -44,11 +44,12 @@ fill(struct kf_lines *l)
 		l->nul -= l->beg;
 		l->beg = 0;
 	}
-	/* One byte kept for the NUL after a last line without LF. */
+	/* A line longer than the buffer doubles it. */
 	if (l->cap - l->end < LINES_READ / 2) {
 		l->cap *= 2;
 		l->buf = xrealloc(l->buf, l->cap);
 	}
+	/* One byte kept for the NUL after a last line without LF. */
 	do
 		got = read(l->fd, l->buf + l->end, l->cap - l->end - 1);
 	while (got < 0 && errno == EINTR);

@@ -80,8 +80,10 @@ open_next(struct kf_in *in)
 			in->f = stdin;
 			in->name = NULL;
 			/* Records are long: 64 KiB a read, not 4 (before any read). */
-			if (!stdin_set++)
+			if (!stdin_set) {
 				setvbuf(stdin, NULL, _IOFBF, 1 << 16);
+				stdin_set = 1;
+			}
 			return 1;
 		}
 		in->f = fopen(op, "r");
