@@ -826,36 +826,48 @@ canon_num_fast(const char *s, const char *e)
 	return ni + nf <= 15 ? 1 : -1;
 }
 
+/* The end of the JSON number at p (-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][-+]?[0-9]+)?,
+ * taken as parse_num takes it: "01" is "0" and a "1" after it), or NULL. */
+static const char *
+num_end(const char *p, const char *end)
+{
+	if (p < end && *p == '-')
+		p++;
+	if (p >= end || *p < '0' || *p > '9')
+		return NULL;
+	if (*p == '0')
+		p++;
+	else
+		while (p < end && *p >= '0' && *p <= '9')
+			p++;
+	if (p < end && *p == '.') {
+		if (++p >= end || *p < '0' || *p > '9')
+			return NULL;
+		while (p < end && *p >= '0' && *p <= '9')
+			p++;
+	}
+	if (p < end && (*p == 'e' || *p == 'E')) {
+		if (++p < end && (*p == '+' || *p == '-'))
+			p++;
+		if (p >= end || *p < '0' || *p > '9')
+			return NULL;
+		while (p < end && *p >= '0' && *p <= '9')
+			p++;
+	}
+	return p;
+}
+
 int
 kf_json_number_written(const char *s, size_t n)
 {
-	const char *p = s, *e = s + n;
-
-	/* JSON's grammar: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)? */
-	if (p < e && *p == '-')
-		p++;
-	if (p == e || *p < '0' || *p > '9')
-		return 0;
-	if (*p++ == '0' && p < e && *p >= '0' && *p <= '9')
-		return 0;
-	while (p < e && *p >= '0' && *p <= '9')
-		p++;
-	if (p < e && *p == '.') {
-		if (++p == e || *p < '0' || *p > '9')
-			return 0;
-		while (p < e && *p >= '0' && *p <= '9')
-			p++;
-	}
-	if (p != e)
-		return 0;	/* exponents and the rest: ask put_number */
-	return canon_num_fast(s, e) == 1;
+	return num_end(s, s + n) == s + n && canon_num_fast(s, s + n) == 1;
 }
 
 static int
 canon_value(struct jp *j)
 {
 	static struct buf nb;
-	const char *s = j->p;
+	const char *s = j->p, *e;
 	int obj, fast;
 	double d;
 
@@ -897,10 +909,16 @@ canon_value(struct jp *j)
 	case 'n':
 		return literal(j, "null", 4);
 	default:
+		/* Most numbers tell from their text alone; converting is for
+		 * the rest. */
+		if ((e = num_end(s, j->end)) == NULL)
+			return 0;
+		if ((fast = canon_num_fast(s, e)) >= 0) {
+			j->p = e;
+			return fast;
+		}
 		if (!parse_num(j, &d))
 			return 0;
-		if ((fast = canon_num_fast(s, j->p)) >= 0)
-			return fast;
 		nb.len = 0;
 		put_number(&nb, d);
 		return nb.len == (size_t)(j->p - s) && memcmp(nb.s, s, nb.len) == 0;
