@@ -136,8 +136,10 @@ check(const char *text, size_t n)
 	if (tree == NULL)
 		goto out;
 	kf_json_buf(&w, cJSON_GetObjectItemCaseSensitive(tree, "data"));
-	while (n > 0 && text[n - 1] == ' ')	/* after the value, not in it */
+	while (n > 0 && text[n - 1] == ' ')	/* around the value, not in it */
 		n--;
+	while (n > 0 && text[0] == ' ')
+		text++, n--;
 	v = cJSON_GetObjectItemCaseSensitive(kept, "data");
 	t = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(
 	    cJSON_GetObjectItemCaseSensitive(kept, "x"), 0), "y");
@@ -196,7 +198,7 @@ main(int argc, char **argv)
 	rng = argc > 2 ? strtoull(argv[2], NULL, 10) : 1;
 	kf_init("keep_diff");
 	for (k = 0; k < sizeof no / sizeof no[0]; k++)
-		if (kf_json_number_written(no[k], strlen(no[k]))) {
+		if (kf_json_number_written(no[k], strlen(no[k])) || !check(no[k], strlen(no[k]))) {
 			fprintf(stderr, "keep_diff: %s: said written as it is\n", no[k]);
 			return 1;
 		}
