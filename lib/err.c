@@ -28,9 +28,16 @@ hold_std_fds(void)
 void
 kf_init(const char *argv0)
 {
+	static char outbuf[1 << 16];
+	static int out_set;
 	const char *p;
 
 	hold_std_fds();
+	/* Records are long and go to pipes: 64 KiB a write, not 4 (a
+	 * terminal keeps its line buffering). Once, before any output. */
+	if (!out_set && !isatty(STDOUT_FILENO))
+		setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
+	out_set = 1;
 	if (argv0 == NULL || *argv0 == '\0')
 		return;
 	p = strrchr(argv0, '/');

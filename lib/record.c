@@ -18,7 +18,10 @@ struct kf_in {
 	char *buf;
 	size_t cap;
 	const char *const *keep;
+	char *iobuf;		/* stdio's buffer for the files opened */
 };
+
+#define IOBUF (1 << 16)
 
 static char where_buf[512];
 static int status;
@@ -75,13 +78,15 @@ open_next(struct kf_in *in)
 			return 0;
 		in->line = 0;
 		if (strcmp(op, "-") == 0) {
+			static char stdin_buf[1 << 16];
 			static int stdin_set;
 
 			in->f = stdin;
 			in->name = NULL;
-			/* Records are long: 64 KiB a read, not 4 (before any read). */
+			/* Records are long: 64 KiB a read, not 4 (before any
+			 * read; glibc takes the size only with a buffer). */
 			if (!stdin_set) {
-				setvbuf(stdin, NULL, _IOFBF, 1 << 16);
+				setvbuf(stdin, stdin_buf, _IOFBF, sizeof stdin_buf);
 				stdin_set = 1;
 			}
 			return 1;
@@ -89,7 +94,9 @@ open_next(struct kf_in *in)
 		in->f = fopen(op, "r");
 		in->name = op;
 		if (in->f) {
-			setvbuf(in->f, NULL, _IOFBF, 1 << 16);
+			if (in->iobuf == NULL)
+				in->iobuf = xmalloc(IOBUF);
+			setvbuf(in->f, in->iobuf, _IOFBF, IOBUF);
 			return 1;
 		}
 		kf_warn("%s:", op);
@@ -195,6 +202,7 @@ kf_in_close(struct kf_in *in)
 	if (in->f && in->f != stdin)
 		fclose(in->f);
 	free(in->buf);
+	free(in->iobuf);
 	free(in);
 }
 
