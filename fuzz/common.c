@@ -159,6 +159,24 @@ fz_feedback(cJSON *rec, int variant)
 }
 
 void
+fz_read(const char *profiler, int npass, int variant)
+{
+	const struct kf_profiler *p = kf_profiler_find(profiler);
+	cJSON *rec = fz_record(profiler);
+	char *out;
+	size_t len;
+
+	fz_begin();
+	p->read(rec, fz_dir());
+	out = fz_end(&len);
+	if (len == 0 || out[len - 1] != '\n' || memchr(out, '\n', len) != out + len - 1)
+		abort();
+	fz_pipeline(out, len, npass, variant);
+	free(out);
+	cJSON_Delete(rec);
+}
+
+void
 fz_pipeline(const char *out, size_t n, int npass, int variant)
 {
 	static const char *const pass[] = { "000", "001", "002" };

@@ -28,6 +28,10 @@ cJSON *fz_record(const char *profiler);
 void fz_begin(void);
 char *fz_end(size_t *n);
 
+/* The profiler's reader on the scratch directory (its files put there),
+ * as kf-read runs it: one record in, one line out, whole; then that line
+ * through fz_pipeline. */
+void fz_read(const char *profiler, int npass, int variant);
 /* Every line of out parsed as kf-collate and kf-feedback would take it:
  * the records collated as npass passes of one job, then given feedback. */
 void fz_pipeline(const char *out, size_t n, int npass, int variant);

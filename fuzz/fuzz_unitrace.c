@@ -4,12 +4,9 @@
  * The input is the metrics file (trace.metrics.1); a line "@@timeline@@"
  * splits off a Chrome trace (python3.1.json) and a line "@@log@@" the
  * tool's log (trace.1), so that one input covers the whole directory. */
-#include <stdlib.h>
 #include <string.h>
 
 #include "fuzz.h"
-#include "profiler.h"
-#include "record.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n);
 
@@ -41,9 +38,6 @@ LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 {
 	const uint8_t *tl, *log, *end = d + n;
 	size_t m, t;
-	cJSON *rec;
-	char *out;
-	size_t len;
 
 	fz_init("kf-read");
 	tl = cut(d, n, "\n@@timeline@@\n", &m);
@@ -51,14 +45,6 @@ LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 	fz_put("trace.metrics.1", d, m);
 	put_part("python3.1.json", tl, log ? log - strlen("\n@@log@@\n") : end);
 	put_part("trace.1", log, end);
-	rec = fz_record("unitrace");
-	fz_begin();
-	unitrace_read(rec, fz_dir());
-	out = fz_end(&len);
-	if (len == 0 || out[len - 1] != '\n' || memchr(out, '\n', len) != out + len - 1)
-		abort();
-	fz_pipeline(out, len, 3, (int)(n & 1));
-	free(out);
-	cJSON_Delete(rec);
+	fz_read("unitrace", 3, (int)(n & 1));
 	return 0;
 }
