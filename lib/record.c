@@ -78,7 +78,7 @@ open_next(struct kf_in *in)
 			return 0;
 		in->line = 0;
 		if (strcmp(op, "-") == 0) {
-			static char stdin_buf[1 << 16];
+			static char stdin_buf[IOBUF];
 			static int stdin_set;
 
 			in->f = stdin;
