@@ -22,7 +22,7 @@ static const char help[] =
 	"      --gpu NAME       use this GPU's roofs, whatever the record's worker says\n"
 	"      --gpus-file FILE more GPUs (JSON, as share/kf/gpus.json)\n"
 	"  -u, --unbuffered     flush after every record\n"
-	"      --help           print this help\n"
+	"  -h, --help           print this help\n"
 	"      --version        print the version\n";
 
 static const char *const intro =

@@ -37,7 +37,7 @@ static const char usage[] =
     "[-kqu] [-j N] [-t SECONDS] [-i SECONDS] [--gpus LIST] [file ...]";
 static const char help[] =
     "Run each record's argv; add \"run\" and \"worker\".\n"
-    "  -t, --timeout S       end a job after S seconds (300; 0: never)\n"
+    "  -t, --timeout S       end a job after S seconds (300; 0: never; 90s, 5m, 1h)\n"
     "  -i, --inactivity S    end a job after S seconds without output (100; 0: never)\n"
     "      --grace S         from SIGTERM to SIGKILL (2)\n"
     "      --marker-grace S  after a literal end marker (2)\n"
@@ -51,7 +51,7 @@ static const char help[] =
     "      --pass-secrets    pass *PASSWORD*, *SECRET*, *_TOKEN, *_USERNAME variables\n"
     "  -q, --quiet           no progress line on a terminal\n"
     "  -u, --unbuffered      (records are always written as each job ends)\n"
-    "      --help, --version\n";
+    "  -h, --help, --version\n";
 
 enum {
 	OPT_GRACE = 0x2000, OPT_MGRACE, OPT_PGRACE, OPT_DRAIN, OPT_GPUS,
@@ -87,7 +87,8 @@ static struct {
 	int keep_order, save, secrets, quiet;
 	char **gpus;
 	int ngpus;
-} opt = { 300, 100, 2, 2, 10, 1, 0, 65536, 0, 0, 0, 0, NULL, 0 };
+	int timeout_set, inactivity_set;	/* given: they beat the record's */
+} opt = { 300, 100, 2, 2, 10, 1, 0, 65536, 0, 0, 0, 0, NULL, 0, 0, 0 };
 
 struct stream {
 	int *fd;		/* into the job's kf_child */
@@ -139,6 +140,8 @@ static char **base_env;
 static cJSON *worker;
 static int sfd, interrupted, out_broken, progress_on, progress_shown;
 static double t0, last_draw;
+static double ran_s;			/* the run time of the jobs finished */
+static long nran;
 static pid_t self;
 
 /* Progress on a terminal. */
@@ -150,6 +153,21 @@ progress_clear(void)
 		fputs("\r\033[K", stderr);
 		progress_shown = 0;
 	}
+}
+
+/* The work left, from the mean run time of the jobs finished: the jobs
+ * waiting take the mean each, a running one what it has left of the mean;
+ * spread over the slots. Waiting jobs never make it grow. */
+static double
+time_left(double now)
+{
+	double mean = ran_s / (double)nran, work = (double)nqueued * mean;
+	int i;
+
+	for (i = 0; i < nslots; i++)
+		if (slots[i])
+			work += fmax(0, mean - (now - slots[i]->start));
+	return work / (double)nslots;
 }
 
 static void
@@ -166,8 +184,8 @@ progress(double now, int force)
 	else
 		fputs("?", stderr);
 	fprintf(stderr, " done, %d running, %.0fs elapsed", nrunning, el);
-	if (input_done && ndone > 0 && ndone < nseq)
-		fprintf(stderr, ", about %.0fs left", el / (double)ndone * (double)(nseq - ndone));
+	if (input_done && nran > 0 && ndone < nseq)
+		fprintf(stderr, ", about %.0fs left", time_left(now));
 	progress_shown = 1;
 }
 
@@ -569,6 +587,8 @@ finish(struct job *j, double now)
 	free(msg);
 	kf_set(j->rec, "run", run);
 	kf_set(j->rec, "worker", worker_for(j));
+	ran_s += end - j->start;
+	nran++;
 	slots[j->slot] = NULL;
 	nrunning--;
 	output(j->seq, j->rec);
@@ -696,10 +716,12 @@ open_log(struct job *j, int k)
 	return fd;
 }
 
+/* A limit given on the command line wins over the record's own, as flags
+ * do; else the record's, else the default. */
 static double
-limit(const cJSON *rec, const char *key, double def)
+limit(const cJSON *rec, const char *key, double opt_val, int opt_set)
 {
-	return kf_num(rec, key, def);
+	return opt_set ? opt_val : kf_num(rec, key, opt_val);
 }
 
 static struct job *
@@ -715,8 +737,8 @@ new_job(struct pending *p, int slot)
 	j->line = p->line;
 	j->slot = slot;
 	j->marker = m && *m ? m : NULL;
-	j->timeout = limit(p->rec, "timeout", opt.timeout);
-	j->inactivity = limit(p->rec, "inactivity", opt.inactivity);
+	j->timeout = limit(p->rec, "timeout", opt.timeout, opt.timeout_set);
+	j->inactivity = limit(p->rec, "inactivity", opt.inactivity, opt.inactivity_set);
 	snprintf(j->tag, sizeof j->tag, "%d.%ld", (int)self, p->seq);
 	j->c.pid = -1;
 	j->c.out = j->c.err = -1;
@@ -1122,8 +1144,14 @@ options(int argc, char **argv)
 	kf_opt_init(usage, help);
 	while ((c = kf_getopt(argc, argv, "+i:j:kqt:u", longopts)) != -1) {
 		switch (c) {
-		case 't': opt.timeout = kf_opt_seconds(optarg, "--timeout"); break;
-		case 'i': opt.inactivity = kf_opt_seconds(optarg, "--inactivity"); break;
+		case 't':
+			opt.timeout = kf_opt_seconds(optarg, "--timeout");
+			opt.timeout_set = 1;
+			break;
+		case 'i':
+			opt.inactivity = kf_opt_seconds(optarg, "--inactivity");
+			opt.inactivity_set = 1;
+			break;
 		case OPT_GRACE: opt.grace = kf_opt_seconds(optarg, "--grace"); break;
 		case OPT_MGRACE: opt.mgrace = kf_opt_seconds(optarg, "--marker-grace"); break;
 		case OPT_PGRACE: opt.pgrace = kf_opt_seconds(optarg, "--pytest-grace"); break;

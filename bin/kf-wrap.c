@@ -25,12 +25,12 @@ static const char help[] =
 	"      --sudo             run the profiler under sudo -E\n"
 	"      --no-timeline      unitrace: no Chrome kernel and ITT logging\n"
 	"      --end-marker STR   output that ends the run (none: no marker)\n"
-	"      --timeout S        kf-run's limit for the whole run\n"
+	"      --timeout S        kf-run's limit for the whole run (90s, 5m, 1h)\n"
 	"      --inactivity S     kf-run's limit for a run without output\n"
 	"      --id NAME          the job's id (default: the command's name)\n"
 	"      --language LANG    the job's language (sycl, ocl, cuda, pytorch, triton)\n"
 	"  -u, --unbuffered       flush after every record\n"
-	"      --help             print this help\n"
+	"  -h, --help             print this help\n"
 	"      --version          print the version\n";
 
 enum {

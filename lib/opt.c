@@ -1,3 +1,5 @@
+/* kf: option parsing shared by every program (getopt_long with the common
+ * options, usage errors with status 2, option values with units). */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -59,6 +61,24 @@ kf_usage_error(const char *fmt, ...)
 	kf_usage();
 }
 
+/* shortopts with "h" added after a leading '+' or '-'; one program has one
+ * set of short options, so the string is made once. */
+static const char *
+with_h(const char *shortopts)
+{
+	static char buf[128];
+	size_t lead = shortopts[0] == '+' || shortopts[0] == '-';
+
+	if (buf[0] == '\0') {
+		if (strlen(shortopts) + 2 > sizeof buf)
+			return shortopts;
+		memcpy(buf, shortopts, lead);
+		buf[lead] = 'h';
+		strcpy(buf + lead + 1, shortopts + lead);
+	}
+	return buf;
+}
+
 int
 kf_getopt(int argc, char **argv, const char *shortopts,
     const struct option *longopts)
@@ -66,8 +86,9 @@ kf_getopt(int argc, char **argv, const char *shortopts,
 	int c;
 
 	for (;;) {
-		c = getopt_long(argc, argv, shortopts, longopts, NULL);
+		c = getopt_long(argc, argv, with_h(shortopts), longopts, NULL);
 		switch (c) {
+		case 'h':
 		case KF_OPT_HELP:
 			print_usage(stdout);
 			fputs(help_text, stdout);
@@ -87,16 +108,40 @@ kf_getopt(int argc, char **argv, const char *shortopts,
 	}
 }
 
-double
-kf_opt_seconds(const char *arg, const char *opt)
+int
+kf_duration(const char *arg, double *seconds)
 {
 	char *end;
 	double d;
 
 	errno = 0;
 	d = strtod(arg, &end);
-	if (end == arg || *end || errno || d < 0 || isnan(d) || isinf(d))
-		kf_usage_error("%s: not a number of seconds: '%s'", opt, arg);
+	if (end == arg || errno || d < 0 || isnan(d) || isinf(d) ||
+	    (!(*arg >= '0' && *arg <= '9') && *arg != '.'))
+		return -1;
+	switch (*end) {
+	case '\0': case 's': break;
+	case 'm': d *= 60; break;
+	case 'h': d *= 3600; break;
+	case 'd': d *= 86400; break;
+	default: return -1;
+	}
+	if (*end && end[1])
+		return -1;
+	if (isinf(d))
+		return -1;
+	*seconds = d;
+	return 0;
+}
+
+double
+kf_opt_seconds(const char *arg, const char *opt)
+{
+	double d;
+
+	if (kf_duration(arg, &d) != 0)
+		kf_usage_error("%s: not a number of seconds: '%s' (or with a unit: "
+		    "90s, 5m, 1h, 1d)", opt, arg);
 	return d;
 }
 
