@@ -5,6 +5,7 @@
 
 #include "collate.h"
 #include "feedback.h"
+#include "hw.h"
 #include "opt.h"
 #include "profiler.h"
 #include "record.h"
@@ -58,9 +59,10 @@ feedback_one(cJSON *rec, const struct kf_fb_opts *opt, int text_only)
 	kf_fb_unkeep(rec);
 	if (p)
 		kf_set_str(fb.analysis, "profiler", p->name);
-	/* A record that was read but not collated: collate its one pass here. */
+	/* A record that was read but not collated: collate its one pass here,
+	 * unless it is one pass of several. */
 	if (!kf_error(rec) && !kf_obj(rec, "collated") &&
-	    cJSON_GetObjectItemCaseSensitive(rec, "data")) {
+	    cJSON_GetObjectItemCaseSensitive(rec, "data") && !kf_fb_one_of_passes(rec)) {
 		cJSON *one = cJSON_Duplicate(rec, 1);
 
 		work = kf_collate_job(&one, 1);
@@ -79,6 +81,8 @@ feedback_one(cJSON *rec, const struct kf_fb_opts *opt, int text_only)
 		kf_set_str(fb.analysis, "status", "ok");
 		p->feedback(work, &fb);
 	}
+	if (strcmp(kf_str(fb.analysis, "status") ? kf_str(fb.analysis, "status") : "", "ok") != 0)
+		kf_set_failed();	/* written all the same; the status says it */
 	text = kf_fb_render(&fb, opt->max_chars);
 	if (text_only) {
 		const char *id = kf_str(rec, "id");
@@ -97,6 +101,33 @@ feedback_one(cJSON *rec, const struct kf_fb_opts *opt, int text_only)
 	if (work != rec)
 		cJSON_Delete(work);
 	kf_fb_free(&fb);
+}
+
+/* --gpu and --gpus-file are checked before any record: a GPU that is not
+ * known or a file that cannot be read is a usage error. */
+static void
+check_gpu_options(const struct kf_fb_opts *opt)
+{
+	char *err = NULL;
+
+	if (opt->gpu == NULL && opt->gpus_file == NULL)
+		return;
+	if (kf_hw_find(opt->gpu, opt->gpus_file, &err) == NULL && err)
+		kf_usage_error("%s: %s", opt->gpu ? "--gpu" : "--gpus-file", err);
+}
+
+/* An option that the record's profiler does not use is said once. */
+static void
+say_unused_options(const cJSON *rec, const struct kf_fb_opts *opt)
+{
+	static int said;
+	const struct kf_profiler *p = kf_profiler_find(kf_str(rec, "profiler"));
+
+	if (said || p == NULL || p->roofs || (opt->gpu == NULL && opt->gpus_file == NULL))
+		return;
+	said = 1;
+	kf_warn("%s does not apply to %s records (%s reports its own share of peak): ignored "
+	    "for them", opt->gpu ? "--gpu" : "--gpus-file", p->name, p->name);
 }
 
 int
@@ -124,15 +155,17 @@ main(int argc, char **argv)
 		case 't': text_only = 1; break;
 		case 'n': opt.max_chars = (size_t)kf_opt_long(optarg, "--max-chars", 1, 100000000); break;
 		case O_TOP: opt.top = (int)kf_opt_long(optarg, "--top", 1, 1000000); break;
-		case O_RULES: opt.max_rules = (int)kf_opt_long(optarg, "--rules", 0, 1000000); break;
+		case O_RULES: opt.max_rules = (int)kf_opt_long(optarg, "--rules", 1, 1000000); break;
 		case O_GPU: opt.gpu = optarg; break;
 		case O_GPUS_FILE: opt.gpus_file = optarg; break;
 		default: kf_usage();
 		}
 	}
+	check_gpu_options(&opt);
 	in = kf_in_open(argc - optind, argv + optind);
 	kf_in_keep(in, kf_fb_keep);
 	while ((rec = kf_in_next(in)) != NULL) {
+		say_unused_options(rec, &opt);
 		feedback_one(rec, &opt, text_only);
 		cJSON_Delete(rec);
 	}

@@ -65,3 +65,73 @@ setup() {
 		assert_output ""
 	done
 }
+
+# ncu_feedback NAME CSV: collated records of a replayed capture, in $T/NAME.jsonl
+collated() {
+	mkdir -p "$T/$1"
+	cp "$2" "$T/$1/ncu_report.csv"
+	replay "$1" ncu "$T/$1" | kf-read 2>/dev/null | kf-collate >"$T/$1.jsonl" || true
+}
+
+@test "kf-feedback exits 1 when a record it wrote is a failure, and still writes every record" {
+	collated good "$FIX/ncu-h200/detailed-copy.csv"
+	replay gone ncu "$T/nothing-here" | kf-read 2>/dev/null | kf-collate >"$T/bad.jsonl" || true
+	cat "$T/bad.jsonl" "$T/good.jsonl" >"$T/both.jsonl"
+	run --separate-stderr kf-feedback "$T/both.jsonl"
+	assert_equal "$status" 1
+	assert_equal "$(jq -r '[.id, .analysis.status] | @tsv' <<<"$output" | tr '\t\n' ': ')" "gone:failed good:ok "
+	run --separate-stderr kf-feedback --text "$T/both.jsonl"
+	assert_equal "$status" 1
+	assert_line "=== gone ==="
+	assert_line "=== good ==="
+	run kf-feedback "$T/good.jsonl"
+	assert_success
+	assert_equal "$(jq -r .analysis.status <<<"$output")" ok
+}
+
+@test "kf-feedback --gpu NAME that is not known, --gpus-file that cannot be read: usage errors" {
+	collated good "$FIX/ncu-h200/detailed-copy.csv"
+	run --separate-stderr kf-feedback --gpu foo "$T/good.jsonl"
+	assert_equal "$status" 2
+	assert_output ""
+	[[ "$stderr" == "kf-feedback: --gpu: no hardware roofs for GPU 'foo' (known: "*"NVIDIA H200 141GB"* ]] || fail "$stderr"
+	[[ "$stderr" == *"usage: kf-feedback"* ]] || fail "$stderr"
+	run --separate-stderr kf-feedback --gpus-file "$T/no such file" "$T/good.jsonl"
+	assert_equal "$status" 2
+	assert_output ""
+	[[ "$stderr" == "kf-feedback: --gpus-file: cannot read GPU roofs $T/no such file: No such file or directory"* ]] || fail "$stderr"
+	printf '[{"name":' >"$T/broken.json"
+	run --separate-stderr kf-feedback --gpus-file "$T/broken.json" "$T/good.jsonl"
+	assert_equal "$status" 2
+	[[ "$stderr" == "kf-feedback: --gpus-file: "*"broken.json"* ]] || fail "$stderr"
+}
+
+@test "kf-feedback --gpu with ncu records: said once on stderr, the feedback as without it" {
+	collated a "$FIX/ncu-h200/detailed-copy.csv"
+	collated b "$FIX/ncu-h200/detailed-fma.csv"
+	cat "$T/a.jsonl" "$T/b.jsonl" >"$T/two.jsonl"
+	run --separate-stderr kf-feedback --gpu H200 "$T/two.jsonl"
+	assert_success
+	assert_equal "$stderr" "kf-feedback: --gpu does not apply to ncu records (ncu reports its own share of peak): ignored for them"
+	assert_equal "$output" "$(kf-feedback "$T/two.jsonl")"
+	[[ "$output" != *"--gpu"* ]] || fail "the option is named in the records"
+}
+
+@test "kf-feedback on one unitrace pass that was not collated says to run kf-collate" {
+	S="$FIX/unitrace/bmg-gemm-xmx"
+	ls "$S" >/dev/null
+	cd "$T"
+	PATH="$TOP/tests/fake:$PATH" KF_FAKE_SCENARIO="$S" KF_FAKE_LOG="$T/log" \
+		sh -c 'kf-wrap unitrace -o out --id gemm --language sycl -- true | kf-run -q | kf-read >read.jsonl'
+	assert_equal "$(jq -r .pass read.jsonl | tr '\n' ' ')" "unitrace.000 unitrace.001 unitrace.002 "
+	run --separate-stderr kf-feedback --gpu B580 read.jsonl
+	assert_equal "$status" 1
+	assert_equal "$(jq -r '[.error.kind, .analysis.status] | @tsv' <<<"$output" | sort -u)" "$(printf 'not_collated\tfailed')"
+	assert_equal "$(jq -r .error.message <<<"$output" | head -1)" \
+		"job gemm: this record is one pass (unitrace.000) of the 3 passes of a unitrace job; feedback needs them merged"
+	jq -r .feedback <<<"$output" | grep -qF "What to do: pipe kf-read's output through kf-collate before kf-feedback" ||
+		fail "no hint in the feedback"
+	run sh -c 'kf-collate read.jsonl | kf-feedback --gpu B580 | jq -r .analysis.status'
+	assert_success
+	assert_output ok
+}
