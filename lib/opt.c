@@ -87,24 +87,30 @@ kf_getopt(int argc, char **argv, const char *shortopts,
 
 	for (;;) {
 		c = getopt_long(argc, argv, with_h(shortopts), longopts, NULL);
-		switch (c) {
-		case 'h':
-		case KF_OPT_HELP:
-			print_usage(stdout);
-			fputs(help_text, stdout);
-			exit(fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1);
-		case KF_OPT_VERSION:
-			printf("%s %s\n", kf_progname, KF_VERSION);
-			exit(fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1);
-		case 'u':
-			kf_set_unbuffered(1);
-			continue;
-		case '?':
-		case ':':
+		if (c == '?' || c == ':')
 			kf_usage();
-		default:
+		if (!kf_opt_common(c))
 			return c;
-		}
+	}
+}
+
+int
+kf_opt_common(int c)
+{
+	switch (c) {
+	case 'h':
+	case KF_OPT_HELP:
+		print_usage(stdout);
+		fputs(help_text, stdout);
+		exit(fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1);
+	case KF_OPT_VERSION:
+		printf("%s %s\n", kf_progname, KF_VERSION);
+		exit(fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1);
+	case 'u':
+		kf_set_unbuffered(1);
+		return 1;
+	default:
+		return 0;
 	}
 }
 

@@ -21,6 +21,10 @@ void kf_opt_init(const char *usage, const char *help);
 /* getopt_long() that handles the common options; returns -1 at the end. */
 int kf_getopt(int argc, char **argv, const char *shortopts,
     const struct option *longopts);
+/* The common options' work for an option code c (-h, --help, --version
+ * exit; -u sets unbuffered output): 1 when c was one, else 0. For a program
+ * that parses some words itself. */
+int kf_opt_common(int c);
 /* Print "prog: msg", the usage, and exit 2. */
 void kf_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 void kf_usage(void) __attribute__((noreturn));

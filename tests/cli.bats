@@ -135,3 +135,70 @@ collated() {
 	assert_success
 	assert_output ok
 }
+
+@test "kf-wrap PROFILER takes the profiler's options before --; a bare word is the value of the one before" {
+	cd "$T"
+	run kf-wrap ncu --clock-control none --set full -k regex:copy --id c -- ./k "a b"
+	assert_success
+	assert_equal "$(jq -c .argv <<<"$output")" \
+		'["ncu","--csv","--log-file","kf-out/c/ncu.000/ncu_report.csv","--clock-control","none","--set","full","-k","regex:copy","./k","a b"]'
+	assert_equal "$(jq -c '[.id, .cmd]' <<<"$output")" '["c",["./k","a b"]]'
+}
+
+@test "kf-wrap: kf-wrap's own options keep working between PROFILER and --, -a too" {
+	cd "$T"
+	run kf-wrap ncu -o "out dir" --id=z --timeout 5m -a --clock-control none --language cuda -u -- ./k
+	assert_success
+	assert_equal "$(jq -c '[.id, .output_dir, .timeout, .language, .cmd]' <<<"$output")" \
+		'["z","out dir/z/ncu.000",300,"cuda",["./k"]]'
+	assert_equal "$(jq -c '.argv[-3:]' <<<"$output")" '["--clock-control","none","./k"]'
+	run kf-wrap ncu -a --clock-control -a none -- ./k
+	assert_equal "$(jq -c '[.id, .argv[-3:]]' <<<"$output")" '["k",["--clock-control","none","./k"]]'
+	# a profiler option named like one of kf-wrap's goes with -a
+	run kf-wrap vtune -a --timeout -a 7 -- ./k
+	assert_success
+	assert_equal "$(jq -r '.argv | index("--timeout") as $i | .[$i + 1]' <<<"$output")" 7
+	assert_equal "$(jq -c .timeout <<<"$output")" null
+}
+
+@test "kf-wrap: the forgotten -a of issue 17 is no longer a job called none" {
+	cd "$T"
+	# -a --clock-control then the bare value: taken as its value
+	run kf-wrap ncu -a --clock-control none -- ./k
+	assert_success
+	assert_equal "$(jq -c '[.id, .cmd, .argv[-3:]]' <<<"$output")" '["k",["./k"],["--clock-control","none","./k"]]'
+	# a bare word with no option before it is a usage error, not the program
+	run --separate-stderr kf-wrap ncu none -- ./k
+	assert_equal "$status" 2
+	assert_output ""
+	[[ "$stderr" == "kf-wrap: 'none' before --: the program goes after --"* ]] || fail "$stderr"
+	run --separate-stderr kf-wrap ncu --id x y -- ./k
+	assert_equal "$status" 2
+	run --separate-stderr kf-wrap ncu --sudo=yes -- ./k
+	assert_equal "$status" 2
+	assert_equal "${stderr%%$'\n'*}" "kf-wrap: --sudo takes no value"
+	run --separate-stderr kf-wrap ncu --set full --id --
+	assert_equal "$status" 2
+	assert_equal "${stderr%%$'\n'*}" "kf-wrap: --id requires an argument"
+}
+
+@test "kf-wrap nsys -- ./k: a first word that is not a profiler is a usage error listing them" {
+	cd "$T"
+	printf '#!/bin/sh\necho hi\n' >k
+	chmod +x k
+	run --separate-stderr kf-wrap nsys -- ./k
+	assert_equal "$status" 2
+	assert_output ""
+	assert_equal "${stderr%%$'\n'*}" "kf-wrap: 'nsys' is not a profiler (one of ncu, unitrace, vtune)"
+	run --separate-stderr kf-wrap -o o nsys --set full -- ./k
+	assert_equal "$status" 2
+	run --separate-stderr kf-wrap nsys
+	assert_equal "$status" 2
+	assert_equal "${stderr%%$'\n'*}" "kf-wrap: 'nsys' is not a profiler (one of ncu, unitrace, vtune) nor a file of records"
+	# a file of records named like a word still works
+	echo '{"id":"j","profiler":"ncu","cmd":["./k"]}' >nsys
+	run kf-wrap -o o nsys
+	assert_success
+	assert_equal "$(jq -r .output_dir <<<"$output")" o/j/ncu.000
+	[ ! -e o/nsys ]
+}
