@@ -12,7 +12,7 @@
 
 static const char usage[] =
 	"[-tu] [--max-chars N] [--top N] [--rules N] [--gpu NAME] [--gpus-file FILE]\n"
-	"[FILE ...]";
+	"[--no-collated] [FILE ...]";
 static const char help[] =
 	"Adds \"feedback\" (text for a prompt) and \"analysis\" (the same findings as\n"
 	"data) to each collated record.\n"
@@ -22,9 +22,12 @@ static const char help[] =
 	"      --rules N        optimisation rules listed (default 5)\n"
 	"      --gpu NAME       use this GPU's roofs, whatever the record's worker says\n"
 	"      --gpus-file FILE more GPUs (JSON, as share/kf/gpus.json)\n"
+	"      --no-collated    leave \"collated\" and \"data\" out of the records\n"
 	"  -u, --unbuffered     flush after every record\n"
 	"  -h, --help           print this help\n"
 	"      --version        print the version\n";
+
+static int no_collated;	/* --no-collated: leave the profile data out */
 
 static const char *const intro =
 	"Your code has been analyzed with a profiler. Here is a summary of the results:";
@@ -92,6 +95,10 @@ feedback_one(cJSON *rec, const struct kf_fb_opts *opt, int text_only)
 		fputs(text, stdout);
 		putchar('\n');
 	} else {
+		if (no_collated) {
+			cJSON_DeleteItemFromObjectCaseSensitive(rec, "collated");
+			cJSON_DeleteItemFromObjectCaseSensitive(rec, "data");
+		}
 		kf_set_str(rec, "feedback", text);
 		kf_set(rec, "analysis", fb.analysis);
 		fb.analysis = NULL;
@@ -133,7 +140,7 @@ say_unused_options(const cJSON *rec, const struct kf_fb_opts *opt)
 int
 main(int argc, char **argv)
 {
-	enum { O_TOP = 1, O_RULES, O_GPU, O_GPUS_FILE };
+	enum { O_TOP = 1, O_RULES, O_GPU, O_GPUS_FILE, O_NO_COLLATED };
 	static const struct option longopts[] = {
 		{ "text", no_argument, NULL, 't' },
 		{ "max-chars", required_argument, NULL, 'n' },
@@ -141,6 +148,7 @@ main(int argc, char **argv)
 		{ "rules", required_argument, NULL, O_RULES },
 		{ "gpu", required_argument, NULL, O_GPU },
 		{ "gpus-file", required_argument, NULL, O_GPUS_FILE },
+		{ "no-collated", no_argument, NULL, O_NO_COLLATED },
 		KF_OPT_COMMON
 	};
 	struct kf_fb_opts opt = { 0, 5, 5, NULL, NULL };
@@ -158,6 +166,7 @@ main(int argc, char **argv)
 		case O_RULES: opt.max_rules = (int)kf_opt_long(optarg, "--rules", 1, 1000000); break;
 		case O_GPU: opt.gpu = optarg; break;
 		case O_GPUS_FILE: opt.gpus_file = optarg; break;
+		case O_NO_COLLATED: no_collated = 1; break;
 		default: kf_usage();
 		}
 	}

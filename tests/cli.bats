@@ -202,3 +202,110 @@ collated() {
 	assert_equal "$(jq -r .output_dir <<<"$output")" o/j/ncu.000
 	[ ! -e o/nsys ]
 }
+
+# kf with the fake ncu replaying a real H200 capture; ./k is the program.
+kf_setup() {
+	cd "$T"
+	printf '#!/bin/sh\necho "k: $*"\n' >k
+	chmod +x k
+	PATH="$TOP/tests/fake:$PATH"
+	export FAKE_NCU_CSV="$FIX/ncu-h200/detailed-copy.csv"
+}
+
+@test "kf ncu -- ./k: the whole pipeline, the text of kf-feedback --text, status 0" {
+	kf_setup
+	run --separate-stderr kf ncu --clock-control none -- ./k "a b"
+	assert_success
+	assert_line --index 0 "=== k ==="
+	assert_line 'Kernel: copy_k(const float4 *, float4 *, unsigned long)'
+	assert_line '  - DRAM Throughput: 81.3%'
+	# the same as the pipeline written out by hand
+	kf-wrap -o by-hand ncu --clock-control none -- ./k "a b" | kf-run -q | kf-read | kf-collate |
+		kf-feedback --text >"$T/hand"
+	assert_equal "$output" "$(cat "$T/hand")"
+	grep -qx '==PROF== Connected to process [0-9]* (./k)' kf-out/k/ncu.000/ncu_report.csv
+}
+
+@test "kf --json: the final record, with feedback and analysis; --no-collated leaves the data out" {
+	kf_setup
+	run kf --json --id j -- ncu -- ./k
+	assert_failure 2
+	run kf --json ncu --id j -- ./k
+	assert_success
+	assert_equal "$(jq -c '[.id, .profiler, .analysis.status, (.collated.kernels | length), (.feedback | test("copy_k"))]' <<<"$output")" \
+		'["j","ncu","ok",1,true]'
+	run kf --json --no-collated ncu --id j -- ./k
+	assert_success
+	assert_equal "$(jq -c '[.id, .analysis.status, has("collated"), has("data"), (.passes | length), .analysis.focus.duration_ns]' <<<"$output")" \
+		'["j","ok",false,false,1,131712]'
+}
+
+@test "kf: a failed profile is explained and exits 1; a mistyped profiler exits 2 listing them" {
+	kf_setup
+	FAKE_NCU_MODE=perm run --separate-stderr kf ncu -- ./k
+	assert_equal "$status" 1
+	assert_line --index 0 "=== k ==="
+	assert_output --partial "Profiling with ncu failed"
+	run --separate-stderr kf nsys -- ./k
+	assert_equal "$status" 2
+	assert_output ""
+	assert_equal "${stderr%%$'\n'*}" "kf: 'nsys' is not a profiler (one of ncu, unitrace, vtune)"
+	run --separate-stderr kf ncu stray -- ./k
+	assert_equal "$status" 2
+	assert_equal "${stderr%%$'\n'*}" "kf-wrap: 'stray' before --: the program goes after --, and a profiler option's value right after the option"
+	rm -rf kf-out
+	run --separate-stderr kf -t 5x ncu -- ./k
+	assert_equal "$status" 2
+	[ ! -e kf-out ]
+	run kf -h
+	assert_success
+	assert_line --index 0 --partial "usage: kf [--json]"
+	run kf --version
+	assert_output --regexp '^kf [0-9]+\.[0-9]+\.[0-9]+$'
+}
+
+@test "kf -t: the limit reaches kf-run; the feedback says the run was stopped; the program is gone" {
+	kf_setup
+	printf '#!/bin/sh\necho $$ >"%s/pid"\nexec sleep 30\n' "$T" >hang
+	chmod +x hang
+	run --separate-stderr kf --json -t 0.5 ncu -- ./hang
+	assert_equal "$status" 1
+	assert_equal "$(jq -r '.passes[0].run.ended_by' <<<"$output")" timeout
+	pid=$(cat "$T/pid")
+	! kill -0 "$pid" 2>/dev/null || fail "the program $pid outlived kf"
+}
+
+@test "kf: SIGTERM reaches kf-run, which ends the program; kf still prints the explanation" {
+	kf_setup
+	printf '#!/bin/sh\necho $$ >"%s/pid"\nexec sleep 30\n' "$T" >hang
+	chmod +x hang
+	kf --json ncu -- ./hang >"$T/out" 2>"$T/err" &
+	kfpid=$!
+	for i in $(seq 50); do [ -s "$T/pid" ] && break; sleep 0.1; done
+	pid=$(cat "$T/pid")
+	kill -TERM "$kfpid"
+	wait "$kfpid" && st=0 || st=$?
+	[ "$st" -ne 0 ] || fail "kf exited 0"
+	! kill -0 "$pid" 2>/dev/null || fail "the program $pid outlived kf"
+	assert_equal "$(jq -r '.passes[0].run.ended_by' "$T/out")" interrupted
+}
+
+@test "kf runs the stages next to itself before those on PATH, then those on PATH" {
+	kf_setup
+	mkdir -p "$T/side" "$T/alone"
+	cp "$TOP/bin/kf" "$T/side/kf"
+	cp "$TOP/bin/kf" "$T/alone/kf"
+	for s in kf-wrap kf-run kf-read kf-collate kf-feedback; do
+		printf '#!/bin/sh\necho %s >>"%s/stages"\ncat\n' "$s" "$T" >"$T/side/$s"
+		chmod +x "$T/side/$s"
+	done
+	run "$T/side/kf" ncu -- ./k
+	assert_success
+	assert_equal "$(sort "$T/stages" | tr '\n' ' ')" "kf-collate kf-feedback kf-read kf-run kf-wrap "
+	# alone: found on PATH ($TOP/bin, from helper.bash)
+	run "$T/alone/kf" ncu -- ./k
+	assert_success
+	assert_line 'Kernel: copy_k(const float4 *, float4 *, unsigned long)'
+	PATH=/usr/bin:/bin run -127 --separate-stderr "$T/alone/kf" ncu -- ./k
+	grep -qx "kf: cannot run kf-wrap: No such file or directory" <<<"$stderr" || fail "$stderr"
+}

@@ -1,0 +1,135 @@
+/* kf: profile one program and print the feedback, by running the whole
+ * pipeline kf-wrap | kf-run | kf-read | kf-collate | kf-feedback. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "opt.h"
+#include "pipeline.h"
+#include "profiler.h"
+#include "record.h"
+
+static const char usage[] =
+	"[--json] [-n N] [-t S] [-i S] [--no-collated]\n"
+	"PROFILER [kf-wrap options] [profiler options] -- CMD [ARG ...]";
+static const char help[] =
+	"Profiles CMD with PROFILER (ncu, unitrace, vtune) and prints the feedback:\n"
+	"kf-wrap PROFILER ... -- CMD | kf-run | kf-read | kf-collate | kf-feedback --text.\n"
+	"Everything from PROFILER on goes to kf-wrap (-o DIR, --id, --sudo, the\n"
+	"profiler's own options, see kf-wrap(1)).\n"
+	"      --json           print the final record instead of the text\n"
+	"  -n, --max-chars N    kf-feedback: keep the text within N characters\n"
+	"      --no-collated    --json: leave the collated data out of the record\n"
+	"  -t, --timeout S      kf-run: end the program after S (90s, 5m, 1h)\n"
+	"  -i, --inactivity S   kf-run: end it after S without output\n"
+	"  -h, --help           print this help\n"
+	"      --version        print the version\n";
+
+enum { O_JSON = 0x100, O_NO_COLLATED };
+
+static struct {
+	int json, no_collated;
+	const char *max_chars, *timeout, *inactivity;
+} opt;
+
+static void
+options(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, O_JSON },
+		{ "max-chars", required_argument, NULL, 'n' },
+		{ "no-collated", no_argument, NULL, O_NO_COLLATED },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "inactivity", required_argument, NULL, 'i' },
+		KF_OPT_COMMON
+	};
+	int c;
+
+	while ((c = kf_getopt(argc, argv, "+n:t:i:", longopts)) != -1) {
+		switch (c) {
+		case O_JSON: opt.json = 1; break;
+		case O_NO_COLLATED: opt.no_collated = 1; break;
+		case 'n':
+			kf_opt_long(optarg, "--max-chars", 1, 100000000);
+			opt.max_chars = optarg;
+			break;
+		case 't':
+			kf_opt_seconds(optarg, "--timeout");
+			opt.timeout = optarg;
+			break;
+		case 'i':
+			kf_opt_seconds(optarg, "--inactivity");
+			opt.inactivity = optarg;
+			break;
+		default: kf_usage();
+		}
+	}
+	if (optind >= argc)
+		kf_usage_error("no PROFILER (one of %s)", kf_profiler_names());
+	if (kf_profiler_find(argv[optind]) == NULL)
+		kf_usage_error("'%s' is not a profiler (one of %s)", argv[optind],
+		    kf_profiler_names());
+}
+
+/* A stage's argv: the program (found next to kf first), then words. */
+struct cmd {
+	char **v;
+	int n;
+};
+
+static void
+push(struct cmd *c, const char *w)
+{
+	c->v = xrealloc(c->v, ((size_t)c->n + 2) * sizeof *c->v);
+	c->v[c->n++] = (char *)w;
+	c->v[c->n] = NULL;
+}
+
+static void
+push_opt(struct cmd *c, const char *name, const char *val)
+{
+	if (val) {
+		push(c, name);
+		push(c, val);
+	}
+}
+
+int
+main(int argc, char **argv)
+{
+	static const char *const names[] = {
+		"kf-wrap", "kf-run", "kf-read", "kf-collate", "kf-feedback",
+	};
+	struct cmd c[5] = {{0}};
+	char *const *v[5];
+	char *paths[5];
+	int i, status;
+
+	kf_init(argv[0]);
+	kf_opt_init(usage, help);
+	options(argc, argv);
+	for (i = 0; i < 5; i++) {
+		paths[i] = kf_sibling(names[i]);
+		push(&c[i], paths[i]);
+	}
+	for (i = optind; i < argc; i++)
+		push(&c[0], argv[i]);
+	push_opt(&c[1], "--timeout", opt.timeout);
+	push_opt(&c[1], "--inactivity", opt.inactivity);
+	push_opt(&c[4], "--max-chars", opt.max_chars);
+	if (opt.no_collated)
+		push(&c[4], "--no-collated");
+	if (!opt.json)
+		push(&c[4], "--text");
+	for (i = 0; i < 5; i++)
+		v[i] = c[i].v;
+	fflush(stdout);
+	/* SIGTERM and SIGHUP go to kf-wrap and kf-run, which ends the program
+	 * and writes its record; the rest explain it. */
+	status = kf_pipeline_run(v, 5, 2);
+	for (i = 0; i < 5; i++) {
+		free(c[i].v);
+		free(paths[i]);
+	}
+	return status;
+}
