@@ -309,3 +309,14 @@ kf_setup() {
 	PATH=/usr/bin:/bin run -127 --separate-stderr "$T/alone/kf" ncu -- ./k
 	grep -qx "kf: cannot run kf-wrap: No such file or directory" <<<"$stderr" || fail "$stderr"
 }
+
+@test "kf-run's records say which kf made them: worker.kf_version is kf-run --version's" {
+	run kf-run -q <<<'{"id":"a","argv":["true"]}'
+	assert_success
+	assert_equal "kf-run $(jq -r .worker.kf_version <<<"$output")" "$(kf-run --version)"
+	# kf.7 states the format's version and what a consumer may rely on
+	run sh -c "mandoc -Tutf8 '$TOP/man/kf.7' | col -b"
+	assert_line --partial "This page describes version 1 of the record format"
+	assert_output --partial "worker.kf_version"
+	assert_output --partial "a consumer ignores members it does not know"
+}
