@@ -315,7 +315,7 @@ kf_setup() {
 	assert_success
 	assert_equal "kf-run $(jq -r .worker.kf_version <<<"$output")" "$(kf-run --version)"
 	# kf.7 states the format's version and what a consumer may rely on
-	run sh -c "mandoc -Tutf8 '$TOP/man/kf.7' | col -b"
+	run sh -c "mandoc -Tutf8 -O width=300 '$TOP/man/kf.7' | col -b"
 	assert_line --partial "This page describes version 1 of the record format"
 	assert_output --partial "worker.kf_version"
 	assert_output --partial "a consumer ignores members it does not know"
