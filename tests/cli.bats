@@ -320,3 +320,14 @@ kf_setup() {
 	assert_output --partial "worker.kf_version"
 	assert_output --partial "a consumer ignores members it does not know"
 }
+
+@test "kf-feedback --no-collated: the same feedback and analysis, without the collated data" {
+	collated r "$FIX/ncu-h200/detailed-resnet18-plain.csv"
+	kf-feedback "$T/r.jsonl" >"$T/with"
+	run kf-feedback --no-collated "$T/r.jsonl"
+	assert_success
+	assert_equal "$(jq -c '[has("collated"), has("data"), has("passes"), .id]' <<<"$output")" '[false,false,true,"r"]'
+	assert_equal "$(jq -c '[.feedback, .analysis]' <<<"$output")" "$(jq -c '[.feedback, .analysis]' "$T/with")"
+	assert_equal "$(jq -c 'del(.collated)' "$T/with")" "$(jq -c . <<<"$output")"
+	[ "${#output}" -lt "$(( $(wc -c <"$T/with") / 10 ))" ] || fail "not much smaller: ${#output}"
+}
