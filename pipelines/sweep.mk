@@ -4,8 +4,11 @@
 #
 # leaves, for each job, DIR/ID.json (the final record), DIR/ID.feedback.txt,
 # DIR/ID.log (what the stages said) and the profiler's files in
-# DIR/runs/ID/ID/PASS, and DIR/summary.tsv with one line
-# per job: id, profiler, status, top kernel, its share of GPU time, verdict.
+# DIR/runs/ID/ID/PASS, and DIR/summary.tsv with a header line and one line
+# per job: id, profiler, status, top kernel, its share of GPU time, verdict,
+# reason (why a job failed). Before any job, the kf programs and the
+# profilers must be there (else make stops, status 2); on a terminal, a
+# count of the jobs done and a closing summary.
 #
 # Each job is split into DIR/jobs/ID.job, rewritten only when the job's line
 # changed, so a second run profiles only the jobs that changed. A failed job
@@ -44,25 +47,37 @@ endif
 all: $(OUT)/summary.tsv
 
 # jobs/.names, the list of jobs (rewritten by the split when it changed),
-# makes a job removed from JOBS rewrite the summary.
+# makes a job removed from JOBS rewrite the summary. On a terminal, a
+# closing line says how many jobs failed.
 $(OUT)/summary.tsv: $(NAMES:%=$(OUT)/%.json) $(OUT)/jobs/.names
 	'$(PIPELINES)/kf-sweep-summary' '$(OUT)' $(NAMES) > '$@.tmp'
 	mv -f '$@.tmp' '$@'
+	@if [ -t 1 ]; then awk -F'\t' 'NR > 1 { n++; if ($$3 != "ok") { f++; ids = ids " " $$1 } } \
+		END { printf "kf-sweep: %d jobs, %d ok, %d failed%s (%s)\n", n, n - f, f, \
+		f ? ":" ids : "", FILENAME }' '$@'; fi
+
+# Before any job runs (when some job is new or changed): the kf programs
+# and the profilers the jobs need must be there, else make stops here.
+export KF SELECT_FLAGS WRAP_FLAGS
+$(OUT)/jobs/.checked: $(NAMES:%=$(OUT)/jobs/%.job)
+	@'$(PIPELINES)/kf-sweep-check' '$(OUT)' '$(JOBS)' $(NAMES)
+	@touch '$@'
 
 # One job: its earlier outputs removed, then the six stages, the profiler's
 # files in OUT/runs/NAME/ID/PASS (NAME apart from ID: two jobs may share an
-# id). Only kf-run
-# holds a GPU. The finish step keeps the record (or writes one that says
-# the pipeline failed) and the feedback text; it does not fail the make.
-$(OUT)/%.json: $(OUT)/jobs/%.job
+# id). Only kf-run holds a GPU. Every stage's standard error goes to one
+# log, opened once for all. The finish step keeps the record (or writes one
+# that says the pipeline failed) and the feedback text, and counts the job
+# on a terminal; it does not fail the make.
+$(OUT)/%.json: $(OUT)/jobs/%.job | $(OUT)/jobs/.checked
 	@echo 'kf-sweep: $*'
 	@rm -rf '$(OUT)/runs/$*'
-	@$(BIN)kf-select $(SELECT_FLAGS) '$<' 2> '$(OUT)/$*.log' \
-	| $(BIN)kf-wrap -o '$(OUT)/runs/$*' $(WRAP_FLAGS) 2>> '$(OUT)/$*.log' \
-	| $(GPULOCK) $(BIN)kf-run $(RUN_FLAGS) 2>> '$(OUT)/$*.log' \
-	| $(BIN)kf-read 2>> '$(OUT)/$*.log' \
-	| $(BIN)kf-collate 2>> '$(OUT)/$*.log' \
-	| $(BIN)kf-feedback $(FEEDBACK_FLAGS) > '$@.tmp' 2>> '$(OUT)/$*.log'; \
+	@{ $(BIN)kf-select $(SELECT_FLAGS) '$<' \
+	| $(BIN)kf-wrap -o '$(OUT)/runs/$*' $(WRAP_FLAGS) \
+	| $(GPULOCK) $(BIN)kf-run $(RUN_FLAGS) \
+	| $(BIN)kf-read \
+	| $(BIN)kf-collate \
+	| $(BIN)kf-feedback $(FEEDBACK_FLAGS) > '$@.tmp'; } 2> '$(OUT)/$*.log'; \
 	'$(PIPELINES)/kf-sweep-finish' '$*' '$@.tmp' '$@' '$(OUT)/$*.feedback.txt' '$(OUT)/$*.log'
 
 # The jobs that failed, one id a line; exits 1 when there is any.

@@ -331,3 +331,116 @@ kf_setup() {
 	assert_equal "$(jq -c 'del(.collated)' "$T/with")" "$(jq -c . <<<"$output")"
 	[ "${#output}" -lt "$(( $(wc -c <"$T/with") / 10 ))" ] || fail "not much smaller: ${#output}"
 }
+
+# A sweep of two jobs: one good (the fake ncu replays copy), one whose
+# program does not exist. make's output in $T/make.out.
+sweep_jobs() {
+	cd "$T"
+	printf '#!/bin/sh\necho "bench $1"\n' >bench
+	chmod +x bench
+	jq -cn --arg csv "$FIX/ncu-h200/detailed-copy.csv" \
+		'{id: "good", cmd: ["./bench", "copy"], language: "cuda", arch: "H200", env: {FAKE_NCU_CSV: $csv}}' >jobs.jsonl
+	echo '{"id":"broken","cmd":["./no-such-program"],"language":"cuda","arch":"H200"}' >>jobs.jsonl
+}
+
+@test "sweep: no profiler on PATH stops make before any job, status 2, saying what is missing" {
+	sweep_jobs
+	run --separate-stderr make -s -f "$TOP/pipelines/sweep.mk" JOBS=jobs.jsonl OUT=out
+	assert_equal "$status" 2
+	[[ "$stderr" == "kf-sweep: the jobs need ncu, not found on PATH: no job was run"* ]] || fail "$stderr"
+	[ -z "$(ls out/*.json 2>/dev/null)" ] || fail "a job ran: $(ls out)"
+	run --separate-stderr make -s -f "$TOP/pipelines/sweep.mk" JOBS=jobs.jsonl OUT=out KF="$T/nowhere"
+	assert_equal "$status" 2
+	[[ "$stderr" == "kf-sweep: not found: $T/nowhere/kf-select $T/nowhere/kf-wrap"* ]] || fail "$stderr"
+	# --tool in WRAP_FLAGS names the profiler that is checked
+	run --separate-stderr make -s -f "$TOP/pipelines/sweep.mk" JOBS=jobs.jsonl OUT=out WRAP_FLAGS="--tool $T/my-ncu"
+	assert_equal "$status" 2
+	[[ "$stderr" == "kf-sweep: the jobs need $T/my-ncu, not found on PATH"* ]] || fail "$stderr"
+}
+
+@test "sweep: one log per job holds every stage's standard error; summary.tsv has a header and a reason" {
+	sweep_jobs
+	PATH="$TOP/tests/fake:$PATH" run make -s -f "$TOP/pipelines/sweep.mk" JOBS=jobs.jsonl OUT=out FEEDBACK_FLAGS="--gpu H200"
+	assert_success
+	# kf-read's line and kf-feedback's, each written while the other stages run
+	grep -qx "kf-read: line 1: .*no-such-program.*" out/broken.log || fail "no kf-read line: $(cat out/broken.log)"
+	grep -qx "kf-feedback: --gpu does not apply to ncu records (ncu reports its own share of peak): ignored for them" out/broken.log ||
+		fail "no kf-feedback line: $(cat out/broken.log)"
+	grep -qx "kf-feedback: --gpu does not apply .*" out/good.log
+	assert_equal "$(head -1 out/summary.tsv)" "$(printf 'id\tprofiler\tstatus\ttop_kernel\tshare_pct\tverdict\treason')"
+	assert_equal "$(awk -F'\t' '$1 == "good" { print $3 "|" $7 }' out/summary.tsv)" "ok|-"
+	assert_equal "$(awk -F'\t' '$1 == "broken" { print $3 "|" $7 }' out/summary.tsv)" \
+		"failed|$(jq -r '"\(.error.kind): \(.error.message)" | .[0:200]' out/broken.json)"
+	assert_equal "$(jq -r .error.kind out/broken.json)" program_not_found
+	# make ... failed lists the failed jobs; make exits 2 (the recipe's 1)
+	run make -s -f "$TOP/pipelines/sweep.mk" JOBS=jobs.jsonl OUT=out failed
+	assert_equal "$status" 2
+	assert_line --index 0 broken
+}
+
+@test "sweep on a terminal: a count as jobs finish and a closing summary" {
+	sweep_jobs
+	PATH="$TOP/tests/fake:$PATH" script -qfec "make -s -f '$TOP/pipelines/sweep.mk' JOBS=jobs.jsonl OUT=out" "$T/log" >/dev/null
+	tr -d '\r' <"$T/log" >"$T/lines"
+	grep -qx "kf-sweep: 1/2 done, [01] failed" "$T/lines" || fail "$(cat "$T/lines")"
+	grep -qx "kf-sweep: 2/2 done, 1 failed" "$T/lines" || fail "$(cat "$T/lines")"
+	grep -qx "kf-sweep: 2 jobs, 1 ok, 1 failed: broken (out/summary.tsv)" "$T/lines" || fail "$(cat "$T/lines")"
+	# not on a terminal: none of it
+	rm -rf out
+	PATH="$TOP/tests/fake:$PATH" run make -s -f "$TOP/pipelines/sweep.mk" JOBS=jobs.jsonl OUT=out
+	assert_success
+	assert_output "kf-sweep: good
+kf-sweep: broken"
+}
+
+# complete WORD...: what the completion offers for the last word, sorted, one line
+complete_words() {
+	bash -c 'source "$TOP/completion/kf.bash"; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _kf
+		printf "%s\n" "${COMPREPLY[@]}" | sort | paste -sd" "' _ "$@"
+}
+
+@test "bash completion: options from each program's --help, profiler names, values, the command after --" {
+	cd "$T"
+	mkdir -p adir
+	touch afile
+	assert_equal "$(complete_words kf-feedback --no)" "--no-collated"
+	assert_equal "$(complete_words kf-run --ti)" "--timeout"
+	assert_equal "$(complete_words kf-wrap "")" "adir afile ncu unitrace vtune"
+	assert_equal "$(complete_words kf "")" "ncu unitrace vtune"
+	assert_equal "$(complete_words kf u)" "unitrace"
+	assert_equal "$(complete_words kf-select --profiler v)" "vtune"
+	assert_equal "$(complete_words kf-wrap ncu --language c)" "cuda"
+	assert_equal "$(complete_words kf-wrap -o a)" "adir"
+	assert_equal "$(complete_words kf-feedback --gpus-file a)" "adir afile"
+	assert_equal "$(complete_words kf-run -t "")" ""
+	assert_equal "$(complete_words kf ncu -- bas)" "$(compgen -c -- bas | sort | paste -sd' ')"
+	assert_equal "$(complete_words kf ncu -- ./x a)" "adir afile"
+	# every option of every program is offered
+	for p in $PROGS kf; do
+		for o in $("$p" --help | grep -oE -- '--[a-z][a-z-]*' | sort -u); do
+			[[ " $(complete_words "$p" --) " == *" $o "* ]] || fail "$p: $o not offered"
+		done
+	done
+}
+
+@test "make install: kf and its man page, pipelines under share/kf, completion for every program" {
+	make -C "$TOP" --no-print-directory all NODEPS=1 O="$T/build" >/dev/null
+	make -C "$TOP" --no-print-directory install NODEPS=1 O="$T/build" DESTDIR="$T/root" PREFIX=/usr >/dev/null
+	d=$T/root/usr
+	[ -x "$d/bin/kf" ] && [ -f "$d/share/man/man1/kf.1" ]
+	for f in sweep.mk kf-sweep-split kf-sweep-check kf-sweep-finish kf-sweep-summary kf-gpu-lock kf-pipeline parallel.sh slurm.sbatch README.md; do
+		[ -f "$d/share/kf/pipelines/$f" ] || fail "no pipelines/$f"
+	done
+	[ -x "$d/share/kf/pipelines/kf-sweep-check" ] && [ ! -x "$d/share/kf/pipelines/sweep.mk" ]
+	for p in $PROGS kf; do
+		cmp -s "$TOP/completion/kf.bash" "$d/share/bash-completion/completions/$p" || fail "no completion for $p"
+	done
+	# the installed sweep runs with the installed programs
+	sweep_jobs
+	PATH="$d/bin:$TOP/tests/fake:$PATH" run make -s -f "$d/share/kf/pipelines/sweep.mk" JOBS=jobs.jsonl OUT=out
+	assert_success
+	assert_equal "$(cut -f1,3 out/summary.tsv | tail -n +2 | tr '\t\n' ': ')" "good:ok broken:failed "
+	make -C "$TOP" --no-print-directory uninstall NODEPS=1 O="$T/build" DESTDIR="$T/root" PREFIX=/usr >/dev/null
+	run find "$T/root" -type f
+	assert_output ""
+}
