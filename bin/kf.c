@@ -71,6 +71,29 @@ options(int argc, char **argv)
 		    kf_profiler_names());
 }
 
+/* kf's own long options also after PROFILER, before "--" (kf ncu --json
+ * -- ./k): taken out of kf-wrap's words. 1 when argv[*i] was one (*i then
+ * at its last word). */
+static int
+own_long_option(int argc, char **argv, int *i)
+{
+	const char *w = argv[*i];
+
+	if (strcmp(w, "--json") == 0)
+		opt.json = 1;
+	else if (strcmp(w, "--no-collated") == 0)
+		opt.no_collated = 1;
+	else if (strncmp(w, "--max-chars=", 12) == 0)
+		opt.max_chars = w + 12;
+	else if (strcmp(w, "--max-chars") == 0 && *i + 1 < argc)
+		opt.max_chars = argv[++*i];
+	else
+		return 0;
+	if (opt.max_chars)
+		kf_opt_long(opt.max_chars, "--max-chars", 1, 100000000);
+	return 1;
+}
+
 /* A stage's argv: the program (found next to kf first), then words. */
 struct cmd {
 	char **v;
@@ -103,7 +126,7 @@ main(int argc, char **argv)
 	struct cmd c[5] = {{0}};
 	char *const *v[5];
 	char *paths[5];
-	int i, status;
+	int i, status, dashdash = 0;
 
 	kf_init(argv[0]);
 	kf_opt_init(usage, help);
@@ -112,8 +135,12 @@ main(int argc, char **argv)
 		paths[i] = kf_sibling(names[i]);
 		push(&c[i], paths[i]);
 	}
-	for (i = optind; i < argc; i++)
+	for (i = optind; i < argc; i++) {
+		if (!dashdash && own_long_option(argc, argv, &i))
+			continue;
+		dashdash |= strcmp(argv[i], "--") == 0;
 		push(&c[0], argv[i]);
+	}
 	push_opt(&c[1], "--timeout", opt.timeout);
 	push_opt(&c[1], "--inactivity", opt.inactivity);
 	push_opt(&c[4], "--max-chars", opt.max_chars);

@@ -444,3 +444,13 @@ complete_words() {
 	run find "$T/root" -type f
 	assert_output ""
 }
+
+@test "kf: its own long options also after PROFILER; kf-wrap gets the rest" {
+	kf_setup
+	FAKE_NCU_ARGV="$T/ncu-argv" run kf ncu --json --id j --no-collated --max-chars 300 --clock-control none -- ./k --json
+	assert_success
+	assert_equal "$(jq -c '[.id, has("collated"), (.feedback | length <= 300), .cmd]' <<<"$output")" \
+		'["j",false,true,["./k","--json"]]'
+	assert_equal "$(paste -sd' ' "$T/ncu-argv")" \
+		"--set detailed --csv --log-file kf-out/j/ncu.000/ncu_report.csv --clock-control none ./k --json"
+}
