@@ -10,8 +10,7 @@
 #include "record.h"
 
 static const char usage[] =
-	"[--json] [-n N] [-t S] [-i S] [--no-collated]\n"
-	"PROFILER [kf-wrap options] [profiler options] -- CMD [ARG ...]";
+	"[--json] [-n N] [-t S] [-i S] [--no-collated] PROFILER [options] -- CMD [ARG ...]";
 static const char help[] =
 	"Profiles CMD with PROFILER (ncu, unitrace, vtune) and prints the feedback:\n"
 	"kf-wrap PROFILER ... -- CMD | kf-run | kf-read | kf-collate | kf-feedback --text.\n"
