@@ -454,3 +454,17 @@ complete_words() {
 	assert_equal "$(paste -sd' ' "$T/ncu-argv")" \
 		"--set detailed --csv --log-file kf-out/j/ncu.000/ncu_report.csv --clock-control none ./k --json"
 }
+
+@test "kf unitrace --gpu B580: kf-feedback's options pass through; three passes collated; a bad --gpu is status 2" {
+	cd "$T"
+	PATH="$TOP/tests/fake:$PATH" KF_FAKE_SCENARIO="$FIX/unitrace/bmg-gemm-xmx" KF_FAKE_LOG="$T/log" \
+		run --separate-stderr kf --json unitrace --gpu B580 --id gemm --language sycl -- true
+	assert_success
+	assert_equal "$(jq -r '[.id, ([.passes[].status] | join(" ")), .analysis.focus.short_name, .analysis.focus.bound] | @tsv' <<<"$output")" \
+		"$(printf 'gemm\tok ok ok\tGemmXmxKernel<sycl::_V1::ext::oneapi::bfloat16, 256, 128, 32>\tcompute')"
+	PATH="$TOP/tests/fake:$PATH" KF_FAKE_SCENARIO="$FIX/unitrace/bmg-gemm-xmx" KF_FAKE_LOG="$T/log" \
+		run --separate-stderr kf --gpu=nope unitrace --language sycl -- true
+	assert_equal "$status" 2
+	assert_output ""
+	[[ "$stderr" == *"kf-feedback: --gpu: no hardware roofs for GPU 'nope'"* ]] || fail "$stderr"
+}
