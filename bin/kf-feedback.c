@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "collate.h"
+#include "fb_passes.h"
 #include "feedback.h"
 #include "hw.h"
 #include "opt.h"
@@ -50,6 +51,24 @@ explain_error(const cJSON *rec, struct kf_fb *fb)
 	kf_set(fb->analysis, "error", cJSON_Duplicate(e, 1));
 }
 
+/* --gpu and --gpus-file serve the feedback that uses GPU roofs (it says
+ * which GPU in analysis.gpu); for a successful analysis without one, the
+ * option did not apply: said once. */
+static void
+say_unused_options(const cJSON *analysis, const struct kf_fb_opts *opt)
+{
+	static int said;
+	const char *prof = kf_str(analysis, "profiler");
+
+	if (said || (opt->gpu == NULL && opt->gpus_file == NULL) ||
+	    strcmp(kf_str(analysis, "status") ? kf_str(analysis, "status") : "", "ok") != 0 ||
+	    kf_obj(analysis, "gpu"))
+		return;
+	said = 1;
+	kf_warn("%s does not apply to %s records (their feedback uses no GPU roofs): "
+	    "ignored for them", opt->gpu ? "--gpu" : "--gpus-file", prof ? prof : "these");
+}
+
 static void
 feedback_one(cJSON *rec, const struct kf_fb_opts *opt, int text_only)
 {
@@ -86,6 +105,7 @@ feedback_one(cJSON *rec, const struct kf_fb_opts *opt, int text_only)
 	}
 	if (strcmp(kf_str(fb.analysis, "status") ? kf_str(fb.analysis, "status") : "", "ok") != 0)
 		kf_set_failed();	/* written all the same; the status says it */
+	say_unused_options(fb.analysis, opt);
 	text = kf_fb_render(&fb, opt->max_chars);
 	if (text_only) {
 		const char *id = kf_str(rec, "id");
@@ -121,20 +141,6 @@ check_gpu_options(const struct kf_fb_opts *opt)
 		return;
 	if (kf_hw_find(opt->gpu, opt->gpus_file, &err) == NULL && err)
 		kf_usage_error("%s: %s", opt->gpu ? "--gpu" : "--gpus-file", err);
-}
-
-/* An option that the record's profiler does not use is said once. */
-static void
-say_unused_options(const cJSON *rec, const struct kf_fb_opts *opt)
-{
-	static int said;
-	const struct kf_profiler *p = kf_profiler_find(kf_str(rec, "profiler"));
-
-	if (said || p == NULL || p->roofs || (opt->gpu == NULL && opt->gpus_file == NULL))
-		return;
-	said = 1;
-	kf_warn("%s does not apply to %s records (%s reports its own share of peak): ignored "
-	    "for them", opt->gpu ? "--gpu" : "--gpus-file", p->name, p->name);
 }
 
 int
@@ -173,8 +179,7 @@ main(int argc, char **argv)
 	check_gpu_options(&opt);
 	in = kf_in_open(argc - optind, argv + optind);
 	kf_in_keep(in, kf_fb_keep);
-	while ((rec = kf_in_next(in)) != NULL) {
-		say_unused_options(rec, &opt);
+	while ((rec = kf_fb_next(in)) != NULL) {
 		feedback_one(rec, &opt, text_only);
 		cJSON_Delete(rec);
 	}

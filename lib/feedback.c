@@ -1,5 +1,3 @@
-/* kf: feedback sections, their rendering within a budget, and what the
- * three profilers' feedback shares. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,26 +18,6 @@ kf_fb_unkeep(cJSON *rec)
 
 	if (p == NULL || !p->lazy)
 		kf_json_unkeep_all(rec);
-}
-
-int
-kf_fb_one_of_passes(cJSON *rec)
-{
-	const struct kf_profiler *p = kf_profiler_find(kf_str(rec, "profiler"));
-	double total;
-
-	if (p == NULL || p->npasses < 2)
-		return 0;
-	total = kf_num(rec, "passes_total", p->npasses);
-	if (total < 2)
-		return 0;
-	kf_fail(rec, "not_collated", "job %s: this record is one pass (%s) of the %.0f "
-	    "passes of a %s job; feedback needs them merged", kf_str(rec, "id") ?
-	    kf_str(rec, "id") : "?", kf_str(rec, "pass") ? kf_str(rec, "pass") : "?",
-	    total, p->name);
-	kf_fail_hint(rec, "pipe kf-read's output through kf-collate before kf-feedback "
-	    "(kf-read | kf-collate | kf-feedback)");
-	return 1;
 }
 
 void

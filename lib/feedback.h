@@ -48,11 +48,6 @@ struct kf_fb {
 extern const char *const kf_fb_keep[];
 void kf_fb_unkeep(cJSON *rec);
 
-/* A record read but not collated that is one pass of a profiler with
- * several (unitrace): marked with an error of kind not_collated that says
- * to run kf-collate; 1 then, else 0. */
-int kf_fb_one_of_passes(cJSON *rec);
-
 void kf_fb_init(struct kf_fb *fb, const struct kf_fb_opts *opt);
 void kf_fb_free(struct kf_fb *fb);
 /* Add a section (a paragraph; no trailing newline needed). */

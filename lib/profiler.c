@@ -1,4 +1,3 @@
-/* kf: the profiler paths by name, with what each needs. */
 #include <string.h>
 
 #include "profiler.h"
@@ -10,10 +9,10 @@ static const char *const unitrace_groups[] = {
 };
 
 static const struct kf_profiler profilers[] = {
-	{ "ncu", 1, NULL, ncu_wrap, ncu_read, NULL, ncu_feedback, 1, 0 },
+	{ "ncu", 1, NULL, ncu_wrap, ncu_read, NULL, ncu_feedback, 1 },
 	{ "unitrace", 3, unitrace_groups, unitrace_wrap, unitrace_read,
-	  unitrace_collate, unitrace_feedback, 0, 1 },
-	{ "vtune", 1, NULL, vtune_wrap, vtune_read, vtune_collate, vtune_feedback, 0, 0 },
+	  unitrace_collate, unitrace_feedback, 0 },
+	{ "vtune", 1, NULL, vtune_wrap, vtune_read, vtune_collate, vtune_feedback, 0 },
 };
 
 const struct kf_profiler *

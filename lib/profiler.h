@@ -45,7 +45,6 @@ struct kf_profiler {
 	kf_collate_fn *collate;		/* NULL: the one pass's data as it is */
 	kf_feedback_fn *feedback;
 	int lazy;	/* feedback reads kept members with kf_json_lazy() */
-	int roofs;	/* feedback uses GPU roofs (kf-feedback --gpu, --gpus-file) */
 };
 
 /* NULL when unknown. Matching ignores case. */

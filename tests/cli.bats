@@ -112,28 +112,36 @@ collated() {
 	cat "$T/a.jsonl" "$T/b.jsonl" >"$T/two.jsonl"
 	run --separate-stderr kf-feedback --gpu H200 "$T/two.jsonl"
 	assert_success
-	assert_equal "$stderr" "kf-feedback: --gpu does not apply to ncu records (ncu reports its own share of peak): ignored for them"
+	assert_equal "$stderr" "kf-feedback: --gpu does not apply to ncu records (their feedback uses no GPU roofs): ignored for them"
 	assert_equal "$output" "$(kf-feedback "$T/two.jsonl")"
 	[[ "$output" != *"--gpu"* ]] || fail "the option is named in the records"
 }
 
-@test "kf-feedback on one unitrace pass that was not collated says to run kf-collate" {
+@test "kf-feedback on unitrace passes not collated: merged when they come together, else says to run kf-collate" {
 	S="$FIX/unitrace/bmg-gemm-xmx"
 	ls "$S" >/dev/null
 	cd "$T"
 	PATH="$TOP/tests/fake:$PATH" KF_FAKE_SCENARIO="$S" KF_FAKE_LOG="$T/log" \
 		sh -c 'kf-wrap unitrace -o out --id gemm --language sycl -- true | kf-run -q | kf-read >read.jsonl'
 	assert_equal "$(jq -r .pass read.jsonl | tr '\n' ' ')" "unitrace.000 unitrace.001 unitrace.002 "
+	# together: the same feedback and analysis as through kf-collate
 	run --separate-stderr kf-feedback --gpu B580 read.jsonl
+	assert_success
+	kf-collate read.jsonl | kf-feedback --gpu B580 >"$T/collated.json"
+	assert_equal "$(jq -c '[.feedback, .analysis, (.passes | length)]' <<<"$output")" \
+		"$(jq -c '[.feedback, .analysis, (.passes | length)]' "$T/collated.json")"
+	assert_equal "$(jq -r '.analysis.status' <<<"$output")" ok
+	# apart (another job's record between them): each pass says what to do
+	collated c "$FIX/ncu-h200/detailed-copy.csv"
+	{ sed -n 1p read.jsonl; cat "$T/c.jsonl"; sed -n '2,3p' read.jsonl; } >apart.jsonl
+	run --separate-stderr kf-feedback --gpu B580 apart.jsonl
 	assert_equal "$status" 1
-	assert_equal "$(jq -r '[.error.kind, .analysis.status] | @tsv' <<<"$output" | sort -u)" "$(printf 'not_collated\tfailed')"
+	assert_equal "$(jq -r '[.id, .error.kind // "-", .analysis.status] | join(":")' <<<"$output" | paste -sd' ')" \
+		"gemm:not_collated:failed c:-:ok gemm:not_collated:failed gemm:not_collated:failed"
 	assert_equal "$(jq -r .error.message <<<"$output" | head -1)" \
-		"job gemm: this record is one pass (unitrace.000) of the 3 passes of a unitrace job; feedback needs them merged"
+		"job gemm: this record is one pass (unitrace.000) of the 3 passes of a unitrace job, and its other passes did not come with it; feedback needs them merged"
 	jq -r .feedback <<<"$output" | grep -qF "What to do: pipe kf-read's output through kf-collate before kf-feedback" ||
 		fail "no hint in the feedback"
-	run sh -c 'kf-collate read.jsonl | kf-feedback --gpu B580 | jq -r .analysis.status'
-	assert_success
-	assert_output ok
 }
 
 @test "kf-wrap PROFILER takes the profiler's options before --; a bare word is the value of the one before" {
@@ -364,7 +372,7 @@ sweep_jobs() {
 	assert_success
 	# kf-read's line and kf-feedback's, each written while the other stages run
 	grep -qx "kf-read: line 1: .*no-such-program.*" out/broken.log || fail "no kf-read line: $(cat out/broken.log)"
-	grep -qx "kf-feedback: --gpu does not apply to ncu records (ncu reports its own share of peak): ignored for them" out/broken.log ||
+	grep -qx "kf-feedback: --gpu does not apply to ncu records (their feedback uses no GPU roofs): ignored for them" out/broken.log ||
 		fail "no kf-feedback line: $(cat out/broken.log)"
 	grep -qx "kf-feedback: --gpu does not apply .*" out/good.log
 	assert_equal "$(head -1 out/summary.tsv)" "$(printf 'id\tprofiler\tstatus\ttop_kernel\tshare_pct\tverdict\treason')"
