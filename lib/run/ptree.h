@@ -1,5 +1,5 @@
 /* kf: process trees: signalling some of this process's descendants and
- * everything under them, found in the process table (lib/proc.h) so that
+ * everything under them, found in the process table (lib/run/proc.h) so that
  * a process that left its session or process group is still found.
  *
  * Ownership: nothing is returned that needs freeing; arg is the caller's. */
