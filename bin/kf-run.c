@@ -22,6 +22,7 @@
 #include "marker.h"
 #include "opt.h"
 #include "proc.h"
+#include "profiler.h"
 #include "ptree.h"
 #include "record.h"
 #include "text.h"
@@ -775,6 +776,17 @@ argv_of(const cJSON *rec)
 	return argv;
 }
 
+/* Every profiler's GPU-pinning variable set to gpu: the record's profiler
+ * may not be known to this kf, and its program may start another. */
+static void
+pin_gpu(struct kf_env *e, const char *gpu)
+{
+	size_t i;
+
+	for (i = 0; kf_profilers[i]; i++)
+		kf_env_set(e, kf_profilers[i]->gpu_env, gpu);
+}
+
 static void
 start(struct pending *p, int slot)
 {
@@ -786,10 +798,8 @@ start(struct pending *p, int slot)
 
 	if (bad == NULL &&
 	    (bad = kf_env_build(&e, base_env, kf_obj(p->rec, "env"))) == NULL) {
-		if (opt.ngpus) {
-			kf_env_set(&e, "CUDA_VISIBLE_DEVICES", opt.gpus[slot]);
-			kf_env_set(&e, "ZE_AFFINITY_MASK", opt.gpus[slot]);
-		}
+		if (opt.ngpus)
+			pin_gpu(&e, opt.gpus[slot]);
 	}
 	if (bad) {
 		fail_pending(p, "bad_record", bad);

@@ -6,17 +6,12 @@
 #include "profiler.h"
 #include "record.h"
 
-const char *const kf_fb_keep[] = {
-	"collated/kernels/*/metrics/*", "collated/kernels/*/rules",
-	"data/kernels/*/metrics/*", "data/kernels/*/rules", NULL,
-};
-
 void
 kf_fb_unkeep(cJSON *rec)
 {
 	const struct kf_profiler *p = kf_profiler_find(kf_str(rec, "profiler"));
 
-	if (p == NULL || !p->lazy)
+	if (p == NULL || p->keep == NULL)
 		kf_json_unkeep_all(rec);
 }
 

@@ -7,7 +7,13 @@
 
 #include <cJSON.h>
 
+#include "profiler.h"
 #include "util.h"
+
+kf_wrap_fn unitrace_wrap;		/* unitrace.c */
+kf_read_fn unitrace_read;		/* unitrace.c */
+kf_collate_fn unitrace_collate;	/* unitrace_collate.c */
+kf_feedback_fn unitrace_feedback;	/* unitrace_feedback.c */
 
 /* The metric groups kf-select asks for, in pass order. */
 extern const char *const ut_groups[3];

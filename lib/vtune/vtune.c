@@ -20,6 +20,7 @@
 #include "map.h"
 #include "profiler.h"
 #include "record.h"
+#include "vtune.h"
 #include "text.h"
 
 #define REPORT_FILE "vtune_hotspots_pass0.tsv"

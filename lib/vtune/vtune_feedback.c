@@ -16,6 +16,7 @@
 #include "feedback.h"
 #include "profiler.h"
 #include "record.h"
+#include "vtune.h"
 
 /* Kernels that are not the user's work: copies, fills, framework
  * elementwise and reduce kernels; "[...]" rows are not kernels at all. */
