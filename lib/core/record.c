@@ -1,17 +1,18 @@
 /* Records in, records out, and errors as data. */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "record.h"
 
 struct kf_in {
-	int argc, i;
-	char **argv;
+	struct kf_operands ops;
 	FILE *f;
 	const char *name;	/* NULL for standard input */
 	long line;
@@ -54,35 +55,55 @@ kf_in_open(int argc, char **argv)
 
 	/* A reader that goes away must not kill us mid-record: see kf_finish. */
 	signal(SIGPIPE, SIG_IGN);
-	in->argc = argc;
-	in->argv = argv;
-	in->i = -1;
+	in->ops.v = argv;
+	in->ops.n = argc;
+	in->ops.i = -1;
 	return in;
+}
+
+int
+kf_operand_next(struct kf_operands *o, const char **name)
+{
+	for (;;) {
+		const char *op;
+		int fd;
+
+		o->i++;
+		if (o->n == 0 && o->i == 0)
+			op = "-";
+		else if (o->i < o->n)
+			op = o->v[o->i];
+		else
+			return -1;
+		if (strcmp(op, "-") == 0) {
+			*name = NULL;
+			return 0;
+		}
+		*name = op;
+		if ((fd = open(op, O_RDONLY | O_CLOEXEC)) >= 0)
+			return fd;
+		kf_warn("%s:", op);
+		status = status > 1 ? status : 1;
+	}
 }
 
 static int
 open_next(struct kf_in *in)
 {
-	for (;;) {
-		const char *op;
+	int fd;
 
-		if (in->f && in->f != stdin)
-			fclose(in->f);
-		in->f = NULL;
-		in->i++;
-		if (in->argc == 0 && in->i == 0)
-			op = "-";
-		else if (in->i < in->argc)
-			op = in->argv[in->i];
-		else
+	if (in->f && in->f != stdin)
+		fclose(in->f);
+	in->f = NULL;
+	in->line = 0;
+	for (;;) {
+		if ((fd = kf_operand_next(&in->ops, &in->name)) < 0)
 			return 0;
-		in->line = 0;
-		if (strcmp(op, "-") == 0) {
+		if (fd == 0) {
 			static char stdin_buf[IOBUF];
 			static int stdin_set;
 
 			in->f = stdin;
-			in->name = NULL;
 			/* Records are long: 64 KiB a read, not 4 (before any
 			 * read; glibc takes the size only with a buffer). */
 			if (!stdin_set) {
@@ -91,15 +112,14 @@ open_next(struct kf_in *in)
 			}
 			return 1;
 		}
-		in->f = fopen(op, "r");
-		in->name = op;
-		if (in->f) {
+		if ((in->f = fdopen(fd, "r")) != NULL) {
 			if (in->iobuf == NULL)
 				in->iobuf = xmalloc(IOBUF);
 			setvbuf(in->f, in->iobuf, _IOFBF, IOBUF);
 			return 1;
 		}
-		kf_warn("%s:", op);
+		kf_warn("%s:", in->name);
+		close(fd);
 		status = status > 1 ? status : 1;
 	}
 }

@@ -11,6 +11,17 @@
 
 #include "util.h"
 
+/* The operands of a filter, in order ("-" or none: standard input). */
+struct kf_operands {
+	char **v;
+	int n, i;	/* i: the last one opened; -1 before the first */
+};
+/* Open the next operand for reading: its descriptor (0: standard input)
+ * and *name (NULL for standard input); -1 after the last. One that cannot
+ * be opened is said on stderr ("prog: FILE: why"), makes the exit status 1
+ * and is passed over. For readers that cannot use kf_in (kf-run). */
+int kf_operand_next(struct kf_operands *o, const char **name);
+
 /* Input: the operands in order ("-" or none means standard input). */
 struct kf_in;
 struct kf_in *kf_in_open(int argc, char **argv);

@@ -255,3 +255,19 @@ kf_worker_info(void)
 		intel_gpus(w);
 	return w;
 }
+
+cJSON *
+kf_worker_for_gpu(const cJSON *worker, const char *gpu)
+{
+	cJSON *w = cJSON_Duplicate(worker, 1);
+	const cJSON *names = kf_arr(worker, "gpus");
+	char *end;
+	long k;
+
+	if (gpu == NULL)
+		return w;
+	k = strtol(gpu, &end, 10);
+	if (*gpu && !*end && k >= 0 && k < cJSON_GetArraySize(names))
+		kf_set(w, "gpu_name", cJSON_Duplicate(cJSON_GetArrayItem(names, (int)k), 1));
+	return w;
+}

@@ -15,5 +15,8 @@
  * null; nothing here is an error. Runs programs: call it before the loop
  * that reaps children, or between jobs. $KF_SYSFS replaces /sys (tests). */
 cJSON *kf_worker_info(void);
+/* A copy of worker for a job pinned to gpu (--gpus; NULL: none): its
+ * "gpu_name" is that GPU's, where gpu is an index into "gpus". */
+cJSON *kf_worker_for_gpu(const cJSON *worker, const char *gpu);
 
 #endif
