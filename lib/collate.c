@@ -1,3 +1,5 @@
+/* kf: kf-collate's merge of one job's passes into one record: the job's
+ * fields once, a summary of every pass, and the profiler's "collated". */
 #include <stdlib.h>
 #include <string.h>
 

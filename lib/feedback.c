@@ -1,3 +1,5 @@
+/* kf: feedback text built from sections with priorities, rendered within
+ * a character budget, and the number formats every profiler's text uses. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,10 +48,7 @@ add(struct kf_fb *fb, int prio, char *text)
 		free(text);
 		return;
 	}
-	if (fb->n == fb->cap) {
-		fb->cap = fb->cap ? fb->cap * 2 : 16;
-		fb->sec = xrealloc(fb->sec, fb->cap * sizeof *fb->sec);
-	}
+	KF_GROW(fb->sec, fb->n, fb->cap, 16);
 	fb->sec[fb->n].prio = prio;
 	fb->sec[fb->n].text = text;
 	fb->n++;

@@ -1,3 +1,4 @@
+/* kf: struct buf, a growable NUL-terminated byte buffer (util.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -14,9 +14,9 @@ on_field(void *s, size_t n, void *data)
 	struct kf_csvrow *r = data;
 
 	if (r->n == r->cap) {
-		r->cap = r->cap ? r->cap * 2 : 32;
-		r->off = xrealloc(r->off, r->cap * sizeof *r->off);
-		r->len = xrealloc(r->len, r->cap * sizeof *r->len);
+		r->cap = kf_grow_cap(r->cap, r->n + 1, 32);
+		r->off = xreallocarray(r->off, r->cap, sizeof *r->off);
+		r->len = xreallocarray(r->len, r->cap, sizeof *r->len);
 	}
 	r->off[r->n] = r->store.len;
 	r->len[r->n] = s ? n : 0;
@@ -79,9 +79,9 @@ static void
 new_field(struct kf_csvrow *r, const char *at)
 {
 	if (r->n == r->cap) {
-		r->cap = r->cap ? r->cap * 2 : 32;
-		r->off = xrealloc(r->off, r->cap * sizeof *r->off);
-		r->len = xrealloc(r->len, r->cap * sizeof *r->len);
+		r->cap = kf_grow_cap(r->cap, r->n + 1, 32);
+		r->off = xreallocarray(r->off, r->cap, sizeof *r->off);
+		r->len = xreallocarray(r->len, r->cap, sizeof *r->len);
 	}
 	r->off[r->n++] = (size_t)(at - r->store.s);
 }

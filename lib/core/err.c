@@ -1,3 +1,5 @@
+/* kf: the program's name, warnings and fatal errors on stderr (util.h);
+ * standard descriptors held open so that nothing else takes them. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>

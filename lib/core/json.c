@@ -1,4 +1,15 @@
-/* Writing cJSON trees as strict JSON, whatever bytes their strings hold. */
+/* kf: JSON for records, both ways (record.h).
+ *
+ * Writing: cJSON trees as strict JSON whatever bytes their strings hold
+ * (invalid UTF-8 becomes U+FFFD, controls are escaped, C0 80 is \u0000),
+ * numbers in one canonical form, into one reused buffer.
+ *
+ * Reading: a parser that builds the trees cJSON would, faster: object keys
+ * are interned (shared, never freed while the program runs), and the
+ * members that kf_json_parse_keep's paths name are kept as cJSON_Raw text
+ * when writing them back would give the same bytes. kf_json_lazy() parses
+ * such a member when it is first read and swaps it into its parent in place,
+ * so a pointer to the raw item is stale after it; record.h states the rules. */
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -480,7 +491,7 @@ jalloc(size_t n)
 	void *p = cJSON_malloc(n);
 
 	if (p == NULL)
-		kf_die(2, "out of memory");
+		kf_die(1, "out of memory (%zu bytes)", n);
 	return p;
 }
 

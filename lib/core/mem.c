@@ -1,3 +1,6 @@
+/* kf: allocation that cannot fail (it exits with a message), and
+ * allocating string helpers (util.h). */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,4 +62,25 @@ xasprintf(const char *fmt, ...)
 	buf_vprintf(&b, fmt, ap);
 	va_end(ap);
 	return buf_take(&b);
+}
+
+void *
+xreallocarray(void *p, size_t n, size_t size)
+{
+	if (size && n > SIZE_MAX / size)
+		kf_die(1, "out of memory (%zu x %zu bytes)", n, size);
+	return xrealloc(p, n * size);
+}
+
+size_t
+kf_grow_cap(size_t cap, size_t need, size_t first)
+{
+	if (cap == 0)
+		cap = first;
+	while (cap < need) {
+		if (cap > SIZE_MAX / 2)
+			kf_die(1, "out of memory (an array of %zu)", need);
+		cap *= 2;
+	}
+	return cap;
 }

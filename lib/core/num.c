@@ -1,3 +1,5 @@
+/* kf: numbers from text (exact decimal fast path, then strtod) and small
+ * string tests (text.h). */
 #include <ctype.h>
 #include <math.h>
 #include <stdlib.h>

@@ -1,3 +1,5 @@
+/* kf: one way to parse options: getopt_long with --help and --version for
+ * every program, usage errors (status 2), and typed option values (opt.h). */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>

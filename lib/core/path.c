@@ -1,3 +1,5 @@
+/* kf: paths: joining, making directories, and finding kf's data and
+ * helper files beside the program or where they were installed (text.h). */
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>

@@ -276,13 +276,6 @@ kf_emit_begin(const cJSON *rec, const char *key)
 }
 
 void
-kf_emit_member(const char *key, const cJSON *v)
-{
-	put_key(key, 1);
-	kf_json_write(stdout, v);
-}
-
-void
 kf_emit_end(void)
 {
 	fputs("}\n", stdout);

@@ -2,7 +2,27 @@
  *
  * Every program reads records with kf_in_next(), marks the ones it cannot
  * process with kf_fail(), writes them with kf_emit() and ends with
- * kf_finish(). Records are cJSON trees owned by the caller (cJSON_Delete). */
+ * kf_finish(). Records are cJSON trees owned by the caller (cJSON_Delete).
+ *
+ * Lifetimes of what the parser makes (lib/core/json.c):
+ * - Object keys are interned: items carry cJSON_StringIsConst and point
+ *   into a table that lives as long as the program. Never free or write
+ *   into a key; cJSON_Delete and cJSON_Duplicate handle them as they are.
+ * - A kept member (kf_json_parse_keep) is a cJSON_Raw item holding its
+ *   text. kf_json_lazy() and kf_json_lazy_item() parse it on first use and
+ *   swap the new tree into the parent in its place: the raw item is freed,
+ *   so a pointer to it taken before is stale afterwards; use the pointer
+ *   they return. Writing a tree writes kept members' text as it is.
+ *
+ * Errors, everywhere in lib/: a function that can fail returns 0 or a
+ * pointer on success and -1 or NULL on failure (a count or a lookup may
+ * return a value that means "none", which its comment names), having said
+ * why in one of two ways, which its comment names: into a record, as data
+ * (kf_fail: what the user must see travels with the record), or to its
+ * caller (errno, or a message into a caller's struct buf) for the caller
+ * to put into a record. Library code exits only when memory runs out
+ * (status 1) or the process machinery itself fails (lib/run/proc.c);
+ * option parsing exits with status 2 (kf_usage_error). */
 #ifndef KF_RECORD_H
 #define KF_RECORD_H
 
@@ -50,10 +70,9 @@ void kf_emit(const cJSON *rec);
 void kf_set_unbuffered(int on);
 
 /* Streaming output of one record whose last member is big: write rec's
- * members (but key) and then "KEY": ; the caller writes the value to stdout,
- * may add members with kf_emit_member(), and ends with kf_emit_end(). */
+ * members (but key) and then "KEY": ; the caller writes the value to stdout
+ * and ends with kf_emit_end(). */
 void kf_emit_begin(const cJSON *rec, const char *key);
-void kf_emit_member(const char *key, const cJSON *v);
 void kf_emit_end(void);
 /* Flush standard output now (a live consumer is waiting); -1 once output
  * has failed, the error kept for kf_finish(). */

@@ -568,10 +568,7 @@ find_sec(struct launch *x, const char *s, size_t n)
 	for (i = x->nsec; i-- > 0;)
 		if (x->sec[i].rlen == n && memcmp(x->text.s + x->sec[i].raw, s, n) == 0)
 			return i;
-	if (x->nsec == x->seccap) {
-		x->seccap = x->seccap ? 2 * x->seccap : 16;
-		x->sec = xrealloc(x->sec, x->seccap * sizeof *x->sec);
-	}
+	KF_GROW(x->sec, x->nsec, x->seccap, 16);
 	x->sec[x->nsec].raw = text_add(&x->text, s, n);
 	x->sec[x->nsec].rlen = n;
 	x->sec[x->nsec].q = x->text.len;
@@ -655,10 +652,7 @@ put_metric(struct launch *x, const char *section, size_t slen, const char *name,
 			return;
 		m = &x->met[*slot - 1];
 	} else {
-		if (x->nmet == x->metcap) {
-			x->metcap = x->metcap ? 2 * x->metcap : 256;
-			x->met = xrealloc(x->met, x->metcap * sizeof *x->met);
-		}
+		KF_GROW(x->met, x->nmet, x->metcap, 256);
 		m = &x->met[x->nmet];
 		*slot = ++x->nmet;
 		m->sec = sec;

@@ -58,10 +58,7 @@ kf_env_set(struct kf_env *e, const char *name, const char *val)
 	kv = xasprintf("%s=%s", name, val);
 	e->owned = xrealloc(e->owned, (e->nowned + 1) * sizeof *e->owned);
 	e->owned[e->nowned++] = kv;
-	if (e->n + 2 > e->cap) {
-		e->cap = e->cap ? e->cap * 2 : e->n + 16;
-		e->v = xrealloc(e->v, e->cap * sizeof *e->v);
-	}
+	KF_GROW(e->v, e->n + 1, e->cap, e->n + 16);	/* and the NULL */
 	e->v[e->n++] = kv;
 	e->v[e->n] = NULL;
 }

@@ -20,7 +20,6 @@
 extern char **environ;
 
 static sigset_t orig_mask;
-static uint64_t ignored_at_start;	/* 1 << signo */
 static int pipe_was_ignored;
 
 double
@@ -43,12 +42,6 @@ was_ignored(int sig)
 }
 
 int
-kf_proc_ignored(int sig)
-{
-	return sig > 0 && sig < 64 && (ignored_at_start >> sig & 1);
-}
-
-int
 kf_proc_init(const int *sigs, int nsigs)
 {
 	sigset_t set;
@@ -64,9 +57,7 @@ kf_proc_init(const int *sigs, int nsigs)
 	for (i = 0; i < nsigs; i++) {
 		/* A signal ignored by whoever started us stays ignored
 		 * (a background job in a script ignores SIGINT). */
-		if (was_ignored(sigs[i]))
-			ignored_at_start |= (uint64_t)1 << sigs[i];
-		else
+		if (!was_ignored(sigs[i]))
 			sigaddset(&set, sigs[i]);
 	}
 	if (sigprocmask(SIG_BLOCK, &set, &orig_mask) != 0)
@@ -312,10 +303,7 @@ kf_ptab_read(struct kf_ptab *t)
 			continue;
 		if (read_stat((pid_t)atoi(d->d_name), &pi) != 0)
 			continue;	/* gone meanwhile */
-		if (t->n == t->cap) {
-			t->cap = t->cap ? t->cap * 2 : 256;
-			t->p = xrealloc(t->p, t->cap * sizeof *t->p);
-		}
+		KF_GROW(t->p, t->n, t->cap, 256);
 		t->p[t->n++] = pi;
 	}
 	closedir(dir);
@@ -368,10 +356,7 @@ kf_children(pid_t **pids, size_t *n)
 
 		if (end == p)
 			break;
-		if (*n == cap) {
-			cap = cap ? cap * 2 : 16;
-			*pids = xrealloc(*pids, cap * sizeof **pids);
-		}
+		KF_GROW(*pids, *n, cap, 16);
 		(*pids)[(*n)++] = (pid_t)v;
 	}
 	free(s);

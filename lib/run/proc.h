@@ -23,8 +23,6 @@ double kf_now(void);
  * ignored at start, to be read from the signalfd returned. The signal mask
  * and dispositions found at start are what kf_spawn() gives programs. */
 int kf_proc_init(const int *sigs, int nsigs);
-/* Was sig ignored when kf_proc_init() ran? */
-int kf_proc_ignored(int sig);
 /* The signals waiting on the signalfd, as a bit mask (1 << signo). */
 uint64_t kf_proc_signals(int sfd);
 

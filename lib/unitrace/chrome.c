@@ -64,10 +64,7 @@ kf_chrome_pick(const char *dir, int *others)
 			free(p);
 			continue;
 		}
-		if (n == cap) {
-			cap = cap ? cap * 2 : 8;
-			v = xrealloc(v, cap * sizeof *v);
-		}
+		KF_GROW(v, n, cap, 8);
 		v[n++] = p;
 	}
 	closedir(d);

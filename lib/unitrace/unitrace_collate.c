@@ -58,10 +58,7 @@ group_index(const char *g)
 static void
 rows_add(struct rows *r, const cJSON *sec, const cJSON *row, int idx)
 {
-	if (r->n == r->cap) {
-		r->cap = r->cap ? 2 * r->cap : 16;
-		r->v = xrealloc(r->v, r->cap * sizeof *r->v);
-	}
+	KF_GROW(r->v, r->n, r->cap, 16);
 	r->v[r->n].sec = sec;
 	r->v[r->n].row = row;
 	r->v[r->n].idx = idx;
@@ -116,10 +113,7 @@ ids_in(const cJSON *timeline, double start, double end, size_t *n)
 
 		if (!(ts >= start && ts + dur <= end))
 			continue;
-		if (*n == cap) {
-			cap = cap ? 2 * cap : 64;
-			v = xrealloc(v, cap * sizeof *v);
-		}
+		KF_GROW(v, *n, cap, 64);
 		v[(*n)++] = kf_num(k, "id", NAN);
 	}
 	if (*n)

@@ -218,10 +218,7 @@ struct fields {
 static void
 fields_add(struct fields *f, char *s)
 {
-	if (f->n == f->cap) {
-		f->cap = f->cap ? f->cap * 2 : 64;
-		f->v = xrealloc(f->v, f->cap * sizeof *f->v);
-	}
+	KF_GROW(f->v, f->n, f->cap, 64);
 	f->v[f->n++] = s;
 }
 
@@ -432,10 +429,7 @@ kernel_for(struct report *r, const char *name)
 
 	if (e->val)
 		return &r->k[(size_t)e->val - 1];
-	if (r->nk == r->capk) {
-		r->capk = r->capk ? r->capk * 2 : 16;
-		r->k = xrealloc(r->k, r->capk * sizeof *r->k);
-	}
+	KF_GROW(r->k, r->nk, r->capk, 16);
 	k = &r->k[r->nk];
 	memset(k, 0, sizeof *k);
 	k->name = xstrdup(name);
