@@ -33,8 +33,8 @@ slurm_config() {
 	ports=($(free_ports)) || return 1
 	mkdir -p "$d/state" "$d/spool" "$d/munge"
 	chmod 700 "$d/munge"
-	# Slurm takes only devices for GPUs: two of /dev/null's kind.
-	mknod "$d/nvidia0" c 1 3 && mknod "$d/nvidia1" c 1 3 || return 1
+	# Slurm takes only devices for GPUs: two links to /dev/null.
+	ln -s /dev/null "$d/nvidia0" && ln -s /dev/null "$d/nvidia1" || return 1
 	dd if=/dev/urandom of="$d/munge/munge.key" bs=1024 count=1 status=none
 	chmod 400 "$d/munge/munge.key"
 	cat >"$d/slurm.conf" <<-EOF
@@ -102,14 +102,26 @@ slurm_start() {
 	return 1
 }
 
-# slurm_stop DIR: stop what slurm_start started, by pid, and wait for it.
+# alive PID: the process runs (a zombie does not).
+alive() {
+	local s
+	s=$(ps -o stat= -p "$1") && [ "${s#Z}" = "$s" ]
+}
+
+# slurm_stop DIR: cancel what still runs, stop what slurm_start started, by
+# pid, and wait for it.
 slurm_stop() {
 	local d=$1 p i
 	[ -r "$d/pids" ] || return 0
+	scancel --quiet --user=root 2>/dev/null
+	for i in $(seq 50); do
+		[ -z "$(squeue -h -o %i 2>/dev/null)" ] && break
+		sleep 0.1
+	done
 	for p in $(tac "$d/pids"); do
 		kill "$p" 2>/dev/null || continue
 		for i in $(seq 50); do
-			kill -0 "$p" 2>/dev/null || break
+			alive "$p" || break
 			sleep 0.1
 		done
 		kill -9 "$p" 2>/dev/null || true
