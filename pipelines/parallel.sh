@@ -18,10 +18,12 @@
 #   -w, -r, -f ARG      one more argument to kf-wrap, kf-run, kf-feedback
 #
 # The hosts need kf's programs on PATH (make install); kf-pipeline and
-# kf-gpu-lock are sent along (--basefile). The job's JSON travels on
-# standard input, never in a command line.
+# kf-gpu-lock are sent along (--basefile) into a directory of their own in
+# the host's login directory, and removed there at the end. The job's JSON
+# travels on standard input, never in a command line. GNU parallel's own
+# settings apply: PARALLEL_SSH (the ssh command), ~/.parallel/config.
 set -eu
-here=$(cd "$(dirname "$0")" && pwd)
+here=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
 par=() pipe=() out=kf-out ret=0
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -42,10 +44,21 @@ done
 jobs=$1
 [ -r "$jobs" ] || { echo "parallel.sh: cannot read $jobs" >&2; exit 2; }
 if [ $ret -eq 1 ]; then
-	par+=(--return "$out/{#}" --cleanup)
+	par+=(--return "$out/{#}")
 fi
+# The scripts go to the hosts as LOGIN-DIR/.kf-parallel.XXXXXX/NAME (the
+# /./ tells GNU parallel to put them relative to the login directory): a
+# host that shares this file system, under an absolute path, would have
+# them removed by --cleanup. Local jobs (":") run the staged copy here.
+stage=$(mktemp -d "${TMPDIR:-/tmp}/kf-parallel.XXXXXX")
+trap 'rm -rf "$stage"' EXIT
+sub=.${stage##*/}
+mkdir "$stage/$sub"
+cp "$here/kf-pipeline" "$here/kf-gpu-lock" "$stage/$sub/"
 # {#}: the job's sequence number, so that jobs of the same id on different
 # hosts never write over each other when brought back.
-exec parallel --will-cite --pipe -N 1 --recend '\n' "${par[@]}" \
-	--basefile "$here/kf-pipeline" --basefile "$here/kf-gpu-lock" \
-	-q "$here/kf-pipeline" -o "$out/{#}" "${pipe[@]}" <"$jobs"
+# shellcheck disable=SC2016
+parallel --will-cite --pipe -N 1 --recend '\n' "${par[@]}" --cleanup \
+	--basefile "$stage/./$sub/kf-pipeline" --basefile "$stage/./$sub/kf-gpu-lock" \
+	-q /bin/sh -c 'p=$1; [ -x "$p" ] || p=$2; shift 2; exec "$p" "$@"' kf-pipeline \
+	"$sub/kf-pipeline" "$stage/$sub/kf-pipeline" -o "$out/{#}" "${pipe[@]}" <"$jobs"
