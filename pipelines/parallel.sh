@@ -18,10 +18,9 @@
 #   -w, -r, -f ARG      one more argument to kf-wrap, kf-run, kf-feedback
 #
 # The hosts need kf's programs on PATH (make install); kf-pipeline and
-# kf-gpu-lock are sent along (--basefile) into a directory of their own in
-# the host's login directory, and removed there at the end. The job's JSON
-# travels on standard input, never in a command line. GNU parallel's own
-# settings apply: PARALLEL_SSH (the ssh command), ~/.parallel/config.
+# kf-gpu-lock are sent along (--basefile) and removed at the end. The
+# job's JSON travels on standard input, never in a command line. GNU
+# parallel's own settings apply: PARALLEL_SSH (the ssh command), ~/.parallel.
 set -eu
 here=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
 par=() pipe=() out=kf-out ret=0
@@ -43,22 +42,22 @@ done
 [ $# -eq 1 ] || { echo "usage: parallel.sh [-S logins | --sshloginfile file] [-j n] [-o dir] [--return] [-g \"gpu ...\"] [-k] [-w|-r|-f arg] jobs" >&2; exit 2; }
 jobs=$1
 [ -r "$jobs" ] || { echo "parallel.sh: cannot read $jobs" >&2; exit 2; }
+# With --return, a job on a host runs in a directory of its own there
+# (--workdir ...), which --cleanup removes once DIR/SEQ is back here; a
+# job on this machine (":") runs here, where its outputs belong.
 if [ $ret -eq 1 ]; then
-	par+=(--return "$out/{#}")
+	par+=(--workdir ... --return "$out/{#}")
 fi
-# The scripts go to the hosts as LOGIN-DIR/.kf-parallel.XXXXXX/NAME (the
-# /./ tells GNU parallel to put them relative to the login directory): a
-# host that shares this file system, under an absolute path, would have
-# them removed by --cleanup. Local jobs (":") run the staged copy here.
-stage=$(mktemp -d "${TMPDIR:-/tmp}/kf-parallel.XXXXXX")
+# The scripts travel as /tmp/kf-parallel.XXXXXX/NAME, a fresh path on
+# every host: --cleanup removes them there, which must never hit the
+# scripts themselves on a host that shares this file system.
+stage=$(mktemp -d /tmp/kf-parallel.XXXXXX)
 trap 'rm -rf "$stage"' EXIT
-sub=.${stage##*/}
-mkdir "$stage/$sub"
-cp "$here/kf-pipeline" "$here/kf-gpu-lock" "$stage/$sub/"
+cp "$here/kf-pipeline" "$here/kf-gpu-lock" "$stage/"
 # {#}: the job's sequence number, so that jobs of the same id on different
 # hosts never write over each other when brought back.
 # shellcheck disable=SC2016
 parallel --will-cite --pipe -N 1 --recend '\n' "${par[@]}" --cleanup \
-	--basefile "$stage/./$sub/kf-pipeline" --basefile "$stage/./$sub/kf-gpu-lock" \
-	-q /bin/sh -c 'p=$1; [ -x "$p" ] || p=$2; shift 2; exec "$p" "$@"' kf-pipeline \
-	"$sub/kf-pipeline" "$stage/$sub/kf-pipeline" -o "$out/{#}" "${pipe[@]}" <"$jobs"
+	--basefile "$stage/kf-pipeline" --basefile "$stage/kf-gpu-lock" \
+	-q /bin/sh -c '[ "${PARALLEL_SSHLOGIN:-:}" != : ] || cd "$0" || exit 2; exec "$@"' "$PWD" \
+	"$stage/kf-pipeline" -o "$out/{#}" "${pipe[@]}" <"$jobs"
