@@ -177,6 +177,25 @@ setup() {
 	[ ! -e out/.slurm-job ]
 }
 
+@test "a time over the partition's limit passes sbatch --test-only: kf-slurm cancels the job and says why" {
+	need_slurm
+	scontrol update PartitionName=kf MaxTime=10
+	run "$TOP/pipelines/kf-slurm" jobs.jsonl out --time=20
+	scontrol update PartitionName=kf MaxTime=INFINITE
+	assert_failure 1
+	assert_output --partial "can never run these tasks as asked (--time=20;"
+	assert_output --regexp "job [0-9]+ would wait for ever \((PartitionTimeLimit|PartitionConfig)\); cancelled it"
+	assert_output --partial "time=10:00"
+	[ -z "$(squeue -h -o %i)" ]
+	# the script's own default (30 minutes) is over such a limit too
+	scontrol update PartitionName=kf MaxTime=10
+	run "$TOP/pipelines/kf-slurm" jobs.jsonl out
+	scontrol update PartitionName=kf MaxTime=INFINITE
+	assert_failure 1
+	assert_output --partial "would wait for ever"
+	[ -z "$(squeue -h -o %i)" ]
+}
+
 @test "kf-slurm usage errors, and -n says each task's state without Slurm" {
 	run "$TOP/pipelines/kf-slurm" jobs.jsonl
 	assert_failure 2
