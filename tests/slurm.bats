@@ -107,6 +107,8 @@ setup() {
 	done
 	[ -z "$(squeue -h -j "$id" -o %i 2>/dev/null)" ]
 	[ ! -e out/2.json ]
+	# and it left no half-written files
+	[ -z "$(find out -maxdepth 1 -name '.2.*')" ]
 	cp out/1.json one.json
 	rm hold-fma
 	# now the missing task 2 and the failed task 4 (its program now exists)
@@ -224,4 +226,29 @@ setup() {
 	assert_line "kf-slurm: failed: 2 of 4 (tasks 2-3)"
 	assert_line "kf-slurm: missing: 1 of 4 (tasks 4)"
 	assert_line "kf-slurm: would run: sbatch --array=2-4%8 --output=out/%a.log --time=5 $TOP/pipelines/slurm.sbatch jobs.jsonl out"
+}
+
+@test "slurm.sbatch by hand: a NUL byte, a huge line, a cut line each fail their task alone; kf-slurm sees it" {
+	{
+		sed -n 1p jobs.jsonl
+		printf '{"id":"n\0ul","cmd":["x"],"language":"cuda"}\n'
+		head -c 300000 /dev/zero | tr '\0' 'a'
+		echo
+		printf '{"id":"cut","cmd":["x"\n'
+		sed -n 2p jobs.jsonl
+	} >bad.jsonl
+	local t
+	for t in 1 2 3 4 5; do
+		SLURM_ARRAY_TASK_ID=$t run "$TOP/pipelines/slurm.sbatch" bad.jsonl "o u t"
+		if [ "$t" = 1 ] || [ "$t" = 5 ]; then assert_success; else assert_failure 1; fi
+	done
+	[ "$(jq -r .id "o u t/1.json")" = s1-copy ]
+	[ "$(jq -r .id "o u t/5.json")" = s2-fma ]
+	[ "$(jq -r .error.message "o u t/2.json")" = "line 1: not JSON: the line holds a NUL byte" ]
+	[ "$(jq -r .error.kind "o u t/3.json")" = bad_json ]
+	[ "$(jq -r .error.kind "o u t/4.json")" = bad_json ]
+	cmp <(sed -n 2p bad.jsonl) "o u t/2.job"
+	run "$TOP/pipelines/kf-slurm" -n bad.jsonl "o u t"
+	assert_line "kf-slurm: done: 2 of 5 (tasks 1,5)"
+	assert_line "kf-slurm: failed: 3 of 5 (tasks 2-4)"
 }
