@@ -10,14 +10,16 @@
 #   -j N                jobs at a time on each host (default: one per CPU)
 #   -o DIR              where each host keeps the outputs (default kf-out),
 #                       under DIR/SEQ/ID/PASS, SEQ being the job's number
-#   --return            bring DIR/SEQ back from the host after each job and
-#                       remove it there (output_dir in the records then
-#                       names the local copy)
+#   --return            run each job on a host in a directory of its own
+#                       there, bring DIR/SEQ back after the job and remove
+#                       that directory (output_dir in the records then
+#                       names the local copy); keep DIR relative
 #   -g "GPU ..."        each host's GPUs; a job holds one while kf-run runs
 #   -k                  records in the order of JOBS
 #   -w, -r, -f ARG      one more argument to kf-wrap, kf-run, kf-feedback
 #
-# The hosts need kf's programs on PATH (make install); kf-pipeline and
+# The hosts need kf's programs on PATH (make install), rsync, and the jobs'
+# programs at the same path as here; kf-pipeline and
 # kf-gpu-lock are sent along (--basefile) and removed at the end. The
 # job's JSON travels on standard input, never in a command line. GNU
 # parallel's own settings apply: PARALLEL_SSH (the ssh command), ~/.parallel.
