@@ -80,3 +80,18 @@ setup() {
 	assert_failure 1
 	assert_output --partial "task 99: no line 99 in jobs.jsonl"
 }
+
+@test "parallel.sh installed in PREFIX/share/kf/pipelines, run through a link from another directory" {
+	need_run
+	mkdir -p pre/share/kf/pipelines pre/bin "my dir"
+	cp "$TOP"/pipelines/* pre/share/kf/pipelines/
+	ln -s "$PWD/pre/share/kf/pipelines/parallel.sh" pre/bin/kf-parallel
+	cp jobs.jsonl bench "my dir"/
+	cd "my dir"
+	run --separate-stderr ../pre/bin/kf-parallel -S 2/: -k -g "7" -o po jobs.jsonl
+	assert_success
+	[ "$(echo "$output" | jq -r 'select(.analysis.status == "ok") | .id' | paste -sd' ')" = \
+		"p1-copy p2-fma p3-sgemm_naive p4-copy p5-fma p6-sgemm_naive" ]
+	[ -s po/3/p3-sgemm_naive/ncu.000/ncu_report.csv ]
+	[ "$(echo "$output" | jq -r 'select(.id == "p3-sgemm_naive") | .passes[0].output_dir')" = po/3/p3-sgemm_naive/ncu.000 ]
+}
