@@ -1,6 +1,6 @@
 #!/bin/bash
 # parallel.sh [-S LOGINS | --sshloginfile FILE] [-j N] [-o DIR] [-g "GPU ..."]
-#             [--return] [-k] [-w ARG] [-r ARG] [-f ARG] JOBS
+#             [--return] [-k] [-w ARG] [-r ARG] [-f ARG] JOBS   (or -h: this text)
 # Run the jobs of JOBS (one JSON object per line) across hosts with GNU
 # parallel: each job goes, on its standard input, to one host, which runs
 # kf-pipeline on it; the final records come back on standard output.
@@ -26,6 +26,9 @@
 set -eu
 here=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
 par=() pipe=() out=kf-out ret=0
+case ${1:-} in
+-h | --help) sed -n '2,/^set -eu/{/^set -eu/d;s/^# \{0,1\}//;p}' "${BASH_SOURCE[0]}"; exit 0 ;;
+esac
 while [ $# -gt 0 ]; do
 	case $1 in
 	-S|--sshlogin) par+=(--sshlogin "$2"); shift 2 ;;

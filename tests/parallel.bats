@@ -61,6 +61,9 @@ setup() {
 }
 
 @test "parallel.sh usage errors" {
+	run "$TOP/pipelines/parallel.sh" --help
+	assert_success
+	assert_output --partial "  --return            run each job on a host in a directory of its own"
 	run "$TOP/pipelines/parallel.sh"
 	assert_failure 2
 	assert_output --partial "usage: parallel.sh"

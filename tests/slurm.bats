@@ -199,6 +199,10 @@ setup() {
 }
 
 @test "kf-slurm usage errors, and -n says each task's state without Slurm" {
+	run "$TOP/pipelines/kf-slurm" --help
+	assert_success
+	assert_line --index 0 "kf-slurm [-n] [-a] [-w] [-m N] JOBS OUT [SBATCH-OPTION ...]  (or -h: this text)"
+	assert_output --partial "  -w      wait for the tasks to end, then say how they went"
 	run "$TOP/pipelines/kf-slurm" jobs.jsonl
 	assert_failure 2
 	assert_output --partial "usage: kf-slurm"
