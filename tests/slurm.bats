@@ -63,6 +63,7 @@ setup() {
 	[[ "$stderr" == *"kf-slurm: missing: 4 of 4 (tasks 1-4)"* ]]
 	[[ "$stderr" == *"kf-slurm: done: 3 of 4 (tasks 1-3)"* ]]
 	[[ "$stderr" == *"kf-slurm: failed: 1 of 4 (tasks 4)"* ]]
+	[[ "$stderr" == *"kf-slurm: task 4 (gone): kf-read program_not_found: no ncu_report.csv in out/runs/4/gone/ncu.000: ncu could not start the program"* ]]
 	[ "$(cat out/{1,2,3,4}.json | jq -r .id | paste -sd' ')" = "s1-copy s2-fma s3-sgemm_naive gone" ]
 	[ "$(cat out/{1,2,3}.json | jq -r '.analysis.ranking.kernels[0].name | split("(")[0]' | paste -sd' ')" = \
 		"copy_k fma_k sgemm_naive_k" ]
@@ -202,7 +203,7 @@ setup() {
 	run "$TOP/pipelines/kf-slurm" --help
 	assert_success
 	assert_line --index 0 "kf-slurm [-n] [-a] [-w] [-m N] JOBS OUT [SBATCH-OPTION ...]  (or -h: this text)"
-	assert_output --partial "  -w      wait for the tasks to end, then say how they went"
+	assert_output --partial "  -w      wait for the tasks to end, then say how they went (as -n does)"
 	run "$TOP/pipelines/kf-slurm" jobs.jsonl
 	assert_failure 2
 	assert_output --partial "usage: kf-slurm"
@@ -229,6 +230,9 @@ setup() {
 	assert_line "kf-slurm: done: 1 of 4 (tasks 1)"
 	assert_line "kf-slurm: failed: 2 of 4 (tasks 2-3)"
 	assert_line "kf-slurm: missing: 1 of 4 (tasks 4)"
+	assert_line "kf-slurm: task 2 (s2-fma): kf-run ?: no message"
+	assert_line "kf-slurm: task 3: out/3.json is not a record"
+	assert_line "kf-slurm: task 4 left no record and no log"
 	assert_line "kf-slurm: would run: sbatch --array=2-4%8 --output=out/%a.log --time=5 $TOP/pipelines/slurm.sbatch jobs.jsonl out"
 }
 
