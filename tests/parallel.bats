@@ -98,3 +98,9 @@ setup() {
 	[ -s po/3/p3-sgemm_naive/ncu.000/ncu_report.csv ]
 	[ "$(echo "$output" | jq -r 'select(.id == "p3-sgemm_naive") | .passes[0].output_dir')" = po/3/p3-sgemm_naive/ncu.000 ]
 }
+
+@test "kf-pipeline on a host without kf's programs on PATH says which host and which program" {
+	run -127 env PATH=/usr/bin:/bin "$TOP/pipelines/kf-pipeline" jobs.jsonl
+	assert_failure 127
+	assert_output "kf-pipeline: on $(uname -n): kf-select is not on PATH (/usr/bin:/bin): install kf there (make install) or put its programs on PATH"
+}
