@@ -77,13 +77,13 @@ hosts_start() {
 # hosts_stop DIR: stop the sshd (and its sessions) by pid, remove the
 # namespaces.
 hosts_stop() {
-	local d=$1 p n i
+	local d=$1 p n i s
 	if [ -r "$d/pids" ]; then
 		for p in $(cat "$d/pids"); do
 			kill "$p" 2>/dev/null || continue
 			for i in $(seq 50); do
-				kill -0 "$p" 2>/dev/null || break
-				case $(ps -o stat= -p "$p") in Z*) break ;; esac
+				s=$(sed 's/.*) //' "/proc/$p/stat" 2>/dev/null) || break
+				[ "${s%% *}" != Z ] || break
 				sleep 0.1
 			done
 		done

@@ -102,10 +102,11 @@ slurm_start() {
 	return 1
 }
 
-# alive PID: the process runs (a zombie does not).
+# alive PID: the process runs (a zombie does not). /proc, not ps: procps
+# may be missing.
 alive() {
 	local s
-	s=$(ps -o stat= -p "$1") && [ "${s#Z}" = "$s" ]
+	s=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null) && [ "${s%% *}" != Z ]
 }
 
 # slurm_stop DIR: cancel what still runs, stop what slurm_start started, by
