@@ -210,6 +210,9 @@ setup() {
 	run "$TOP/pipelines/kf-slurm" no-such-file out
 	assert_failure 2
 	assert_output "kf-slurm: cannot read no-such-file"
+	run "$TOP/pipelines/kf-slurm" jobs.jsonl out -c 2 --array=1-3
+	assert_failure 2
+	assert_output "kf-slurm: the array is kf-slurm's to choose (the tasks not done); -m N runs at most N at once"
 	run "$TOP/pipelines/kf-slurm" -m 0 jobs.jsonl out
 	assert_failure 2
 	assert_output "kf-slurm: -m wants a number of tasks, not 0"
