@@ -178,7 +178,7 @@ main(int argc, char **argv)
 	}
 	check_gpu_options(&opt);
 	in = kf_in_open(argc - optind, argv + optind);
-	kf_in_keep(in, kf_fb_keep);
+	kf_in_keep(in, kf_profiler_keep_paths());
 	while ((rec = kf_fb_next(in)) != NULL) {
 		feedback_one(rec, &opt, text_only);
 		cJSON_Delete(rec);

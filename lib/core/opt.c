@@ -1,0 +1,188 @@
+/* kf: one way to parse options: getopt_long with --help and --version for
+ * every program, usage errors (status 2), and typed option values, durations with units (opt.h). */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "opt.h"
+#include "record.h"
+
+#ifndef KF_VERSION
+#define KF_VERSION "0"
+#endif
+
+static const char *usage_text = "";
+static const char *help_text = "";
+
+void
+kf_opt_init(const char *usage, const char *help)
+{
+	usage_text = usage;
+	help_text = help ? help : "";
+}
+
+static void
+print_usage(FILE *f)
+{
+	const char *p = usage_text, *nl;
+	int first = 1;
+
+	/* Each SYNOPSIS line is prefixed with "usage: prog" or its indent. */
+	while (*p) {
+		nl = strchr(p, '\n');
+		if (nl == NULL)
+			nl = p + strlen(p);
+		fprintf(f, "%s %s %.*s\n", first ? "usage:" : "      ",
+		    kf_progname, (int)(nl - p), p);
+		first = 0;
+		p = *nl ? nl + 1 : nl;
+	}
+}
+
+void
+kf_usage(void)
+{
+	print_usage(stderr);
+	exit(2);
+}
+
+void
+kf_usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", kf_progname);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	kf_usage();
+}
+
+/* shortopts with "h" added after a leading '+' or '-'; one program has one
+ * set of short options, so the string is made once. */
+static const char *
+with_h(const char *shortopts)
+{
+	static char buf[128];
+	size_t lead = shortopts[0] == '+' || shortopts[0] == '-';
+
+	if (buf[0] == '\0') {
+		if (strlen(shortopts) + 2 > sizeof buf)
+			return shortopts;
+		memcpy(buf, shortopts, lead);
+		buf[lead] = 'h';
+		strcpy(buf + lead + 1, shortopts + lead);
+	}
+	return buf;
+}
+
+int
+kf_getopt(int argc, char **argv, const char *shortopts,
+    const struct option *longopts)
+{
+	int c;
+
+	for (;;) {
+		c = getopt_long(argc, argv, with_h(shortopts), longopts, NULL);
+		if (c == '?' || c == ':')
+			kf_usage();
+		if (!kf_opt_common(c))
+			return c;
+	}
+}
+
+int
+kf_opt_common(int c)
+{
+	switch (c) {
+	case 'h':
+	case KF_OPT_HELP:
+		print_usage(stdout);
+		fputs(help_text, stdout);
+		exit(fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1);
+	case KF_OPT_VERSION:
+		printf("%s %s\n", kf_progname, KF_VERSION);
+		exit(fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1);
+	case 'u':
+		kf_set_unbuffered(1);
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+int
+kf_duration(const char *arg, double *seconds)
+{
+	char *end;
+	double d;
+
+	errno = 0;
+	d = strtod(arg, &end);
+	if (end == arg || errno || d < 0 || isnan(d) || isinf(d) ||
+	    (!(*arg >= '0' && *arg <= '9') && *arg != '.'))
+		return -1;
+	switch (*end) {
+	case '\0': case 's': break;
+	case 'm': d *= 60; break;
+	case 'h': d *= 3600; break;
+	case 'd': d *= 86400; break;
+	default: return -1;
+	}
+	if (*end && end[1])
+		return -1;
+	if (isinf(d))
+		return -1;
+	*seconds = d;
+	return 0;
+}
+
+double
+kf_opt_seconds(const char *arg, const char *opt)
+{
+	double d;
+
+	if (kf_duration(arg, &d) != 0)
+		kf_usage_error("%s: not a number of seconds: '%s' (or with a unit: "
+		    "90s, 5m, 1h, 1d)", opt, arg);
+	return d;
+}
+
+long
+kf_opt_long(const char *arg, const char *opt, long min, long max)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (end == arg || *end || errno || v < min || v > max)
+		kf_usage_error("%s: expected a whole number from %ld to %ld: '%s'",
+		    opt, min, max, arg);
+	return v;
+}
+
+size_t
+kf_opt_size(const char *arg, const char *opt)
+{
+	char *end;
+	double d;
+
+	errno = 0;
+	d = strtod(arg, &end);
+	if (end == arg || errno || d < 0 || isnan(d))
+		kf_usage_error("%s: not a size: '%s'", opt, arg);
+	switch (*end) {
+	case 'k': case 'K': d *= 1024; end++; break;
+	case 'm': case 'M': d *= 1024 * 1024; end++; break;
+	case 'g': case 'G': d *= 1024.0 * 1024 * 1024; end++; break;
+	}
+	if (*end == 'B' || *end == 'b')
+		end++;
+	if (*end || d > 1e15)
+		kf_usage_error("%s: not a size: '%s'", opt, arg);
+	return (size_t)d;
+}
