@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "collate.h"
+#include "delta.h"
 #include "feedback.h"
 #include "opt.h"
 #include "profiler.h"
@@ -11,7 +12,7 @@
 
 static const char usage[] =
 	"[-tu] [--max-chars N] [--top N] [--rules N] [--gpu NAME] [--gpus-file FILE]\n"
-	"[FILE ...]";
+	"[--baseline FILE [--noise PCT]] [FILE ...]";
 static const char help[] =
 	"Adds \"feedback\" (text for a prompt) and \"analysis\" (the same findings as\n"
 	"data) to each collated record.\n"
@@ -21,6 +22,10 @@ static const char help[] =
 	"      --rules N        optimisation rules listed (default 5)\n"
 	"      --gpu NAME       use this GPU's roofs, whatever the record's worker says\n"
 	"      --gpus-file FILE more GPUs (JSON, as share/kf/gpus.json)\n"
+	"      --baseline FILE  compare each record with FILE's record of the same id\n"
+	"                       (kf-feedback's output of an earlier run): analysis.delta\n"
+	"      --noise PCT      a change of total GPU time within PCT% is no change\n"
+	"                       (default 2, measured on an H200: kf-feedback(1))\n"
 	"  -u, --unbuffered     flush after every record\n"
 	"      --help           print this help\n"
 	"      --version        print the version\n";
@@ -45,6 +50,8 @@ explain_error(const cJSON *rec, struct kf_fb *fb)
 	kf_set_str(fb->analysis, "status", "failed");
 	kf_set(fb->analysis, "error", cJSON_Duplicate(e, 1));
 }
+
+static const struct kf_baseline *baseline;
 
 static void
 feedback_one(cJSON *rec, const struct kf_fb_opts *opt, int text_only)
@@ -78,6 +85,7 @@ feedback_one(cJSON *rec, const struct kf_fb_opts *opt, int text_only)
 		kf_fb_add(&fb, FB_DETAIL, "%s", intro);
 		kf_set_str(fb.analysis, "status", "ok");
 		p->feedback(work, &fb);
+		kf_delta(baseline, rec, &fb);
 	}
 	text = kf_fb_render(&fb, opt->max_chars);
 	if (text_only) {
@@ -102,7 +110,7 @@ feedback_one(cJSON *rec, const struct kf_fb_opts *opt, int text_only)
 int
 main(int argc, char **argv)
 {
-	enum { O_TOP = 1, O_RULES, O_GPU, O_GPUS_FILE };
+	enum { O_TOP = 1, O_RULES, O_GPU, O_GPUS_FILE, O_BASELINE, O_NOISE };
 	static const struct option longopts[] = {
 		{ "text", no_argument, NULL, 't' },
 		{ "max-chars", required_argument, NULL, 'n' },
@@ -110,10 +118,15 @@ main(int argc, char **argv)
 		{ "rules", required_argument, NULL, O_RULES },
 		{ "gpu", required_argument, NULL, O_GPU },
 		{ "gpus-file", required_argument, NULL, O_GPUS_FILE },
+		{ "baseline", required_argument, NULL, O_BASELINE },
+		{ "noise", required_argument, NULL, O_NOISE },
 		KF_OPT_COMMON
 	};
 	struct kf_fb_opts opt = { 0, 5, 5, NULL, NULL };
 	int c, text_only = 0;
+	const char *base_file = NULL;
+	double noise = KF_NOISE_PCT_DEFAULT;
+	struct kf_baseline *base = NULL;
 	struct kf_in *in;
 	cJSON *rec;
 
@@ -127,9 +140,13 @@ main(int argc, char **argv)
 		case O_RULES: opt.max_rules = (int)kf_opt_long(optarg, "--rules", 0, 1000000); break;
 		case O_GPU: opt.gpu = optarg; break;
 		case O_GPUS_FILE: opt.gpus_file = optarg; break;
+		case O_BASELINE: base_file = optarg; break;
+		case O_NOISE: noise = kf_opt_pct(optarg, "--noise"); break;
 		default: kf_usage();
 		}
 	}
+	if (base_file)
+		baseline = base = kf_baseline_load(base_file, noise);
 	in = kf_in_open(argc - optind, argv + optind);
 	kf_in_keep(in, kf_fb_keep);
 	while ((rec = kf_in_next(in)) != NULL) {
@@ -137,5 +154,6 @@ main(int argc, char **argv)
 		cJSON_Delete(rec);
 	}
 	kf_in_close(in);
+	kf_baseline_free(base);
 	return kf_finish();
 }
