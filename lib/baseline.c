@@ -37,10 +37,6 @@ keep(struct kf_baseline *b, cJSON *r)
 	struct kf_map_ent *e;
 	int created;
 
-	if (id == NULL) {
-		b->no_id++;
-		return;
-	}
 	/* The last record of an id wins: a file that runs are appended to
 	 * compares with the latest. */
 	e = kf_map_slot(&b->ids, id, &created);
@@ -61,7 +57,11 @@ read_lines(struct kf_baseline *b, struct kf_lines *l)
 		if (l->len == strspn(l->s, " \t\r"))
 			continue;
 		r = kf_json_parse_keep(l->s, l->len, skip);
-		if (!cJSON_IsObject(r)) {
+		/* Only kf-feedback's records: they have an analysis (or failed
+		 * before it); a line NUL bytes or a cut turned into some other
+		 * object must not stand for its id. */
+		if (!cJSON_IsObject(r) || !kf_str(r, "id") ||
+		    (!kf_obj(r, "analysis") && !kf_error(r))) {
 			if (b->bad++ == 0)
 				b->first_bad = l->no;
 		} else {
@@ -89,16 +89,17 @@ kf_baseline_load(const char *path, double noise_pct)
 		read_lines(b, &l);
 		kf_lines_close(&l);
 		if (b->error == NULL && b->records == 0 && b->bad > 0)
-			b->error = xasprintf("%s is not JSON lines of records (line %ld is not "
-			    "a JSON object)", path, b->first_bad);
+			b->error = xasprintf("%s holds no kf-feedback record (line %ld is not "
+			    "one: a JSON object with \"id\" and \"analysis\")", path, b->first_bad);
 		else if (b->error == NULL && b->records == 0)
-			b->error = xasprintf("%s holds no record with an \"id\"", path);
+			b->error = xasprintf("%s is empty: no kf-feedback record", path);
 	}
 	if (b->error) {
 		kf_warn("--baseline: %s; the feedback goes on without a comparison", b->error);
 		kf_set_failed();
 	} else if (b->bad > 0) {
-		kf_warn("--baseline: %s: %ld line%s not JSON (the first: line %ld), left out",
+		kf_warn("--baseline: %s: %ld line%s not kf-feedback records (the first: line %ld), "
+		    "left out",
 		    path, b->bad, b->bad == 1 ? " is" : "s are", b->first_bad);
 	}
 	return b;
@@ -137,7 +138,7 @@ kf_baseline_find(const struct kf_baseline *b, const char *id, const char *prof,
 	if (id == NULL || (r = kf_map_get(&b->ids, id)) == NULL) {
 		buf_printf(msg, "%s has no record with id \"%s\"", b->path, id ? id : "");
 		if (b->bad > 0)
-			buf_printf(msg, " (%ld line%s there %s not JSON)", b->bad,
+			buf_printf(msg, " (%ld line%s there %s not kf-feedback records)", b->bad,
 			    b->bad == 1 ? "" : "s", b->bad == 1 ? "is" : "are");
 		return NULL;
 	}

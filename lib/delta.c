@@ -327,7 +327,7 @@ say_metrics(struct cmp *c, const cJSON *kb, const cJSON *ka, cJSON *o)
 	if (moved.len)
 		buf_printf(&c->moved, "\n- Its metrics that moved: %s.", moved.s);
 	if (same.len)
-		buf_printf(&c->moved, "\n- Unchanged (shares of peak within %.3g points): %s.",
+		buf_printf(&c->moved, "\n- Unchanged (the same, or shares of peak within %.3g points): %s.",
 		    KF_MOVE_PTS, same.s);
 	buf_free(&moved);
 	buf_free(&same);

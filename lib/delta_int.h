@@ -11,7 +11,7 @@ struct kf_baseline {
 	char *path;
 	char *error;		/* the whole file is unusable: why */
 	struct kf_map ids;	/* id -> cJSON record: id, profiler, analysis, error */
-	long records, bad, no_id, first_bad;
+	long records, bad, first_bad;	/* bad: lines not kf-feedback records */
 	double noise_pct;
 };
 
