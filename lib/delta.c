@@ -153,6 +153,7 @@ say_change(struct buf *b, double before, double after, const char *v, double noi
 	kf_fmt_ns(b, after);
 	buf_putc(b, ')');
 }
+
 static const cJSON *
 focus_of(const cJSON *a)
 {
