@@ -24,8 +24,8 @@ static const char help[] =
 	"      --gpus-file FILE more GPUs (JSON, as share/kf/gpus.json)\n"
 	"      --baseline FILE  compare each record with FILE's record of the same id\n"
 	"                       (kf-feedback's output of an earlier run): analysis.delta\n"
-	"      --noise PCT      a change of total GPU time within PCT% is no change\n"
-	"                       (default 2, measured on an H200: kf-feedback(1))\n"
+	"      --noise PCT      a time that changed by PCT% or less (or 1.5 us) is\n"
+	"                       unchanged (default 4, measured on an H200: kf-feedback(1))\n"
 	"  -u, --unbuffered     flush after every record\n"
 	"      --help           print this help\n"
 	"      --version        print the version\n";

@@ -77,6 +77,7 @@ struct cmp {
 	cJSON *delta;
 	struct buf moved;		/* "What moved" lines */
 	int top;
+	int complete_before, complete_after;	/* the ranking lists every kernel */
 };
 
 /* Values */
@@ -123,13 +124,24 @@ pair(double before, double after)
 	return o;
 }
 
+/* The noise on a time of ns: the larger of noise_pct of it and the floor
+ * (kf-feedback(1): short launches vary by a fixed amount more than by a
+ * share). */
+static double
+noise_ns(double ns, double noise_pct)
+{
+	double rel = fabs(ns) * noise_pct / 100;
+
+	return rel > KF_NOISE_FLOOR_NS ? rel : KF_NOISE_FLOOR_NS;
+}
+
 /* faster, slower, unchanged (within noise), or NULL when not comparable. */
 static const char *
 verdict(double before, double after, double noise_pct)
 {
 	if (!(before > 0) || !(after > 0))
 		return NULL;
-	if (fabs(after - before) <= before * noise_pct / 100)
+	if (fabs(after - before) <= noise_ns(before, noise_pct))
 		return "unchanged";
 	return after < before ? "faster" : "slower";
 }
@@ -139,14 +151,18 @@ static void
 say_change(struct buf *b, double before, double after, const char *v, double noise,
     const char *what)
 {
-	if (v == NULL)
+	if (v == NULL) {
 		buf_printf(b, "not comparable%s", what);
-	else if (strcmp(v, "faster") == 0)
+	} else if (strcmp(v, "faster") == 0) {
 		buf_printf(b, "%.2fx faster%s", before / after, what);
-	else if (strcmp(v, "slower") == 0)
+	} else if (strcmp(v, "slower") == 0) {
 		buf_printf(b, "%.2fx slower%s", after / before, what);
-	else
+	} else if (noise_ns(before, noise) > KF_NOISE_FLOOR_NS) {
 		buf_printf(b, "unchanged%s within the %.3g%% noise", what, noise);
+	} else {
+		buf_printf(b, "unchanged%s within the noise of ", what);
+		kf_fmt_ns(b, KF_NOISE_FLOOR_NS);
+	}
 	buf_puts(b, " (");
 	kf_fmt_ns(b, before);
 	buf_puts(b, " -> ");
@@ -382,6 +398,15 @@ say_focus(struct cmp *c)
 
 /* Kernels, matched by name, else by their rank in GPU time */
 
+static int
+ranking_complete(const cJSON *a)
+{
+	double n;
+
+	return num_at(a, "ranking/kernel_count", &n) &&
+	    n <= cJSON_GetArraySize(at(a, "ranking/kernels"));
+}
+
 static struct kent *
 kents(const cJSON *a, size_t *n)
 {
@@ -402,17 +427,6 @@ kents(const cJSON *a, size_t *n)
 	return v;
 }
 
-static int
-kernel_named_in(const struct kent *v, size_t n, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (strcmp(v[i].name, name) == 0)
-			return 1;
-	return 0;
-}
-
 static cJSON *
 kernel_pair(struct cmp *c, const struct kent *kb, const struct kent *ka, const char *by,
     struct buf *t)
@@ -428,13 +442,16 @@ kernel_pair(struct cmp *c, const struct kent *kb, const struct kent *ka, const c
 		cJSON_AddStringToObject(o, "matched_by", by);
 	else
 		cJSON_AddNullToObject(o, "matched_by");
-	if (kb && ka) {
+	/* A kernel outside the other run's top --top may still have run. */
+	if (kb == NULL)
+		v = c->complete_before ? "new" : "entered_top";
+	else if (ka == NULL)
+		v = c->complete_after ? "gone" : "left_top";
+	if (kb && ka)
 		cJSON_AddItemToObject(o, "total_ns", pair(kb->ns, ka->ns));
-		cJSON_AddStringToObject(o, "verdict", v);
-	} else {
-		cJSON_AddStringToObject(o, "verdict", ka ? "new" : "gone");
+	else
 		cJSON_AddNumberToObject(o, ka ? "after_ns" : "before_ns", ka ? ka->ns : kb->ns);
-	}
+	cJSON_AddItemToObject(o, "verdict", v ? cJSON_CreateString(v) : cJSON_CreateNull());
 	buf_printf(t, "\n  - %s", s);
 	if (kb && ka && strcmp(by, "time") == 0) {
 		char *sb = short_name(kb->name);
@@ -446,7 +463,11 @@ kernel_pair(struct cmp *c, const struct kent *kb, const struct kent *ka, const c
 	if (kb && ka) {
 		say_change(t, kb->ns, ka->ns, v, c->b->noise_pct, "");
 	} else {
-		buf_puts(t, ka ? "new, " : "gone, it took ");
+		if (strcmp(v, "new") == 0 || strcmp(v, "gone") == 0)
+			buf_puts(t, ka ? "new, " : "gone, it took ");
+		else
+			buf_printf(t, ka ? "new in the top %d, " : "left the top %d, it took ",
+			    c->top);
 		kf_fmt_ns(t, ka ? ka->ns : kb->ns);
 	}
 	free(s);
@@ -481,34 +502,53 @@ kernel_terms(struct cmp *c, cJSON *o, const char *nb, const char *na, struct buf
 	buf_free(&same);
 }
 
+/* A rewrite renames its kernel: when names differ, the kernels that carry
+ * the time are taken for each other (and the text says so), but only where
+ * that is unambiguous: the one kernel left unmatched on each side, or the
+ * kernels with the most GPU time of both runs. Others are new or gone. */
+static void
+match_by_time(struct kent *kb, size_t nb, struct kent *ka, size_t na, size_t *pair_of)
+{
+	size_t i, j, ub = 0, ua = 0, lb = nb, la = na;
+
+	for (j = 0; j < nb; j++)
+		if (!kb[j].used && ub++ == 0)
+			lb = j;
+	for (i = 0; i < na; i++)
+		if (pair_of[i] == nb && ua++ == 0)
+			la = i;
+	if (ub == 0 || ua == 0 || !((ub == 1 && ua == 1) || (lb == 0 && la == 0)))
+		return;
+	pair_of[la] = lb;
+	kb[lb].used = 1;
+}
+
 static void
 say_kernels(struct cmp *c)
 {
-	size_t nb, na, i, j, shown = 0;
+	size_t nb, na, i, j, *pair_of;
 	struct kent *kb = kents(c->before, &nb), *ka = kents(c->after, &na);
 	cJSON *arr = cJSON_AddArrayToObject(c->delta, "kernels"), *o;
 	struct buf t = {0};
 
+	c->complete_before = ranking_complete(c->before);
+	c->complete_after = ranking_complete(c->after);
+	pair_of = xcalloc(na + 1, sizeof *pair_of);
 	for (i = 0; i < na; i++) {
-		const char *by = "name";
-
 		for (j = 0; j < nb && (kb[j].used || strcmp(kb[j].name, ka[i].name)); j++)
 			;
-		/* A rewrite renames kernels: the unmatched ones that carry the
-		 * most time are taken for each other, and the text says so. */
-		if (j == nb) {
-			by = "time";
-			for (j = 0; j < nb && (kb[j].used || kernel_named_in(ka, na, kb[j].name)); j++)
-				;
-		}
+		pair_of[i] = j;
 		if (j < nb)
 			kb[j].used = 1;
-		ka[i].used = 1;
-		o = kernel_pair(c, j < nb ? &kb[j] : NULL, &ka[i], j < nb ? by : NULL, &t);
+	}
+	match_by_time(kb, nb, ka, na, pair_of);
+	for (i = 0; i < na; i++) {
+		j = pair_of[i];
+		o = kernel_pair(c, j < nb ? &kb[j] : NULL, &ka[i], j == nb ? NULL :
+		    strcmp(kb[j].name, ka[i].name) == 0 ? "name" : "time", &t);
 		if (j < nb)
 			kernel_terms(c, o, kb[j].name, ka[i].name, &t);
 		cJSON_AddItemToArray(arr, o);
-		shown++;
 	}
 	for (j = 0; j < nb; j++)
 		if (!kb[j].used)
@@ -517,6 +557,7 @@ say_kernels(struct cmp *c)
 		buf_printf(&c->moved, "\n- Kernels by total GPU time (the top %d of each run):%s",
 		    c->top, t.s);
 	buf_free(&t);
+	free(pair_of);
 	free(kb);
 	free(ka);
 }
@@ -618,7 +659,7 @@ say_rules(struct cmp *c)
 		buf_printf(&c->moved, "\n- New %s: %s.", what, nw.s);
 	if (ch.len)
 		buf_printf(&c->moved, "\n- %c%s whose type changed: %s.", what[0] - 32, what + 1, ch.s);
-	if (!res.len && !nw.len && !ch.len)
+	if (!res.len && !nw.len && !ch.len && cJSON_GetArraySize(ra) > 0)
 		buf_printf(&c->moved, "\n- The same %d %s as in the baseline.",
 		    cJSON_GetArraySize(ra), what);
 	buf_free(&res);
@@ -766,6 +807,7 @@ compare(struct cmp *c, struct kf_fb *fb)
 
 	cJSON_AddStringToObject(c->delta, "status", "ok");
 	cJSON_AddNumberToObject(c->delta, "noise_pct", c->b->noise_pct);
+	cJSON_AddNumberToObject(c->delta, "noise_floor_ns", KF_NOISE_FLOOR_NS);
 	say_total(c, &head);
 	kf_fb_add_buf(fb, FB_HEAD, &head);
 	say_focus(c);

@@ -14,12 +14,13 @@
 
 #include "feedback.h"
 
-/* The noise threshold on total GPU time, in percent (kf-feedback(1) says
- * how it was measured). */
-#define KF_NOISE_PCT_DEFAULT 2.0
-/* A share of peak that moves by less than this many points is not said to
- * have moved. */
-#define KF_MOVE_PTS 2.0
+/* Measurement noise: a time changed only when it moved by more than
+ * KF_NOISE_PCT_DEFAULT percent (or --noise) and by more than
+ * KF_NOISE_FLOOR_NS; a share of peak only when it moved by KF_MOVE_PTS
+ * points or more. kf-feedback(1) says how they were measured on an H200. */
+#define KF_NOISE_PCT_DEFAULT 4.0
+#define KF_NOISE_FLOOR_NS 1500.0
+#define KF_MOVE_PTS 3.0
 
 struct kf_baseline;
 

@@ -42,7 +42,7 @@ vt() {
 	ncu sgemm sgemm_tiled | kf-feedback --baseline "$T/base.json" > "$T/out.json"
 	run jq -c '.analysis.delta | [.status, .total_gpu_time_ns, .focus_duration_ns,
 		(.speedup * 10000 | round), .verdict, .noise_pct]' "$T/out.json"
-	assert_output '["ok",{"before":3128992,"after":2380960},{"before":3128992,"after":2380960},13142,"faster",2]'
+	assert_output '["ok",{"before":3128992,"after":2380960},{"before":3128992,"after":2380960},13142,"faster",4]'
 }
 
 @test "sgemm naive -> tiled: the text opens with the verdict, then what moved" {
@@ -53,7 +53,7 @@ vt() {
 	run cat "$T/out.txt"
 	assert_line "- Focus kernel sgemm_tiled_k(const float *, const float *, float *, int) (names differ: the baseline's focus was sgemm_naive_k(const float *, const float *, float *, int); compared as the kernels the feedback focuses on), duration: 1.31x faster (3.13 ms -> 2.38 ms)."
 	assert_line "- Its metrics that moved: Compute (SM) 65.7% -> 91.9%, Memory 98.6% -> 92.4%, L1/TEX 99.5% -> 94.3%, L2 19.1% -> 7.2%, registers per thread 32 -> 29."
-	assert_line "- Unchanged (the same, or shares of peak within 2 points): DRAM, achieved occupancy."
+	assert_line "- Unchanged (the same, or shares of peak within 3 points): DRAM, achieved occupancy."
 	assert_line "- Rules whose type changed: HighPipeUtilization INF -> OPT (estimated local speedup 88.15%)."
 	# the usual feedback follows, whole
 	assert_line 'Kernel: sgemm_tiled_k(const float *, const float *, float *, int)'
@@ -83,7 +83,7 @@ vt() {
 	run jq -c '.analysis.delta | [.verdict, .speedup, .focus.verdict, .kernels[0].verdict]' "$T/out.json"
 	assert_output '["unchanged",1,"unchanged","unchanged"]'
 	run jq -r .feedback "$T/out.json"
-	assert_line "Compared with the baseline ($T/base.json): unchanged in total GPU time within the 2% noise (2.38 ms -> 2.38 ms)."
+	assert_line "Compared with the baseline ($T/base.json): unchanged in total GPU time within the 4% noise (2.38 ms -> 2.38 ms)."
 	refute_output --partial 'faster'
 	refute_output --partial 'slower'
 	assert_line '- The same 2 rules as in the baseline.'
@@ -108,7 +108,7 @@ vt() {
 		(.total_ns // .before_ns)])' "$T/out.json"
 	assert_output '[["copy_k","name","unchanged",{"before":263872,"after":262848}],["sgemm_tiled_k",null,"gone",2380288],["transpose_naive_k",null,"gone",995520],["fma_k",null,"gone",218432],["softmax_k",null,"gone",37888]]'
 	run jq -r .feedback "$T/out.json"
-	assert_line '  - copy_k(const float4 *, float4 *, unsigned long): unchanged within the 2% noise (263.9 us -> 262.8 us)'
+	assert_line '  - copy_k(const float4 *, float4 *, unsigned long): unchanged within the 4% noise (263.9 us -> 262.8 us)'
 	assert_line '  - sgemm_tiled_k(const float *, const float *, float *, int): gone, it took 2.38 ms'
 }
 
