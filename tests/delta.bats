@@ -18,6 +18,13 @@ ncu() {
 	replay "$1" ncu "$EX/$2/ncu.000" | kf-read | kf-collate
 }
 
+# cap ID FILE: the collated record of a capture in tests/fixtures/ncu-h200-delta.
+cap() {
+	mkdir -p "$T/cap-$2"
+	cp "$FIX/ncu-h200-delta/$2" "$T/cap-$2/ncu_report.csv"
+	replay "$1" ncu "$T/cap-$2" | kf-read | kf-collate
+}
+
 # final ID EXAMPLE: kf-feedback's record (what a baseline file holds).
 final() {
 	ncu "$1" "$2" | kf-feedback
@@ -110,6 +117,65 @@ vt() {
 	run jq -r .feedback "$T/out.json"
 	assert_line '  - copy_k(const float4 *, float4 *, unsigned long): unchanged within the 4% noise (263.9 us -> 262.8 us)'
 	assert_line '  - sgemm_tiled_k(const float *, const float *, float *, int): gone, it took 2.38 ms'
+}
+
+@test "transpose naive -> tiled, a real rewrite: 6.80x faster, uncoalesced access resolved" {
+	final t transpose_naive > "$T/base.json"
+	cap t detailed-transpose_tiled.csv | kf-feedback --baseline "$T/base.json" > "$T/out.json"
+	run jq -c '.analysis.delta | [.verdict, .total_gpu_time_ns, (.speedup * 100 | round),
+		.focus.throughput.dram_pct, .focus.occupancy.achieved_pct, .rules.resolved, .rules.changed[0].type]' "$T/out.json"
+	assert_output '["faster",{"before":992512,"after":146016},680,{"before":11.81,"after":73.4},{"before":74.69,"after":93.51},["UncoalescedGlobalAccess","AchievedOccupancy"],{"before":"OPT","after":"INF"}]'
+	run jq -r .feedback "$T/out.json"
+	assert_line "Compared with the baseline ($T/base.json): 6.80x faster in total GPU time (992.5 us -> 146.0 us)."
+	assert_line '- Rules resolved (no longer reported): UncoalescedGlobalAccess [OPT, estimated global speedup 77.75%], AchievedOccupancy [OPT, estimated local speedup 25.31%].'
+	assert_line '- Unchanged (the same, or shares of peak within 3 points): L2.'
+}
+
+# noise_pairs KERNEL [kf-feedback options]: the verdicts (total, focus) of
+# every ordered pair of the five runs of KERNEL, counted.
+noise_pairs() {
+	local k=$1 i j
+	shift
+	for i in 1 2 3 4 5; do
+		cap x "$k.timing$i.csv" | kf-feedback > "$T/n$i.json"
+	done
+	for i in 1 2 3 4 5; do
+		for j in 1 2 3 4 5; do
+			[ "$i" = "$j" ] && continue
+			cap x "$k.timing$j.csv" | kf-feedback "$@" --baseline "$T/n$i.json" |
+				jq -r '"\(.analysis.delta.verdict) \(.analysis.delta.focus.verdict)"'
+		done
+	done | sort | uniq -c | awk '{ print $1, $2, $3 }' | paste -sd,
+}
+
+@test "the same program run five times: none of the 40 pairs is called faster or slower" {
+	run noise_pairs sgemm_tiled
+	assert_output '20 unchanged unchanged'
+	run noise_pairs copy
+	assert_output '20 unchanged unchanged'
+	# the threshold is what keeps it so: at 0.5% copy's 0.72% spread shows
+	run noise_pairs copy --noise 0.5
+	assert_output '1 faster unchanged,1 slower unchanged,18 unchanged unchanged'
+}
+
+@test "ResNet-18 run twice: unchanged in total and in each of its 20 kernels" {
+	cap r resnet18.timing1.csv | kf-feedback --top 100 > "$T/base.json"
+	cap r resnet18.timing3.csv | kf-feedback --top 100 --baseline "$T/base.json" > "$T/out.json"
+	run jq -c '.analysis.delta | [.verdict, .total_gpu_time_ns, .focus.verdict,
+		(.kernels | map(.matched_by + " " + .verdict) | group_by(.) | map([.[0], length]))]' "$T/out.json"
+	assert_output '["unchanged",{"before":2475584,"after":2474144},"unchanged",[["name unchanged",20]]]'
+}
+
+@test "ResNet-18 fp32 -> channels_last + bf16: 1.24x faster, renamed top kernels matched by time" {
+	cap r resnet18.timing1.csv | kf-feedback > "$T/base.json"
+	cap r resnet18-cl-bf16.timing1.csv | kf-feedback --baseline "$T/base.json" > "$T/out.json"
+	run jq -c '.analysis.delta | [.verdict, .total_gpu_time_ns, (.speedup * 100 | round),
+		(.kernels | map(.verdict) | group_by(.) | map([.[0], length]))]' "$T/out.json"
+	assert_output '["faster",{"before":2475584,"after":2002496},124,[["entered_top",4],["faster",1],["left_top",4]]]'
+	run jq -r .feedback "$T/out.json"
+	assert_line "  - at::batch_norm_transform_input_channels_last_kernel<c10::BFloat16, float, c10::BFloat16, 4>(...) (was cudnn::bn_fw_inf_1C11_kernel_NCHW<float, float, 1, 1>(...): names differ, matched by GPU time): 1.08x faster (360.0 us -> 333.3 us)"
+	assert_line '  - engines_precompiled::nchwToNhwcKernel<float, float, float, 0, 1, 0>(...): left the top 5, it took 290.3 us'
+	refute_output --partial 'gone'
 }
 
 @test "unitrace: median time, roofline verdict and stalls, in its own terms" {
