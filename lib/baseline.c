@@ -149,15 +149,16 @@ kf_baseline_find(const struct kf_baseline *b, const char *id, const char *prof,
 		return NULL;
 	}
 	a = kf_obj(r, "analysis");
-	if (kf_error(r) || a == NULL || !kf_str(a, "status") || strcmp(kf_str(a, "status"), "ok")) {
-		const cJSON *e = kf_error(r) ? kf_error(r) : kf_obj(a, "error");
+	if (kf_error(r) || kf_obj(a, "error")) {
+		const char *m = kf_str(kf_error(r) ? kf_error(r) : kf_obj(a, "error"), "message");
 
-		buf_printf(msg, "the baseline record \"%s\" in %s has no numbers (%s%s%s)", id,
-		    b->path, a == NULL && !e ? "no \"analysis\": not kf-feedback's output" :
-		    e ? "its profiling failed" : "its analysis status is ",
-		    e && kf_str(e, "message") ? ": " : "",
-		    e ? (kf_str(e, "message") ? kf_str(e, "message") : "") :
-		    (a && kf_str(a, "status") ? kf_str(a, "status") : ""));
+		buf_printf(msg, "the baseline record \"%s\" in %s has no numbers (its profiling "
+		    "failed%s%s)", id, b->path, m ? ": " : "", m ? m : "");
+		return NULL;
+	}
+	if (!kf_str(a, "status") || strcmp(kf_str(a, "status"), "ok") != 0) {
+		buf_printf(msg, "the baseline record \"%s\" in %s has no numbers (its analysis "
+		    "status is %s)", id, b->path, kf_str(a, "status") ? kf_str(a, "status") : "missing");
 		return NULL;
 	}
 	return a;
