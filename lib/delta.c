@@ -223,7 +223,7 @@ say_total(struct cmp *c, struct buf *head)
 	say_change(head, before, after, v, noise, " in total GPU time");
 	buf_putc(head, '.');
 	cJSON_AddItemToObject(c->delta, "total_gpu_time_ns", pair(before, after));
-	if (after > 0)
+	if (v)
 		cJSON_AddNumberToObject(c->delta, "speedup", before / after);
 	else
 		cJSON_AddNullToObject(c->delta, "speedup");

@@ -282,3 +282,18 @@ bad_baseline() {
 	[ "$status" -eq 0 ]
 	[ "$(jq -c '.analysis.delta | [has("roof"), has("source_lines"), .verdict]' <<<"$output")" = '[false,false,"faster"]' ]
 }
+
+@test "a baseline analysis with fields missing or of the wrong type: no verdict, no crash" {
+	ncu sgemm sgemm_tiled > "$T/rec.json"
+	for a in '{"status":"ok","profiler":"ncu"}' \
+		'{"status":"ok","profiler":"ncu","ranking":{"total_ns":"3 ms","kernels":{"a":1}},"focus":[],"rules":7}' \
+		'{"status":"ok","profiler":"ncu","ranking":{"total_ns":-5,"kernels":[{"name":7},{"total_ns":1}]},"focus":{"name":"x","duration_ns":null,"throughput":"high"}}'; do
+		jq -cn --argjson a "$a" '{id: "sgemm", profiler: "ncu", analysis: $a}' > "$T/base.json"
+		run kf-feedback --baseline "$T/base.json" "$T/rec.json"
+		[ "$status" -eq 0 ]
+		[ "$(jq -c '.analysis.delta | [.status, .verdict, .speedup]' <<<"$output")" = '["ok",null,null]' ]
+		[ "$(jq -r '.analysis.focus.name' <<<"$output")" = 'sgemm_tiled_k(const float *, const float *, float *, int)' ]
+	done
+	run jq -r '.feedback | split("\n")[0]' <<<"$(kf-feedback --baseline "$T/base.json" "$T/rec.json")"
+	assert_output "Compared with the baseline ($T/base.json): not comparable in total GPU time (-5 ns -> 2.38 ms)."
+}
