@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "map.h"
 #include "rundir.h"
 #include "text.h"
 #include "util.h"
@@ -26,18 +27,46 @@ make_new(const char *path)
 	return rc == 0 ? mkdir(path, 0777) : -1;
 }
 
+/* The directories this process gave out: an empty one is used again only
+ * when no record of this stream has it (two jobs of one id, side by side). */
+static struct kf_map given;
+
+static char *
+give(char *p)
+{
+	int created;
+
+	kf_map_slot(&given, p, &created)->val = &given;	/* any non-NULL mark */
+	return p;
+}
+
+/* p is free for a run: made now, or empty and not given out yet. 0 with
+ * errno EEXIST when it is taken, another errno when it cannot be made. */
+static int
+claim(const char *p)
+{
+	if (make_new(p) == 0)
+		return 1;
+	if (errno != EEXIST)
+		return 0;
+	if (kf_map_get(&given, p) == NULL && kf_dir_used(p) == 0)
+		return 1;
+	errno = EEXIST;
+	return 0;
+}
+
 char *
 kf_run_dir(const char *path)
 {
 	long n;
 
-	if (make_new(path) == 0)
-		return xstrdup(path);
+	if (claim(path))
+		return give(xstrdup(path));
 	for (n = 2; errno == EEXIST && n <= RUNS_MAX; n++) {
 		char *p = xasprintf("%s.%ld", path, n);
 
-		if (make_new(p) == 0)
-			return p;
+		if (claim(p))
+			return give(p);
 		free(p);
 	}
 	return NULL;

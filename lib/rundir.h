@@ -5,10 +5,11 @@
 #ifndef KF_RUNDIR_H
 #define KF_RUNDIR_H
 
-/* Create the directory path for one run: path itself when mkdir(2) makes it
- * (its parents made as needed), else the first of path.2, path.3, ... that
- * mkdir(2) makes: mkdir fails on a directory that exists, so two runs, even
- * at once, never get the same one. NULL with errno when none can be made. */
+/* The directory for one run: path itself when it is free, else the first
+ * free one of path.2, path.3, ... Free: mkdir(2) makes it now (its parents
+ * made as needed), or it exists, is empty (no run wrote into it) and this
+ * process has not given it out before. NULL with errno when none can be
+ * made. */
 char *kf_run_dir(const char *path);
 
 /* 1 when path is a directory that holds anything; 0 when it is empty or

@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # Every run keeps its own outputs: kf-wrap gives a job profiled again a fresh
-# output_dir, never writes into a record's own output_dir that holds files,
-# and a baseline record stays readable after the job ran again.
+# output_dir (an empty one that no run wrote into may serve again), never
+# writes into a record's own output_dir that holds files, and a baseline
+# record stays readable after the job ran again.
 
 load helper
 
@@ -13,16 +14,27 @@ setup() {
 	cd "$T"
 }
 
-@test "the same job wrapped three times: ID/PASS, then ID/PASS.2, ID/PASS.3, all made" {
+@test "the same job run three times: ID/PASS, then ID/PASS.2, ID/PASS.3, each kept" {
 	for i in 1 2 3; do
-		kf-wrap ncu -o 'o u"t' --id k -- ./k | jq -r .output_dir
-	done > dirs
+		d=$(kf-wrap ncu -o 'o u"t' --id k -- ./k | jq -r .output_dir)
+		echo "$d" >> dirs
+		echo "run $i" > "$d/ncu_report.csv"	# what the profiler leaves
+	done
 	[ "$(paste -sd, dirs)" = 'o u"t/k/ncu.000,o u"t/k/ncu.000.2,o u"t/k/ncu.000.3' ]
-	[ -d 'o u"t/k/ncu.000' ] && [ -d 'o u"t/k/ncu.000.2' ] && [ -d 'o u"t/k/ncu.000.3' ]
+	[ "$(cat 'o u"t/k/ncu.000/ncu_report.csv' 'o u"t/k/ncu.000.3/ncu_report.csv' | paste -sd,)" = 'run 1,run 3' ]
+}
+
+@test "a directory no run wrote into is used again: wrapping alone changes nothing" {
+	for i in 1 2; do
+		kf-wrap ncu -o out --id k -- ./k | jq -r .output_dir
+	done > dirs
+	[ "$(paste -sd, dirs)" = out/k/ncu.000,out/k/ncu.000 ]
+	[ ! -e out/k/ncu.000.2 ]
 }
 
 @test "unitrace: the three passes of a second run all get .2" {
-	kf-wrap unitrace -o out --id k --language sycl -- ./p > /dev/null
+	kf-wrap unitrace -o out --id k --language sycl -- ./p | jq -r .output_dir |
+		while read -r d; do : > "$d/trace.1"; done
 	run sh -c 'kf-wrap unitrace -o out --id k --language sycl -- ./p | jq -r .output_dir | paste -sd,'
 	assert_output 'out/k/unitrace.000.2,out/k/unitrace.001.2,out/k/unitrace.002.2'
 }
