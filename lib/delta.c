@@ -363,9 +363,6 @@ say_focus(struct cmp *c)
 	if (kb == NULL || ka == NULL || c->p == NULL ||
 	    !num_at(kb, c->p->time_key, &tb) || !num_at(ka, c->p->time_key, &ta)) {
 		cJSON_AddNullToObject(c->delta, "focus_duration_ns");
-		if (kb && ka)
-			buf_puts(&c->moved, "\n- The focus kernel's time is missing from one of "
-			    "the two analyses.");
 		if (kb == NULL || ka == NULL)
 			return;
 		tb = ta = NAN;
@@ -389,6 +386,8 @@ say_focus(struct cmp *c)
 		say_change(&c->moved, tb, ta, v, c->b->noise_pct, "");
 		if (v)
 			cJSON_AddStringToObject(o, "verdict", v);
+	} else {
+		buf_puts(&c->moved, "; its time is missing from one of the two analyses");
 	}
 	buf_putc(&c->moved, '.');
 	say_metrics(c, kb, ka, o);
