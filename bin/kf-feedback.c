@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "collate.h"
+#include "delta.h"
 #include "fb_passes.h"
 #include "feedback.h"
 #include "hw.h"
@@ -13,7 +14,7 @@
 
 static const char usage[] =
 	"[-tu] [--max-chars N] [--top N] [--rules N] [--gpu NAME] [--gpus-file FILE]\n"
-	"[--no-collated] [FILE ...]";
+	"[--no-collated] [--baseline FILE [--noise PCT]] [FILE ...]";
 static const char help[] =
 	"Adds \"feedback\" (text for a prompt) and \"analysis\" (the same findings as\n"
 	"data) to each collated record.\n"
@@ -24,6 +25,10 @@ static const char help[] =
 	"      --gpu NAME       use this GPU's roofs, whatever the record's worker says\n"
 	"      --gpus-file FILE more GPUs (JSON, as share/kf/gpus.json)\n"
 	"      --no-collated    leave \"collated\" and \"data\" out of the records\n"
+	"      --baseline FILE  compare each record with FILE's record of the same id\n"
+	"                       (kf-feedback's output of an earlier run): analysis.delta\n"
+	"      --noise PCT      a time that changed by PCT% or less (or 1.5 us) is\n"
+	"                       unchanged (default 4, measured on an H200: kf-feedback(1))\n"
 	"  -u, --unbuffered     flush after every record\n"
 	"  -h, --help           print this help\n"
 	"      --version        print the version\n";
@@ -69,6 +74,8 @@ say_unused_options(const cJSON *analysis, const struct kf_fb_opts *opt)
 	    "ignored for them", opt->gpu ? "--gpu" : "--gpus-file", prof ? prof : "these");
 }
 
+static const struct kf_baseline *baseline;
+
 static void
 feedback_one(cJSON *rec, const struct kf_fb_opts *opt, int text_only)
 {
@@ -102,6 +109,7 @@ feedback_one(cJSON *rec, const struct kf_fb_opts *opt, int text_only)
 		kf_fb_add(&fb, FB_DETAIL, "%s", intro);
 		kf_set_str(fb.analysis, "status", "ok");
 		p->feedback(work, &fb);
+		kf_delta(baseline, rec, &fb);
 	}
 	if (strcmp(kf_str(fb.analysis, "status") ? kf_str(fb.analysis, "status") : "", "ok") != 0)
 		kf_set_failed();	/* written all the same; the status says it */
@@ -146,7 +154,7 @@ check_gpu_options(const struct kf_fb_opts *opt)
 int
 main(int argc, char **argv)
 {
-	enum { O_TOP = 1, O_RULES, O_GPU, O_GPUS_FILE, O_NO_COLLATED };
+	enum { O_TOP = 1, O_RULES, O_GPU, O_GPUS_FILE, O_NO_COLLATED, O_BASELINE, O_NOISE };
 	static const struct option longopts[] = {
 		{ "text", no_argument, NULL, 't' },
 		{ "max-chars", required_argument, NULL, 'n' },
@@ -155,10 +163,15 @@ main(int argc, char **argv)
 		{ "gpu", required_argument, NULL, O_GPU },
 		{ "gpus-file", required_argument, NULL, O_GPUS_FILE },
 		{ "no-collated", no_argument, NULL, O_NO_COLLATED },
+		{ "baseline", required_argument, NULL, O_BASELINE },
+		{ "noise", required_argument, NULL, O_NOISE },
 		KF_OPT_COMMON
 	};
 	struct kf_fb_opts opt = { 0, 5, 5, NULL, NULL };
 	int c, text_only = 0;
+	const char *base_file = NULL;
+	double noise = KF_NOISE_PCT_DEFAULT;
+	struct kf_baseline *base = NULL;
 	struct kf_in *in;
 	cJSON *rec;
 
@@ -173,10 +186,14 @@ main(int argc, char **argv)
 		case O_GPU: opt.gpu = optarg; break;
 		case O_GPUS_FILE: opt.gpus_file = optarg; break;
 		case O_NO_COLLATED: no_collated = 1; break;
+		case O_BASELINE: base_file = optarg; break;
+		case O_NOISE: noise = kf_opt_pct(optarg, "--noise"); break;
 		default: kf_usage();
 		}
 	}
 	check_gpu_options(&opt);
+	if (base_file)
+		baseline = base = kf_baseline_load(base_file, noise);
 	in = kf_in_open(argc - optind, argv + optind);
 	kf_in_keep(in, kf_profiler_keep_paths());
 	while ((rec = kf_fb_next(in)) != NULL) {
@@ -184,5 +201,6 @@ main(int argc, char **argv)
 		cJSON_Delete(rec);
 	}
 	kf_in_close(in);
+	kf_baseline_free(base);
 	return kf_finish();
 }

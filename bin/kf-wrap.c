@@ -9,6 +9,7 @@
 #include "opt.h"
 #include "profiler.h"
 #include "record.h"
+#include "rundir.h"
 #include "select.h"
 #include "text.h"
 #include "wrap.h"
@@ -109,11 +110,15 @@ fill_pass(cJSON *rec, const struct kf_profiler *p)
 	return 0;
 }
 
+/* Every run keeps its own outputs: a made-up output_dir is a fresh
+ * directory (ID/PASS, else ID/PASS.2 ...), and a record's own output_dir
+ * that already holds files is refused rather than written over. */
 static int
 make_output_dir(cJSON *rec, const char *id)
 {
 	const char *dir = kf_str(rec, "output_dir");
-	char *path = NULL, *a, *b, *sub;
+	char *path = NULL, *a, *b, *sub, *run;
+	int used;
 
 	if (dir == NULL) {
 		a = kf_path_component(id);
@@ -123,17 +128,28 @@ make_output_dir(cJSON *rec, const char *id)
 		free(a);
 		free(b);
 		free(sub);
-		kf_set_str(rec, "output_dir", path);
-		dir = kf_str(rec, "output_dir");
+		run = kf_run_dir(path);
+		kf_set_str(rec, "output_dir", run ? run : path);
 		free(path);
+		free(run);
+		if (run)
+			return 0;
+		dir = kf_str(rec, "output_dir");
+	} else if ((used = kf_dir_used(dir)) != 0) {
+		if (used > 0) {
+			kf_fail(rec, "output_dir", "job %s: output_dir %s already holds the outputs "
+			    "of an earlier run", id, dir);
+			kf_fail_hint(rec, "kf-wrap never writes over a profile: remove %s, or leave "
+			    "output_dir out and kf-wrap makes a fresh one under -o", dir);
+			return -1;
+		}
+	} else if (kf_mkdirs(dir, 0777) == 0) {
+		return 0;
 	}
-	if (kf_mkdirs(dir, 0777) != 0) {
-		kf_fail(rec, "output_dir", "job %s: cannot create output_dir %s: %s", id, dir,
-		    strerror(errno));
-		kf_fail_hint(rec, "choose a writable place with kf-wrap -o DIR");
-		return -1;
-	}
-	return 0;
+	kf_fail(rec, "output_dir", "job %s: cannot create output_dir %s: %s", id, dir,
+	    strerror(errno));
+	kf_fail_hint(rec, "choose a writable place with kf-wrap -o DIR");
+	return -1;
 }
 
 /* The reference runs ncu as sudo -E env "PYTHONPATH=$PYTHONPATH" ncu ... */

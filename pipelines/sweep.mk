@@ -17,6 +17,13 @@
 # (pipelines/kf-gpu-lock). OUT may not contain blanks; a job whose id is not
 # a plain file name runs under the name line-N (N: its line in JOBS).
 #
+# With BASELINE=DIR (an earlier sweep's OUT), each job's final record is
+# also compared with DIR/ID.json (kf-feedback --baseline; no profiling
+# again): DIR/ID.compared.json and DIR/ID.compared.txt, redone when the job,
+# its baseline record or BASELINE changes; summary.tsv then gains the
+# speedup (before / after of total GPU time) and the verdict (faster,
+# slower, unchanged; "-" without a baseline record).
+#
 # Variables: KF (the folder of the kf programs; default: PATH), SELECT_FLAGS,
 # WRAP_FLAGS, RUN_FLAGS, FEEDBACK_FLAGS (options of each stage), GPUS,
 # LOCKDIR (the GPU locks; default /tmp/kf-gpu-locks, shared by every sweep on
@@ -31,6 +38,7 @@ SELECT_FLAGS ?=
 WRAP_FLAGS ?=
 RUN_FLAGS ?=
 FEEDBACK_FLAGS ?=
+BASELINE ?=
 
 PIPELINES := $(patsubst %/,%,$(dir $(lastword $(MAKEFILE_LIST))))
 BIN = $(if $(KF),$(KF)/,)
@@ -44,13 +52,24 @@ ifneq ($(filter KF_SPLIT_FAILED,$(NAMES)),)
 $(error cannot split $(JOBS) into $(OUT)/jobs)
 endif
 
+# jobs/.baseline holds BASELINE, rewritten only when it changed: a sweep
+# compared with another baseline, or with none, redoes the comparisons and
+# the summary, never the profiles.
+ifneq ($(strip $(BASELINE)),)
+ifeq ($(abspath $(BASELINE)),$(abspath $(OUT)))
+$(error BASELINE=$(BASELINE) is OUT itself: the sweep replaces its own records; give it another OUT)
+endif
+endif
+BASELINE_STAMP := $(shell f='$(OUT)/jobs/.baseline'; [ "$$(cat "$$f" 2>/dev/null)" = '$(BASELINE)' ] && [ -f "$$f" ] || printf '%s\n' '$(BASELINE)' >"$$f"; echo "$$f")
+COMPARED = $(if $(strip $(BASELINE)),$(NAMES:%=$(OUT)/%.compared.json),)
+
 all: $(OUT)/summary.tsv
 
 # jobs/.names, the list of jobs (rewritten by the split when it changed),
 # makes a job removed from JOBS rewrite the summary. On a terminal, a
 # closing line says how many jobs failed.
-$(OUT)/summary.tsv: $(NAMES:%=$(OUT)/%.json) $(OUT)/jobs/.names
-	'$(PIPELINES)/kf-sweep-summary' '$(OUT)' $(NAMES) > '$@.tmp'
+$(OUT)/summary.tsv: $(NAMES:%=$(OUT)/%.json) $(COMPARED) $(OUT)/jobs/.names $(BASELINE_STAMP)
+	'$(PIPELINES)/kf-sweep-summary' $(if $(COMPARED),-b) '$(OUT)' $(NAMES) > '$@.tmp'
 	mv -f '$@.tmp' '$@'
 	@if [ -t 1 ]; then awk -F'\t' 'NR > 1 { n++; if ($$3 != "ok") { f++; ids = ids " " $$1 } } \
 		END { printf "kf-sweep: %d jobs, %d ok, %d failed%s (%s)\n", n, n - f, f, \
@@ -62,6 +81,15 @@ export KF SELECT_FLAGS WRAP_FLAGS
 $(OUT)/jobs/.checked: $(NAMES:%=$(OUT)/jobs/%.job)
 	@'$(PIPELINES)/kf-sweep-check' '$(OUT)' '$(JOBS)' $(NAMES)
 	@touch '$@'
+
+# One job compared with its baseline record: kf-feedback again on the final
+# record, no profiling. A job without a baseline record still gets its
+# record, which says why there is no comparison.
+.SECONDEXPANSION:
+$(OUT)/%.compared.json: $(OUT)/%.json $(BASELINE_STAMP) $$(wildcard $(BASELINE)/$$*.json)
+	@$(BIN)kf-feedback $(FEEDBACK_FLAGS) --baseline '$(BASELINE)/$*.json' '$<' > '$@.tmp' \
+		2>> '$(OUT)/$*.log'; \
+	'$(PIPELINES)/kf-sweep-finish' '$*' '$@.tmp' '$@' '$(OUT)/$*.compared.txt' '$(OUT)/$*.log'
 
 # One job: its earlier outputs removed, then the six stages, the profiler's
 # files in OUT/runs/NAME/ID/PASS (NAME apart from ID: two jobs may share an

@@ -417,7 +417,7 @@ complete_words() {
 	cd "$T"
 	mkdir -p adir
 	touch afile
-	assert_equal "$(complete_words kf-feedback --no)" "--no-collated"
+	assert_equal "$(complete_words kf-feedback --no)" "--no-collated --noise"
 	assert_equal "$(complete_words kf-run --ti)" "--timeout"
 	assert_equal "$(complete_words kf-wrap "")" "adir afile ncu unitrace vtune"
 	assert_equal "$(complete_words kf "")" "ncu unitrace vtune"

@@ -186,3 +186,16 @@ kf_opt_size(const char *arg, const char *opt)
 		kf_usage_error("%s: not a size: '%s'", opt, arg);
 	return (size_t)d;
 }
+
+double
+kf_opt_pct(const char *arg, const char *opt)
+{
+	char *end;
+	double d;
+
+	errno = 0;
+	d = strtod(arg, &end);
+	if (end == arg || (*end && strcmp(end, "%") != 0) || errno || !(d >= 0 && d < 100))
+		kf_usage_error("%s: expected a percentage from 0 up to 100: '%s'", opt, arg);
+	return d;
+}

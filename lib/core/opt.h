@@ -38,5 +38,7 @@ int kf_duration(const char *arg, double *seconds);
 long kf_opt_long(const char *arg, const char *opt, long min, long max);
 /* A size with an optional K, M or G suffix (powers of 1024). */
 size_t kf_opt_size(const char *arg, const char *opt);
+/* A percentage, 0 <= p < 100, with or without a trailing '%'. */
+double kf_opt_pct(const char *arg, const char *opt);
 
 #endif
