@@ -10,8 +10,8 @@
 #include "record.h"
 
 static const char usage[] =
-	"[-tu] [--max-chars N] [--top N] [--rules N] [--gpu NAME] [--gpus-file FILE]\n"
-	"[FILE ...]";
+	"[-tu] [--max-chars N] [--top N] [--rules N] [--focus WHICH] [--gpu NAME]\n"
+	"[--gpus-file FILE] [FILE ...]";
 static const char help[] =
 	"Adds \"feedback\" (text for a prompt) and \"analysis\" (the same findings as\n"
 	"data) to each collated record.\n"
@@ -19,6 +19,9 @@ static const char help[] =
 	"  -n, --max-chars N    keep the most important parts within N characters\n"
 	"      --top N          kernels named in rankings (default 5)\n"
 	"      --rules N        optimisation rules listed (default 5)\n"
+	"      --focus WHICH    the kernel the details are about: time (default: the\n"
+	"                       kernel with the most GPU time), longest (the longest\n"
+	"                       launch), or a kernel name, part of one or a glob\n"
 	"      --gpu NAME       use this GPU's roofs, whatever the record's worker says\n"
 	"      --gpus-file FILE more GPUs (JSON, as share/kf/gpus.json)\n"
 	"  -u, --unbuffered     flush after every record\n"
@@ -102,7 +105,7 @@ feedback_one(cJSON *rec, const struct kf_fb_opts *opt, int text_only)
 int
 main(int argc, char **argv)
 {
-	enum { O_TOP = 1, O_RULES, O_GPU, O_GPUS_FILE };
+	enum { O_TOP = 1, O_RULES, O_GPU, O_GPUS_FILE, O_FOCUS };
 	static const struct option longopts[] = {
 		{ "text", no_argument, NULL, 't' },
 		{ "max-chars", required_argument, NULL, 'n' },
@@ -110,9 +113,10 @@ main(int argc, char **argv)
 		{ "rules", required_argument, NULL, O_RULES },
 		{ "gpu", required_argument, NULL, O_GPU },
 		{ "gpus-file", required_argument, NULL, O_GPUS_FILE },
+		{ "focus", required_argument, NULL, O_FOCUS },
 		KF_OPT_COMMON
 	};
-	struct kf_fb_opts opt = { 0, 5, 5, NULL, NULL };
+	struct kf_fb_opts opt = { .top = 5, .max_rules = 5 };
 	int c, text_only = 0;
 	struct kf_in *in;
 	cJSON *rec;
@@ -127,6 +131,11 @@ main(int argc, char **argv)
 		case O_RULES: opt.max_rules = (int)kf_opt_long(optarg, "--rules", 0, 1000000); break;
 		case O_GPU: opt.gpu = optarg; break;
 		case O_GPUS_FILE: opt.gpus_file = optarg; break;
+		case O_FOCUS:
+			if (*optarg == '\0')
+				kf_usage_error("--focus: an empty name");
+			opt.focus = optarg;
+			break;
 		default: kf_usage();
 		}
 	}

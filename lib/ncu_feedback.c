@@ -374,35 +374,63 @@ say_nvtx(struct buf *b, const cJSON *k, cJSON *focus)
 	buf_putc(b, '.');
 }
 
+/* Where the focus launch sits: "(ID 63, process 1965 python3.12), duration 97.0 us" */
 static void
-say_head(struct kf_fb *fb, const struct launch *f, size_t nlaunch, cJSON *focus)
+say_launch_id(struct buf *b, const struct launch *f)
 {
-	const char *name = kf_str(f->k, "name");
-	char *shortname = kf_kernel_short(name ? name : "unnamed kernel", 60);
 	const cJSON *id = cJSON_GetObjectItemCaseSensitive(f->k, "id");
 	const cJSON *pid = cJSON_GetObjectItemCaseSensitive(f->k, "process_id");
 	const char *pname = kf_str(f->k, "process_name");
-	struct buf b = {0};
 
-	buf_printf(&b, "Kernel: %s", shortname);
-	if (nlaunch > 1)
-		buf_printf(&b, "\nThe longest of the %zu kernel launches profiled", nlaunch);
-	else
-		buf_puts(&b, "\nThe only kernel launch profiled");
 	if (cJSON_IsNumber(id))
-		buf_printf(&b, " (ID %.0f", id->valuedouble);
+		buf_printf(b, " (ID %.0f", id->valuedouble);
 	if (cJSON_IsNumber(pid))
-		buf_printf(&b, "%sprocess %.0f%s%s", cJSON_IsNumber(id) ? ", " : " (",
+		buf_printf(b, "%sprocess %.0f%s%s", cJSON_IsNumber(id) ? ", " : " (",
 		    pid->valuedouble, pname ? " " : "", pname ? pname : "");
 	if (cJSON_IsNumber(id) || cJSON_IsNumber(pid))
-		buf_putc(&b, ')');
+		buf_putc(b, ')');
 	if (f->has_ns) {
-		buf_puts(&b, ", duration ");
-		kf_fmt_ns(&b, f->ns);
+		buf_puts(b, ", duration ");
+		kf_fmt_ns(b, f->ns);
 	} else {
-		buf_puts(&b, "; its duration is missing from the report");
+		buf_puts(b, "; its duration is missing from the report");
 	}
-	buf_putc(&b, '.');
+	buf_putc(b, '.');
+}
+
+struct pick {
+	const struct kf_rank_ent *e;	/* the focus kernel */
+	enum kf_focus_how how;
+	size_t matches;
+	size_t nlaunch;			/* launches profiled, all kernels */
+};
+
+/* "Kernel: NAME", one line saying why this kernel, and which launch the
+ * numbers come from. */
+static void
+say_head(struct kf_fb *fb, const struct kf_rank *rank, const struct pick *p,
+    const struct launch *f, cJSON *focus)
+{
+	const char *name = kf_str(f->k, "name");
+	char *shortname = kf_rank_shown(rank, name ? name : "unnamed kernel");
+	const cJSON *id = cJSON_GetObjectItemCaseSensitive(f->k, "id");
+	const cJSON *pid = cJSON_GetObjectItemCaseSensitive(f->k, "process_id");
+	struct buf b = {0}, why = {0};
+
+	buf_printf(&b, "Kernel: %s", shortname);
+	if (p->nlaunch == 1) {
+		buf_puts(&b, "\nThe only kernel launch profiled");
+	} else {
+		kf_rank_why(rank, p->e, p->how, fb->opt->focus, p->matches, &why);
+		buf_printf(&b, "\n%s\nThe numbers below are from ", why.s);
+		if (p->how == KF_FOCUS_LONGEST)
+			buf_printf(&b, "the longest of the %zu kernel launches profiled", p->nlaunch);
+		else if (p->e->launches > 1)
+			buf_printf(&b, "its longest launch of %ld", p->e->launches);
+		else
+			buf_puts(&b, "its only launch");
+	}
+	say_launch_id(&b, f);
 	say_nvtx(&b, f->k, focus);
 	kf_fb_add_buf(fb, FB_HEAD, &b);
 
@@ -413,6 +441,16 @@ say_head(struct kf_fb *fb, const struct launch *f, size_t nlaunch, cJSON *focus)
 	if (pid)
 		cJSON_AddItemToObject(focus, "process_id", cJSON_Duplicate(pid, 1));
 	cJSON_AddItemToObject(focus, "duration_ns", num_or_null(f->has_ns, f->ns));
+	cJSON_AddStringToObject(focus, "reason", p->nlaunch == 1 ? "only_launch" :
+	    kf_focus_how_name(p->how));
+	if (why.s)
+		cJSON_AddStringToObject(focus, "why", why.s + strlen("Why this kernel: "));
+	cJSON_AddNumberToObject(focus, "total_ns", p->e->total_ns);
+	cJSON_AddNumberToObject(focus, "launches", (double)p->e->launches);
+	cJSON_AddNumberToObject(focus, "share_pct", p->e->share);
+	if (p->e->machine)
+		cJSON_AddStringToObject(focus, "machinery", p->e->machine->what);
+	buf_free(&why);
 	free(shortname);
 }
 
@@ -586,7 +624,7 @@ say_others(struct kf_fb *fb, const struct kf_rank *rank, const struct launch *l,
 		double v;
 		const char *unit;
 
-		if (fname && strcmp(rank->v[i].name, fname) == 0)
+		if ((fname && strcmp(rank->v[i].name, fname) == 0) || rank->v[i].machine)
 			continue;
 		for (j = 0; j < nl; j++) {
 			const char *n = kf_str(l[j].k, "name");
@@ -596,7 +634,7 @@ say_others(struct kf_fb *fb, const struct kf_rank *rank, const struct launch *l,
 				best = &l[j];
 		}
 		o = cJSON_CreateObject();
-		s = kf_kernel_short(rank->v[i].name, 60);
+		s = xstrdup(rank->v[i].shown);
 		cJSON_AddStringToObject(o, "name", rank->v[i].name);
 		cJSON_AddStringToObject(o, "short_name", s);
 		cJSON_AddStringToObject(o, "role", "top");
@@ -642,32 +680,41 @@ say_notes(struct kf_fb *fb, const cJSON *data, size_t nl)
 		    "the numbers below are from complete kernel launches.", code->valuedouble);
 }
 
-/* The longest launch need not be the kernel that costs most in all: say
- * where its kernel stands among all kernels by total time. */
-static void
-say_share(struct kf_fb *fb, const struct kf_rank *rank, const char *name)
+/* The focus: the kernel --focus picks (by default the program's kernel
+ * with the most GPU time), and the launch the details come from (its
+ * longest; with --focus longest the longest launch of the program's own
+ * kernels, of all if only machinery ran). */
+static const struct launch *
+pick_focus(const struct kf_fb *fb, const struct kf_rank *rank, const struct launch *l,
+    size_t nl, struct pick *p)
 {
-	struct buf b = {0};
+	const struct launch *f = NULL;
+	const char *want;
 	size_t i;
+	int own = kf_rank_own(rank) > 0;
 
-	for (i = 0; i < rank->n && strcmp(rank->v[i].name, name) != 0; i++)
-		;
-	if (rank->n < 2 || i == rank->n)
-		return;
-	buf_puts(&b, "Over all its launches this kernel takes ");
-	kf_fmt_pct(&b, rank->v[i].share);
-	buf_printf(&b, " of the profiled GPU time (%ld launch%s), rank %zu of %zu kernels",
-	    rank->v[i].launches, rank->v[i].launches == 1 ? "" : "es", i + 1, rank->n);
-	if (i > 0) {
-		char *top = kf_kernel_short(rank->v[0].name, 60);
+	p->e = kf_rank_pick(rank, fb->opt->focus, &p->how, &p->matches);
+	p->nlaunch = nl;
+	want = p->e->name;
+	for (i = 0; i < nl; i++) {
+		const char *name = kf_str(l[i].k, "name");
+		int ok;
 
-		buf_printf(&b, "; the kernel with the most GPU time is %s (", top);
-		kf_fmt_pct(&b, rank->v[0].share);
-		buf_puts(&b, ")");
-		free(top);
+		if (name == NULL)
+			name = "unnamed kernel";
+		if (p->how == KF_FOCUS_LONGEST)
+			ok = !own || kf_machinery_find(name) == NULL;
+		else
+			ok = strcmp(name, want) == 0;
+		if (ok && (f == NULL || (l[i].has_ns && (!f->has_ns || l[i].ns > f->ns))))
+			f = &l[i];
 	}
-	buf_putc(&b, '.');
-	kf_fb_add_buf(fb, FB_KEY, &b);
+	if (p->how == KF_FOCUS_LONGEST) {
+		const char *name = kf_str(f->k, "name");
+
+		p->e = kf_rank_find(rank, name ? name : "unnamed kernel", NULL);
+	}
+	return f;
 }
 
 void
@@ -676,7 +723,9 @@ ncu_feedback(const cJSON *rec, struct kf_fb *fb)
 	const cJSON *data = kf_obj(rec, "collated"), *k;
 	cJSON *focus, *kernels, *fk;
 	struct kf_rank rank = {0};
-	struct launch *l = NULL, *f = NULL;
+	struct launch *l = NULL;
+	const struct launch *f;
+	struct pick pk;
 	size_t nl = 0, i;
 	int raw;
 
@@ -695,19 +744,22 @@ ncu_feedback(const cJSON *rec, struct kf_fb *fb)
 		free(l);
 		return;
 	}
-	/* The reference's focus: the longest launch (the first on a tie). */
 	for (i = 0; i < nl; i++) {
 		const char *name = kf_str(l[i].k, "name");
 
-		if (f == NULL || (l[i].has_ns && (!f->has_ns || l[i].ns > f->ns)))
-			f = &l[i];
 		kf_rank_add(&rank, name ? name : "unnamed kernel", l[i].ns, 1);
 	}
 	kf_rank_sort(&rank);
+	f = pick_focus(fb, &rank, l, nl, &pk);
 	focus = cJSON_AddObjectToObject(fb->analysis, "focus");
 	say_notes(fb, data, nl);
-	say_head(fb, f, nl, focus);
-	say_share(fb, &rank, kf_str(f->k, "name") ? kf_str(f->k, "name") : "unnamed kernel");
+	say_head(fb, &rank, &pk, f, focus);
+	if (kf_rank_own(&rank) < rank.n) {
+		struct buf b = {0};
+
+		kf_rank_machinery_text(&rank, &b);
+		kf_fb_add_buf(fb, FB_KEY, &b);
+	}
 	say_throughput(fb, f->k, focus);
 	raw = kf_str(data, "format") && strcmp(kf_str(data, "format"), "raw") == 0;
 	say_rule_text(fb, FB_HEAD, f->k, raw, "SOLBottleneck", "Optimization Hint",
