@@ -41,6 +41,8 @@ explain_error(const cJSON *rec, struct kf_fb *fb)
 
 	kf_fb_add(fb, FB_HEAD, "Profiling%s%s failed, so there are no performance numbers "
 	    "for this run.", prof ? " with " : "", prof ? prof : "");
+	if (kind == NULL || strcmp(kind, "stopped") != 0)
+		kf_fb_say_run(fb, rec);
 	kf_fb_add(fb, FB_HEAD, "What went wrong (%s, %s): %s", stage ? stage : "unknown stage",
 	    kind ? kind : "error", msg ? msg : "no message");
 	if (hint)
@@ -80,6 +82,7 @@ feedback_one(cJSON *rec, const struct kf_fb_opts *opt, int text_only)
 	} else {
 		kf_fb_add(&fb, FB_DETAIL, "%s", intro);
 		kf_set_str(fb.analysis, "status", "ok");
+		kf_fb_say_run(&fb, work);
 		p->feedback(work, &fb);
 	}
 	text = kf_fb_render(&fb, opt->max_chars);

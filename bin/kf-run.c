@@ -557,6 +557,9 @@ finish(struct job *j, double now)
 
 	add_status(run, j);
 	cJSON_AddStringToObject(run, "ended_by", ended_names[j->ended]);
+	if (j->ended == E_TIMEOUT || j->ended == E_INACTIVITY)
+		cJSON_AddNumberToObject(run, "limit_s", j->ended == E_TIMEOUT ? j->timeout :
+		    j->inactivity);
 	cJSON_AddNumberToObject(run, "elapsed_s", round((end - j->start) * 1000) / 1000);
 	add_stream(run, "stdout", &j->s[0]);
 	add_stream(run, "stderr", &j->s[1]);

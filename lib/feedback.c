@@ -146,3 +146,34 @@ kf_fmt_pct(struct buf *b, double pct)
 {
 	buf_printf(b, "%.1f%%", pct);
 }
+
+void
+kf_fb_say_run(struct kf_fb *fb, const cJSON *rec)
+{
+	const cJSON *p, *passes = kf_arr(rec, "passes");
+	const cJSON *run = kf_obj(rec, "run");
+	char *why = NULL;
+	cJSON *o;
+
+	cJSON_ArrayForEach(p, passes) {
+		if ((why = kf_run_stopped(kf_obj(p, "run"))) != NULL) {
+			run = kf_obj(p, "run");
+			break;
+		}
+	}
+	if (why == NULL && passes == NULL)
+		why = kf_run_stopped(run);
+	if (why == NULL)
+		return;
+	kf_fb_add(fb, FB_HEAD, "Warning: the run did not finish: %s. The numbers below "
+	    "cover only the kernels that ran before it was stopped.", why);
+	o = cJSON_AddObjectToObject(fb->analysis, "run_end");
+	cJSON_AddBoolToObject(o, "stopped", 1);
+	cJSON_AddItemToObject(o, "ended_by", cJSON_Duplicate(
+	    cJSON_GetObjectItemCaseSensitive(run, "ended_by"), 1));
+	if (cJSON_GetObjectItemCaseSensitive(run, "limit_s"))
+		cJSON_AddItemToObject(o, "limit_s", cJSON_Duplicate(
+		    cJSON_GetObjectItemCaseSensitive(run, "limit_s"), 1));
+	cJSON_AddStringToObject(o, "why", why);
+	free(why);
+}

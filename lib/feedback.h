@@ -61,6 +61,17 @@ void kf_fb_add_buf(struct kf_fb *fb, int prio, struct buf *b);
  * and cutting the last resort at a line end. */
 char *kf_fb_render(const struct kf_fb *fb, size_t max_chars);
 
+/* How a run ended when it did not end by itself ("kf-run stopped it at its
+ * inactivity limit of 600 s ... after 601 s"), from a "run" object; NULL
+ * when it ended by itself. A new string. */
+char *kf_run_stopped(const cJSON *run);
+/* kf-read: when rec's run was stopped, fail rec (kind "stopped") naming
+ * that as the cause of what is missing; 1 if it did. */
+int kf_fail_if_stopped(cJSON *rec, const char *profiler, const char *what);
+/* The first lines of feedback for a run that was stopped: what stopped it,
+ * the limit, the option, and that the numbers cover only what ran. */
+void kf_fb_say_run(struct kf_fb *fb, const cJSON *rec);
+
 /* "131.7 us", "3.13 ms", "1.24 s" */
 void kf_fmt_ns(struct buf *b, double ns);
 /* A percentage: "81.3%" */

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "chrome.h"
+#include "feedback.h"
 #include "profiler.h"
 #include "record.h"
 #include "text.h"
@@ -344,6 +345,8 @@ read_metrics(cJSON *rec, const char *dir, const struct files *f, cJSON *data,
 	if (cJSON_GetArraySize(sections) == 0) {
 		const char *why = log_reason(kf_arr(data, "logs"));
 
+		if (kf_fail_if_stopped(rec, "unitrace", "the metrics file has no kernel rows"))
+			return -1;
 		if (lines < MIN_METRICS_LINES)
 			kf_fail(rec, "empty_metrics", "%s in %s has %ld line%s and no kernel rows%s%s",
 			    base(f->metrics[0]), dir, lines, lines == 1 ? "" : "s",
@@ -451,6 +454,8 @@ unitrace_read(cJSON *rec, const char *dir)
 	if (f.nmetrics == 0) {
 		const char *why = log_reason(logs);
 
+		if (kf_fail_if_stopped(rec, "unitrace", "no unitrace metrics file"))
+			goto out;
 		kf_fail(rec, "no_metrics", "no unitrace metrics file (trace.metrics.<pid>) in %s%s%s",
 		    dir, why ? "; unitrace said: " : "", why ? why : "");
 		kf_fail_hint(rec, "%s", no_metrics_hint);
