@@ -147,6 +147,11 @@ const struct kf_rank_ent *kf_rank_pick(const struct kf_rank *r, const char *want
 /* "Why this kernel: ..." (one line, no newline) for e, picked as how. */
 void kf_rank_why(const struct kf_rank *r, const struct kf_rank_ent *e,
     enum kf_focus_how how, const char *want, size_t matches, struct buf *b);
+/* kf_rank_pick and kf_rank_why for a profiler whose data are totals per
+ * kernel, not launches (unitrace, VTune): --focus longest falls back to the
+ * most time, and the line says so. NULL if the ranking is empty. */
+const struct kf_rank_ent *kf_fb_pick_totals(const struct kf_fb *fb, const struct kf_rank *r,
+    enum kf_focus_how *how, size_t *matches, struct buf *why);
 /* The reason as data: "most_time", "longest_launch", "named", "unmatched". */
 const char *kf_focus_how_name(enum kf_focus_how how);
 void kf_rank_free(struct kf_rank *r);

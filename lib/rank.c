@@ -305,6 +305,26 @@ kf_rank_why(const struct kf_rank *r, const struct kf_rank_ent *e, enum kf_focus_
 	buf_putc(b, '.');
 }
 
+const struct kf_rank_ent *
+kf_fb_pick_totals(const struct kf_fb *fb, const struct kf_rank *r, enum kf_focus_how *how,
+    size_t *matches, struct buf *why)
+{
+	const struct kf_rank_ent *e;
+	const char *want = fb->opt ? fb->opt->focus : NULL;
+	int longest = want && strcmp(want, "longest") == 0;
+
+	e = kf_rank_pick(r, longest ? NULL : want, how, matches);
+	if (e == NULL)
+		return NULL;
+	kf_rank_why(r, e, *how, want, *matches, why);
+	if (longest) {
+		why->s[--why->len] = '\0';
+		buf_puts(why, " (--focus longest needs each launch's duration, which this "
+		    "profiler's summary does not give, so the focus is by total time).");
+	}
+	return e;
+}
+
 cJSON *
 kf_rank_json(const struct kf_rank *r, int top)
 {
