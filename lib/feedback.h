@@ -56,9 +56,11 @@ void kf_fb_add(struct kf_fb *fb, int prio, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* Add the text of b as a section and empty b. */
 void kf_fb_add_buf(struct kf_fb *fb, int prio, struct buf *b);
-/* The text: sections joined by blank lines, dropping the least important
- * (the last of the highest priority number first) until it fits max_chars,
- * and cutting the last resort at a line end. */
+/* The text: sections joined by blank lines, in reading order, within
+ * max_chars: sections get room by priority (0 first, then reading order),
+ * whole or as many whole lines as fit (a list keeps its first items), so
+ * that most of the budget is used; priority 0 always stays, cut at a line
+ * end as the last resort. */
 char *kf_fb_render(const struct kf_fb *fb, size_t max_chars);
 
 /* How a run ended when it did not end by itself ("kf-run stopped it at its

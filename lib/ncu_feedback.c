@@ -42,6 +42,8 @@ struct rule {
 	char *desc;		/* cleaned */
 	double speedup;
 	int has_speedup, global, order;
+	struct rule *alt;	/* the same rule for other units, merged here */
+	size_t nalt;
 };
 
 /* Metric lookup */
@@ -263,6 +265,115 @@ is_noise(const cJSON *r)
 	return type && strcmp(type, "WRN") == 0 && d && strstr(d, "could not be found");
 }
 
+static char *rule_unit(const char *desc);
+
+/* Two rows of one rule (name and type) that each name a unit. */
+static int
+same_rule(const struct rule *a, const struct rule *b)
+{
+	const char *ta = kf_str(a->r, "type"), *tb = kf_str(b->r, "type");
+	char *ua, *ub;
+	int same;
+
+	if (strcmp(kf_str(a->r, "name"), kf_str(b->r, "name")) != 0 ||
+	    strcmp(ta ? ta : "", tb ? tb : "") != 0)
+		return 0;
+	ua = rule_unit(a->desc);
+	ub = rule_unit(b->desc);
+	same = ua && ub;
+	free(ua);
+	free(ub);
+	return same;
+}
+
+/* ncu repeats some rules once per unit (WorkloadImbalance for SMSPs, SMs,
+ * L1 and L2 slices): the rows of one rule name and type that name a unit,
+ * after the first (the best, as v is sorted), become its alternatives.
+ * Returns the count left. */
+static size_t
+merge_units(struct rule *v, size_t n)
+{
+	size_t i, j, out = 0;
+
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < out; j++)
+			if (same_rule(&v[j], &v[i]))
+				break;
+		if (j < out) {
+			v[j].alt = xrealloc(v[j].alt, (v[j].nalt + 1) * sizeof *v[j].alt);
+			v[j].alt[v[j].nalt++] = v[i];
+		} else {
+			v[out++] = v[i];
+		}
+	}
+	return out;
+}
+
+/* The unit a per-unit rule speaks of: "SMSPs" in "One or more SMSPs have";
+ * NULL if none. */
+static char *
+rule_unit(const char *desc)
+{
+	const char *p = strstr(desc, "One or more "), *q;
+
+	if (p == NULL)
+		return NULL;
+	p += strlen("One or more ");
+	q = strstr(p, " have");
+	return q && q > p && q - p <= 40 ? xstrndup(p, (size_t)(q - p)) : NULL;
+}
+
+/* "max 30.64% above, min 100.00% below the average" from a rule text. */
+static void
+put_extremes(struct buf *b, const char *desc)
+{
+	const char *mx = strstr(desc, "Maximum instance value is ");
+	const char *mn = strstr(desc, "minimum instance value is ");
+	double x, y;
+
+	if (mx && mn && sscanf(mx, "Maximum instance value is %lf%%", &x) == 1 &&
+	    sscanf(mn, "minimum instance value is %lf%%", &y) == 1)
+		buf_printf(b, ", max %.2f%% above and min %.2f%% below the average", x, y);
+}
+
+/* One line for a rule and its alternatives: "[OPT] WorkloadImbalance
+ * (estimated global speedup up to 19.55%) on SMSPs, SMs and L1 Slices: ..." */
+static void
+put_rule(struct buf *b, const struct rule *r)
+{
+	const char *st = kf_str(r->r, "speedup_type");
+	char *unit;
+	size_t j;
+
+	buf_printf(b, "[%s] %s", kf_str(r->r, "type") ? kf_str(r->r, "type") : "?",
+	    kf_str(r->r, "name"));
+	if (r->has_speedup)
+		buf_printf(b, " (estimated %s speedup %s%.4g%%)", st ? st : "",
+		    r->nalt ? "up to " : "", r->speedup);
+	if (r->nalt && (unit = rule_unit(r->desc)) != NULL) {
+		buf_printf(b, " on %s", unit);
+		free(unit);
+		for (j = 0; j < r->nalt; j++) {
+			unit = rule_unit(r->alt[j].desc);
+			buf_printf(b, "%s%s", j + 1 == r->nalt ? " and " : ", ",
+			    unit ? unit : "another unit");
+			free(unit);
+		}
+	}
+	buf_printf(b, ": %s", r->desc);
+	for (j = 0; j < r->nalt; j++) {
+		unit = rule_unit(r->alt[j].desc);
+		buf_printf(b, "%s%s", j ? "; " : " Also for ", unit ? unit : "another instance");
+		if (r->alt[j].has_speedup)
+			buf_printf(b, " (%.4g%%", r->alt[j].speedup);
+		put_extremes(b, r->alt[j].desc);
+		buf_puts(b, r->alt[j].has_speedup ? ")" : "");
+		free(unit);
+	}
+	if (r->nalt)
+		buf_putc(b, '.');
+}
+
 static struct rule *
 collect_rules(const cJSON *k, size_t *np)
 {
@@ -307,7 +418,7 @@ collect_rules(const cJSON *k, size_t *np)
 	}
 	if (n > 1)
 		qsort(v, n, sizeof *v, by_speedup);
-	*np = n;
+	*np = merge_units(v, n);
 	return v;
 }
 
@@ -554,45 +665,59 @@ say_launch(struct kf_fb *fb, const cJSON *k, cJSON *focus)
 		cJSON_AddItemToObject(occ, oc[i].key, num_or_null(ok, v));
 	}
 	buf_putc(&b, '.');
-	kf_fb_add_buf(fb, FB_KEY, &b);
+	kf_fb_add_buf(fb, FB_ADVICE, &b);
+}
+
+/* The units of a merged rule as data: [{unit, speedup, description}]. */
+static cJSON *
+rule_units(const struct rule *r)
+{
+	cJSON *a = cJSON_CreateArray();
+	size_t j;
+
+	for (j = 0; j <= r->nalt; j++) {
+		const struct rule *x = j ? &r->alt[j - 1] : r;
+		cJSON *o = cJSON_CreateObject();
+		char *unit = rule_unit(x->desc);
+
+		cJSON_AddItemToObject(o, "unit", unit ? cJSON_CreateString(unit) : cJSON_CreateNull());
+		cJSON_AddItemToObject(o, "speedup", num_or_null(x->has_speedup, x->speedup));
+		cJSON_AddStringToObject(o, "description", x->desc);
+		cJSON_AddItemToArray(a, o);
+		free(unit);
+	}
+	return a;
 }
 
 static void
 say_rules(struct kf_fb *fb, const cJSON *k, cJSON *analysis)
 {
 	cJSON *arr = cJSON_AddArrayToObject(analysis, "rules");
-	size_t n, i, shown;
+	size_t n, i, j, shown;
 	struct rule *v = collect_rules(k, &n);
 	struct buf b = {0};
 	int max = fb->opt->max_rules;
 
 	shown = max >= 0 && (size_t)max < n ? (size_t)max : n;
 	if (n == 0) {
-		kf_fb_add(fb, FB_ADVICE, "ncu reported no optimisation rule for this kernel "
+		kf_fb_add(fb, FB_KEY, "ncu reported no optimisation rule for this kernel "
 		    "beyond the bottleneck and roofline above.");
 	} else if (shown > 0) {
 		buf_printf(&b, "Optimisation rules ncu reported for this kernel, by "
 		    "estimated speedup (global before local):");
 		for (i = 0; i < shown; i++) {
-			const char *st = kf_str(v[i].r, "speedup_type");
-
-			buf_printf(&b, "\n%zu. [%s] %s", i + 1, kf_str(v[i].r, "type") ?
-			    kf_str(v[i].r, "type") : "?", kf_str(v[i].r, "name"));
-			if (v[i].has_speedup)
-				buf_printf(&b, " (estimated %s speedup %.4g%%)", st ? st : "",
-				    v[i].speedup);
-			buf_printf(&b, ": %s", v[i].desc);
+			buf_printf(&b, "\n%zu. ", i + 1);
+			put_rule(&b, &v[i]);
 		}
 		if (shown < n)
 			buf_printf(&b, "\n(%zu more rule%s left out)", n - shown,
 			    n - shown == 1 ? "" : "s");
-		kf_fb_add_buf(fb, FB_ADVICE, &b);
+		kf_fb_add_buf(fb, FB_KEY, &b);
 	}
 	for (i = 0; i < n; i++) {
 		if (i < shown) {
 			cJSON *o = cJSON_CreateObject();
 			const char *keys[] = { "name", "type", "section", "speedup_type" };
-			size_t j;
 
 			for (j = 0; j < 4; j++) {
 				const char *s = kf_str(v[i].r, keys[j]);
@@ -601,8 +726,13 @@ say_rules(struct kf_fb *fb, const cJSON *k, cJSON *analysis)
 			}
 			cJSON_AddItemToObject(o, "speedup", num_or_null(v[i].has_speedup, v[i].speedup));
 			cJSON_AddStringToObject(o, "description", v[i].desc);
+			if (v[i].nalt)
+				cJSON_AddItemToObject(o, "units", rule_units(&v[i]));
 			cJSON_AddItemToArray(arr, o);
 		}
+		for (j = 0; j < v[i].nalt; j++)
+			free(v[i].alt[j].desc);
+		free(v[i].alt);
 		free(v[i].desc);
 	}
 	free(v);
@@ -764,7 +894,7 @@ ncu_feedback(const cJSON *rec, struct kf_fb *fb)
 	raw = kf_str(data, "format") && strcmp(kf_str(data, "format"), "raw") == 0;
 	say_rule_text(fb, FB_HEAD, f->k, raw, "SOLBottleneck", "Optimization Hint",
 	    "bottleneck", focus);
-	say_rule_text(fb, FB_KEY, f->k, raw, "SOLFPRoofline", "Roofline Analysis",
+	say_rule_text(fb, FB_ADVICE, f->k, raw, "SOLFPRoofline", "Roofline Analysis",
 	    "roofline", focus);
 	say_launch(fb, f->k, focus);
 	say_rules(fb, f->k, fb->analysis);
