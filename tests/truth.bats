@@ -1,0 +1,172 @@
+#!/usr/bin/env bats
+# Feedback that tells the truth about real programs (issue 12): the focus is
+# where the time goes, framework machinery is set aside, shown names tell
+# kernels apart, a stopped run says so, rules repeated per unit are one
+# line, and --max-chars is filled by priority. Real H200 captures, some with
+# kernels renamed to what XLA and PyTorch launch.
+
+load helper
+
+H200="$FIX/ncu-h200"
+FAKE="$TOP/tests/fake/ncu"
+DELAY='void stream_executor::gpu::(anonymous namespace)::DelayKernel(volatile stream_executor::gpu::GpuSemaphoreState *, stream_executor::gpu::GpuSemaphoreState)'
+REDZONE='void stream_executor::gpu::(anonymous namespace)::RedzoneAllocatorKernelImpl<unsigned long>(unsigned char *, unsigned char, unsigned long, unsigned int *)'
+
+# fb NAME FILE [kf-feedback options]: feedback for a replay of FILE into
+# $BATS_TEST_TMPDIR/NAME.json.
+fb() {
+	local name=$1 file=$2
+	shift 2
+	mkdir -p "$BATS_TEST_TMPDIR/$name"
+	cp "$file" "$BATS_TEST_TMPDIR/$name/ncu_report.csv"
+	replay "$name" ncu "$BATS_TEST_TMPDIR/$name" | kf-read 2>/dev/null | kf-collate |
+		kf-feedback "$@" >"$BATS_TEST_TMPDIR/$name.json"
+}
+
+text() {
+	jq -r .feedback "$BATS_TEST_TMPDIR/$1.json"
+}
+
+an() {
+	jq -c ".analysis | $2" "$BATS_TEST_TMPDIR/$1.json"
+}
+
+# rename FROM TO < CSV: the CSV with a kernel name (a whole field) replaced.
+rename() {
+	awk -v from="\"$1\"" -v to="\"$2\"" 'BEGIN { FS = OFS = "," }
+		{ n = index($0, from); if (n) $0 = substr($0, 1, n - 1) to substr($0, n + length(from)); print }'
+}
+
+@test "machinery: XLA's autotuner delay kernel is set aside, not the focus, and the text says how much time it took" {
+	rename 'sgemm_naive_k(const float *, const float *, float *, int)' "$DELAY" <"$H200/detailed-multi.csv" |
+		rename 'fma_k(float *, int)' "$REDZONE" >"$BATS_TEST_TMPDIR/xla.csv"
+	fb xla "$BATS_TEST_TMPDIR/xla.csv"
+	run an xla '[.focus.name, .focus.reason, .ranking.machinery.kernel_count, .ranking.machinery.total_ns, .ranking.machinery.launches, ([.ranking.kernels[].name])]'
+	assert_output '["copy_k(const float4 *, float4 *, unsigned long)","most_time",2,3352352,2,["copy_k(const float4 *, float4 *, unsigned long)"]]'
+	run an xla '[.ranking.machinery.kernels[] | [.framework, .what, .launches]]'
+	assert_output '[["XLA","autotuner timing spin-wait (GpuTimer'"'"'s delay kernel)",1],["XLA","autotuner buffer redzone check",1]]'
+	run text xla
+	assert_line 'Kernel: copy_k(const float4 *, float4 *, unsigned long)'
+	assert_line "Why this kernel: it has the most GPU time of the program's 1 kernel: 7.3%, 265.3 us over 2 launches (2 machinery kernels set aside)."
+	assert_line "Set aside as framework machinery, not the program's work (share/kf/machinery.tsv): 2 kernels, 92.7%, 3.35 ms over 2 launches:"
+	assert_line "- stream_executor::gpu::DelayKernel(volatile GpuSemaphoreState *, GpuSemaphoreState) (XLA autotuner timing spin-wait (GpuTimer's delay kernel)): 86.5%, 3.13 ms over 1 launch"
+	assert_line '   2 machinery kernels set aside: 92.7%, 3.35 ms over 2 launches'
+}
+
+@test "machinery: only machinery ran, so the focus is the busiest of it, and the line says so" {
+	rename 'sgemm_naive_k(const float *, const float *, float *, int)' "$DELAY" <"$H200/detailed-multi.csv" |
+		rename 'fma_k(float *, int)' "$REDZONE" |
+		rename 'copy_k(const float4 *, float4 *, unsigned long)' "$REDZONE" >"$BATS_TEST_TMPDIR/only.csv"
+	fb only "$BATS_TEST_TMPDIR/only.csv"
+	run an only '[.focus.machinery, .focus.total_ns]'
+	assert_output '["autotuner timing spin-wait (GpuTimer'"'"'s delay kernel)",3129408]'
+	run text only
+	assert_line "Why this kernel: every kernel profiled is framework machinery; this one has the most GPU time: 86.5%, 3.13 ms over 1 launch."
+}
+
+@test "machinery: the table is data, read from KF_DATADIR; a bad line is said and the good ones still apply" {
+	run grep -c $'^[^#\t][^\t]*\t[^\t]\+\t[^\t]\+$' "$TOP/share/kf/machinery.tsv"
+	[ "$output" -ge 8 ]
+	fb multi "$H200/detailed-multi.csv"
+	run an multi '[.ranking.machinery_error, .ranking.machinery]'
+	assert_output '[null,null]'
+	mkdir "$BATS_TEST_TMPDIR/data"
+	printf '# test table\nfma_k*\tBench\ta warm-up kernel\nno tabs here\n' >"$BATS_TEST_TMPDIR/data/machinery.tsv"
+	KF_DATADIR="$BATS_TEST_TMPDIR/data" fb multi2 "$H200/detailed-multi.csv"
+	run an multi2 '[.ranking.machinery_error, (.ranking.machinery.kernels[] | [.name, .framework, .what, .total_ns])]'
+	assert_output "[\"$BATS_TEST_TMPDIR/data/machinery.tsv:3: not PATTERN<TAB>FRAMEWORK<TAB>WHAT\",[\"fma_k(float *, int)\",\"Bench\",\"a warm-up kernel\",222944]]"
+}
+
+@test "names: kernels that differ only deep in their template arguments never share a shown name" {
+	mul='void at::native::vectorized_elementwise_kernel<4, at::native::AUnaryFunctor<float, float, float, at::native::binary_internal::MulFunctor<float>>, std::array<char *, 2>>(int, T2, T3)'
+	div='void at::native::vectorized_elementwise_kernel<4, at::native::AUnaryFunctor<float, float, float, at::native::binary_internal::DivFunctor<float>>, std::array<char *, 2>>(int, T2, T3)'
+	mul3='void at::native::vectorized_elementwise_kernel<4, at::native::AUnaryFunctor<float, float, float, at::native::binary_internal::MulFunctor<float>>, std::array<char *, 3>>(int, T2, T3)'
+	rename 'sgemm_naive_k(const float *, const float *, float *, int)' "$mul" <"$H200/detailed-multi.csv" |
+		rename 'fma_k(float *, int)' "$div" |
+		rename 'copy_k(const float4 *, float4 *, unsigned long)' "$mul3" >"$BATS_TEST_TMPDIR/ew.csv"
+	fb ew "$BATS_TEST_TMPDIR/ew.csv"
+	run an ew '[.ranking.kernels[].short_name]'
+	assert_output '["at::native::vectorized_elementwise_kernel<4, AUnaryFunctor<float, float, float, MulFunctor<float>>, array<char *, 2>>(int, T2, T3)","at::native::vectorized_elementwise_kernel<4, AUnaryFunctor<float, float, float, MulFunctor<float>>, array<char *, 3>>(int, T2, T3)","at::native::vectorized_elementwise_kernel<4, AUnaryFunctor<float, float, float, DivFunctor<float>>, ...>(int, T2, T3)"]'
+	run text ew
+	assert_line 'Kernel: at::native::vectorized_elementwise_kernel<4, AUnaryFunctor<float, float, float, MulFunctor<float>>, array<char *, 2>>(int, T2, T3)'
+}
+
+@test "names: the real ResNet-18 kernels keep the part that tells them apart, and no two look alike" {
+	fb resnet "$H200/detailed-resnet18-plain.csv" --top 100
+	run an resnet '[.ranking.kernels[].short_name] | [length, (unique | length)]'
+	assert_output '[16,16]'
+	run an resnet '[.ranking.kernels[].short_name | select(startswith("at::vectorized_elementwise_kernel"))]'
+	assert_output '["at::vectorized_elementwise_kernel<4, launch_clamp_scalar..., ...>(int, T2, T3)","at::vectorized_elementwise_kernel<4, CUDAFunctor_add<float>, array<char *, 3>>(int, T2, T3)"]'
+}
+
+@test "a run stopped by the inactivity limit: kf-read names kf-run as the cause, not a missing --csv" {
+	dir="$BATS_TEST_TMPDIR/out/hang"
+	mkdir -p "$dir"
+	jq -cn --arg d "$dir" --arg fake "$FAKE" --arg csv "$H200/detailed-copy.csv" \
+		'{id:"hang", profiler:"ncu", pass:"ncu.000", output_dir:$d,
+		  argv:[$fake, "--csv", "--log-file", ($d + "/ncu_report.csv"), "sleep", "30"],
+		  env:{FAKE_NCU_CSV:$csv}, end_marker:null}' |
+		kf-run --inactivity 1 | kf-read 2>/dev/null | kf-collate | kf-feedback >"$BATS_TEST_TMPDIR/hang.json"
+	run jq -r '.passes[0].run | "\(.ended_by) \(.limit_s)"' "$BATS_TEST_TMPDIR/hang.json"
+	assert_output 'inactivity 1'
+	run jq -r '.error.kind, .error.message' "$BATS_TEST_TMPDIR/hang.json"
+	assert_line -n 0 stopped
+	assert_line -n 1 --partial 'the run did not finish: kf-run stopped it after 1.'
+	assert_line -n 1 --partial 's, at its inactivity limit: no output for 1 s, as from a program that hangs (kf-run --inactivity changes it); ncu had nothing complete to read:'
+	refute_output --partial 'run ncu with --csv'
+	run text hang
+	assert_line -n 1 --partial 'What went wrong (kf-read, stopped): the run did not finish: kf-run stopped it'
+}
+
+@test "a partial report of a stopped run: the first lines say so, with the limit and the option" {
+	mkdir -p "$BATS_TEST_TMPDIR/part"
+	cp "$H200/detailed-multi.csv" "$BATS_TEST_TMPDIR/part/ncu_report.csv"
+	for by in timeout inactivity; do
+		jq -cn --arg d "$BATS_TEST_TMPDIR/part" --arg by "$by" \
+			'{id:"part", profiler:"ncu", output_dir:$d, run:{exit_code:null, signal:"SIGTERM",
+			  ended_by:$by, limit_s:600, elapsed_s:600.5, message:"x"}}' |
+			kf-read | kf-collate | kf-feedback >"$BATS_TEST_TMPDIR/$by.json"
+	done
+	run text timeout
+	assert_line -n 1 'Warning: the run did not finish: kf-run stopped it after 600.5 s, at its time limit of 600 s (kf-run --timeout changes it). The numbers below cover only the kernels that ran before it was stopped.'
+	run text inactivity
+	assert_line -n 1 --partial 'at its inactivity limit: no output for 600 s, as from a program that hangs (kf-run --inactivity changes it)'
+	run an inactivity '.run_end | [.stopped, .ended_by, .limit_s]'
+	assert_output '[true,"inactivity",600]'
+	# A record from before limit_s: the limit comes from kf-run's message.
+	jq -cn --arg d "$BATS_TEST_TMPDIR/part" '{id:"part", profiler:"ncu", output_dir:$d,
+		run:{ended_by:"timeout", elapsed_s:901, message:"timed out after 900 s: ended with SIGTERM; killed by SIGTERM"}}' |
+		kf-read | kf-collate | kf-feedback >"$BATS_TEST_TMPDIR/old.json"
+	run text old
+	assert_line -n 1 --partial 'kf-run stopped it after 901 s, at its time limit of 900 s'
+	fb clean "$H200/detailed-multi.csv"
+	run an clean '.run_end'
+	assert_output null
+}
+
+@test "one finding once: WorkloadImbalance for SMs, L1 slices and SMSPs is one line naming the units" {
+	fb gemm "$H200/detailed-resnet18-plain.csv" --focus 'sm90_xmma_fprop_implicit_gemm_f32f32_tf32f32_f32_nhwckrsc_nhwc_tilesize64x128x32*' --rules 10
+	run text gemm
+	assert_line --partial '2. [OPT] WorkloadImbalance (estimated global speedup up to 12.78%) on SMs, L1 Slices and SMSPs: One or more SMs have'
+	assert_line --partial 'Also for L1 Slices (12.78%, max 17.05% above and min 100.00% below the average); SMSPs (12.77%, max 17.42% above and min 100.00% below the average).'
+	[ "$(text gemm | grep -c 'WorkloadImbalance')" -eq 1 ]
+	run an gemm '[.rules[] | select(.name == "WorkloadImbalance") | .units[] | [.unit, .speedup]]'
+	assert_output '[["SMs",12.78],["L1 Slices",12.78],["SMSPs",12.77]]'
+}
+
+@test "--max-chars 1500, 2000, 3000 on ResNet-18: most of the budget used, the verdict and the top rule first" {
+	for n in 1500 2000 3000; do
+		fb "r$n" "$H200/detailed-resnet18-plain.csv" --max-chars "$n"
+		len=$(jq -r '.feedback | length' "$BATS_TEST_TMPDIR/r$n.json")
+		[ "$len" -le "$n" ]
+		[ "$len" -ge $((n * 9 / 10)) ]
+		run text "r$n"
+		assert_line 'Kernel: cudnn::bn_fw_inf_1C11_kernel_NCHW<float, float, 1, 1>(...)'
+		assert_line --partial '1. [OPT] LaunchConfiguration (estimated global speedup 50%): A wave of thread blocks'
+	done
+	run text r1500
+	assert_line 'Optimization Hint:'
+	refute_line --partial '2. [OPT]'
+	run text r3000
+	assert_line --partial '2. [OPT] MemoryL2Compression (estimated global speedup 21.55%)'
+}
