@@ -233,6 +233,34 @@ list_files(const char *dir, struct files *f)
 	return 0;
 }
 
+/* Does the main log hold the metrics table itself, as unitrace of 2024
+ * wrote it ("== Kernel Metrics ==" in trace.<pid>, no trace.metrics.<pid>)? */
+static int
+log_has_metrics(const char *path)
+{
+	struct kf_lines l;
+	int found = 0;
+
+	if (kf_lines_open(&l, path) != 0)
+		return 0;
+	while (!found && kf_lines_next(&l) > 0)
+		found = strcmp(kf_trim(l.s), "== Kernel Metrics ==") == 0;
+	kf_lines_close(&l);
+	return found;
+}
+
+/* No metrics file: the main logs that hold the table are read as ones. */
+static int
+metrics_from_logs(struct files *f)
+{
+	size_t i;
+
+	for (i = 0; i < f->nlogs; i++)
+		if (log_has_metrics(f->logs[i]))
+			push(&f->metrics, &f->nmetrics, xstrdup(f->logs[i]));
+	return f->nmetrics > 0;
+}
+
 static void
 files_free(struct files *f)
 {
@@ -451,6 +479,8 @@ unitrace_read(cJSON *rec, const char *dir)
 	logs = cJSON_AddArrayToObject(data, "logs");
 	for (i = 0; i < f.nlogs; i++)
 		cJSON_AddItemToArray(logs, read_log(f.logs[i]));
+	if (f.nmetrics == 0 && metrics_from_logs(&f))
+		cJSON_AddTrueToObject(data, "metrics_in_log");
 	if (f.nmetrics == 0) {
 		const char *why = log_reason(logs);
 
