@@ -122,7 +122,7 @@ static int
 matches_name(const char *want, const struct kf_rank_ent *e)
 {
 	return strcmp(want, e->name) == 0 || strcmp(want, e->shown) == 0 ||
-	    fnmatch(want, e->name, 0) == 0 || strstr(e->name, want) != NULL;
+	    fnmatch(want, e->name, 0) == 0 || strcasestr(e->name, want) != NULL;
 }
 
 const struct kf_rank_ent *

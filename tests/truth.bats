@@ -170,3 +170,29 @@ rename() {
 	run text r3000
 	assert_line --partial '2. [OPT] MemoryL2Compression (estimated global speedup 21.55%)'
 }
+
+@test "unitrace: --focus names a kernel by part of its name (any case); --focus longest falls back to time and says why" {
+	B580='{"gpu_name":"Intel(R) Arc(TM) B580 Graphics"}'
+	for d in "$FIX/unitrace/bmg-gemm-xmx"/pass-*; do
+		n=${d##*/pass-}
+		jq -cn --arg d "$d" --arg p "unitrace.${n%%-*}" --argjson w "$B580" \
+			'{id:"j", profiler:"unitrace", pass:$p, output_dir:$d, worker:$w}'
+	done | kf-read 2>/dev/null | kf-collate >"$BATS_TEST_TMPDIR/ut.jsonl"
+	run bash -c 'kf-feedback <"$1" | jq -c ".analysis.focus | [.short_name, .reason, .bound]"' _ "$BATS_TEST_TMPDIR/ut.jsonl"
+	assert_output '["GemmXmxKernel<bfloat16, 256, 128, 32>","most_time","compute"]'
+	run bash -c 'kf-feedback --focus elementwise <"$1" | jq -c ".analysis.focus | [.short_name, .reason, .bound]"' _ "$BATS_TEST_TMPDIR/ut.jsonl"
+	assert_output '["at::native::xpu::VectorizedElementwiseKernel<8, AddFunctor<BFloat16>, Array<char*, 3>, ...>","named","memory"]'
+	run kf-feedback --text --focus longest <"$BATS_TEST_TMPDIR/ut.jsonl"
+	assert_line "Why this kernel: it has the most GPU time of the program's 2 kernels: 91.3%, 19.02 ms over 10 launches (--focus longest needs each launch's duration, which this profiler's summary does not give, so the focus is by total time)."
+}
+
+@test "VTune: the focus is the user kernel with the most time, --focus picks another, the copies stay out" {
+	jq -cn --arg d "$FIX/vtune/sycl-latency" '{id:"v", profiler:"vtune", pass:"vtune.000", output_dir:$d}' |
+		kf-read | kf-collate >"$BATS_TEST_TMPDIR/v.jsonl"
+	run kf-feedback --text <"$BATS_TEST_TMPDIR/v.jsonl"
+	assert_line "Why this kernel: it has the most GPU time of the kernels of your own (copies and framework kernels left out): 85.5%, 186.43 ms over 100 launches."
+	run bash -c 'kf-feedback --focus "scatter*" <"$1" | jq -c "[.analysis.dominant_kernel, .analysis.kernels[0].name]"' _ "$BATS_TEST_TMPDIR/v.jsonl"
+	assert_output '["scatter_add_kernel<float>","scatter_add_kernel<float>"]'
+	run bash -c 'kf-feedback --text --focus zeCommandListAppendMemoryCopy <"$1"' _ "$BATS_TEST_TMPDIR/v.jsonl"
+	assert_line "Why this kernel: no kernel of your own matches --focus \"zeCommandListAppendMemoryCopy\", so it has the most GPU time of the kernels of your own (copies and framework kernels left out): 85.5%, 186.43 ms over 100 launches."
+}
