@@ -120,6 +120,10 @@ put_no_ns(struct buf *b, const char *s, size_t n)
 	}
 }
 
+/* How deep put_args follows nested template lists: deeper ones are "...",
+ * so that a hostile name cannot make it slow or the stack deep. */
+#define MAX_DEPTH 8
+
 /* The end of the argument starting at s[i]: the next top-level comma, or n. */
 static size_t
 arg_end(const char *s, size_t n, size_t i)
@@ -151,7 +155,7 @@ is_number(const char *s, size_t n)
  * number) is kept even when long, its own arguments cut the same way, so
  * that "AUnaryFunctor<..., MulFunctor<float>>" is not lost behind "...". */
 static void
-put_args(struct buf *b, const char *s, size_t n, size_t budget)
+put_args(struct buf *b, const char *s, size_t n, size_t budget, int depth)
 {
 	size_t i = 0, used = 0;
 	int said = 0;
@@ -182,11 +186,11 @@ put_args(struct buf *b, const char *s, size_t n, size_t budget)
 		if (h > an)
 			h = an;
 		buf_add(b, a, h);
-		if (h < an && a[h] == '<' && (c = closing(a, an, h)) > 0) {
+		if (h < an && a[h] == '<' && depth < MAX_DEPTH && (c = closing(a, an, h)) > 0) {
 			size_t room = budget > used + sep + h + 2 ? budget - used - sep - h - 2 : 0;
 
 			buf_putc(b, '<');
-			put_args(b, a + h + 1, (size_t)c - h - 1, room < 16 ? 16 : room);
+			put_args(b, a + h + 1, (size_t)c - h - 1, room < 16 ? 16 : room, depth + 1);
 			buf_putc(b, '>');
 		} else if (h < an) {
 			buf_puts(b, "...");
@@ -222,7 +226,7 @@ kf_kernel_short(const char *name, size_t limit)
 
 			if (limit && inner > limit && rest.s[i] == '<') {
 				buf_putc(&b, '<');
-				put_args(&b, rest.s + i + 1, inner, limit);
+				put_args(&b, rest.s + i + 1, inner, limit, 0);
 				buf_putc(&b, '>');
 			} else if (limit && inner > limit) {
 				buf_puts(&b, "(...)");

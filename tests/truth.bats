@@ -196,3 +196,17 @@ rename() {
 	run bash -c 'kf-feedback --text --focus zeCommandListAppendMemoryCopy <"$1"' _ "$BATS_TEST_TMPDIR/v.jsonl"
 	assert_line "Why this kernel: no kernel of your own matches --focus \"zeCommandListAppendMemoryCopy\", so it has the most GPU time of the kernels of your own (copies and framework kernels left out): 85.5%, 186.43 ms over 100 launches."
 }
+
+@test "names: a hostile name, 200,000 nested template lists, is shortened without deep recursion, the record still flows" {
+	python3 -c '
+import json
+n = 200000
+name = "k<" + "T<" * n + "a" + ">" * n + ">(int)"
+ks = [{"id": 0, "name": name, "metrics": {}}, {"id": 1, "name": "x" + name, "metrics": {}}]
+print(json.dumps({"id": "h", "profiler": "ncu", "collated": {"format": "details", "kernels": ks}}))
+print(json.dumps({"id": "next", "profiler": "ncu", "collated": {"format": "details", "kernels": []}}))' >"$BATS_TEST_TMPDIR/h.jsonl"
+	run bash -c 'kf-feedback <"$1" | jq -r "[.id, .analysis.focus.short_name // .analysis.status] | @tsv"' _ "$BATS_TEST_TMPDIR/h.jsonl"
+	assert_success
+	assert_line -n 0 "$(printf 'h\tk<T<T<T<T<T<T<T<T<T...>>>>>>>>>(int)')"
+	assert_line -n 1 "$(printf 'next\tno_kernels')"
+}
