@@ -582,6 +582,9 @@ focus_done(struct kf_fb *fb, const cJSON *akernels, const struct kf_rank *rank)
 
 	kf_set_str(fb->analysis, "dominant_kernel", kf_str(a, "name"));
 	kf_set_str(fb->analysis, "bound", kf_str(a, "bound"));
+	kf_rank_machinery_text(rank, &b);
+	if (b.len)
+		kf_fb_add_buf(fb, FB_KEY, &b);
 	if (rank->n > 1) {
 		kf_rank_text(rank, &b, fb->opt ? fb->opt->top : 5);
 		kf_fb_add_buf(fb, FB_RANK, &b);
