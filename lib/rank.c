@@ -249,6 +249,19 @@ ent_json(const struct kf_rank_ent *e)
 
 /* "kernels": the top of the program's own kernels; "others": the rest of
  * them summed; "machinery": what was set aside. */
+/* The time of the program's own kernels, machinery left out. */
+static double
+own_ns(const struct kf_rank *r)
+{
+	double ns = 0;
+	size_t i;
+
+	for (i = 0; i < r->n; i++)
+		if (r->v[i].machine == NULL)
+			ns += r->v[i].total_ns;
+	return ns;
+}
+
 /* Where e stands: "X% of the profiled GPU time (N launches), rank R of K". */
 static void
 put_place(const struct kf_rank *r, const struct kf_rank_ent *e, struct buf *b)
@@ -294,13 +307,20 @@ kf_rank_why(const struct kf_rank *r, const struct kf_rank_ent *e, enum kf_focus_
 	} else if (r->n == 1) {
 		buf_printf(b, "the only kernel profiled (%ld launch%s)", e->launches,
 		    e->launches == 1 ? "" : "es");
+	} else if (own < r->n) {
+		buf_printf(b, "it has the most GPU time of the program's %zu kernel%s: ",
+		    own, own == 1 ? "" : "s");
+		kf_fmt_pct(b, own_ns(r) > 0 ? 100 * e->total_ns / own_ns(r) : 0);
+		buf_puts(b, " of their time, ");
+		kf_fmt_ns(b, e->total_ns);
+		buf_printf(b, " over %ld launch%s (", e->launches, e->launches == 1 ? "" : "es");
+		kf_fmt_pct(b, e->share);
+		buf_printf(b, " of all: %zu machinery kernel%s set aside)", r->n - own,
+		    r->n - own == 1 ? "" : "s");
 	} else {
 		buf_printf(b, "it has the most GPU time of the program's %zu kernel%s: ",
 		    own, own == 1 ? "" : "s");
 		put_ent(b, e->share, e->total_ns, e->launches);
-		if (own < r->n)
-			buf_printf(b, " (%zu machinery kernel%s set aside)", r->n - own,
-			    r->n - own == 1 ? "" : "s");
 	}
 	buf_putc(b, '.');
 }

@@ -47,10 +47,22 @@ rename() {
 	assert_output '[["XLA","autotuner timing spin-wait (GpuTimer'"'"'s delay kernel)",1],["XLA","autotuner buffer redzone check",1]]'
 	run text xla
 	assert_line 'Kernel: copy_k(const float4 *, float4 *, unsigned long)'
-	assert_line "Why this kernel: it has the most GPU time of the program's 1 kernel: 7.3%, 265.3 us over 2 launches (2 machinery kernels set aside)."
+	assert_line "Why this kernel: it has the most GPU time of the program's 1 kernel: 100.0% of their time, 265.3 us over 2 launches (7.3% of all: 2 machinery kernels set aside)."
 	assert_line "Set aside as framework machinery, not the program's work (share/kf/machinery.tsv): 2 kernels, 92.7%, 3.35 ms over 2 launches:"
 	assert_line "- stream_executor::gpu::DelayKernel(volatile GpuSemaphoreState *, GpuSemaphoreState) (XLA autotuner timing spin-wait (GpuTimer's delay kernel)): 86.5%, 3.13 ms over 1 launch"
 	assert_line '   2 machinery kernels set aside: 92.7%, 3.35 ms over 2 launches'
+}
+
+@test "machinery: a real JAX jit on the H200, 99.4% of its GPU time in XLA's autotuner, the matmul is the focus" {
+	fb jax "$FIX/ncu-h200-jax/jit-timing.csv"
+	run an jax '[.focus.name, .focus.total_ns, .focus.launches, .ranking.machinery.kernel_count, .ranking.machinery.launches, .ranking.machinery.total_ns]'
+	assert_output '["gemm_fusion_dot_general_1",10607904,24,4,177,2679026752]'
+	run an jax '[.ranking.machinery.kernels[] | [.launches, .framework]]'
+	assert_output '[[20,"XLA"],[136,"XLA"],[19,"XLA"],[2,"XLA"]]'
+	run text jax
+	assert_line "Why this kernel: it has the most GPU time of the program's 10 kernels: 83.1% of their time, 10.61 ms over 24 launches (0.4% of all: 4 machinery kernels set aside)."
+	assert_line "- stream_executor::DelayKernel(volatile GpuSemaphoreState *, GpuSemaphoreState) (XLA autotuner timing spin-wait (GpuTimer's delay kernel)): 99.4%, 2.67 s over 20 launches"
+	assert_line "- stream_executor::RedzoneAllocatorKernelImpl(...) (XLA autotuner buffer redzone check): 0.1%, 3.82 ms over 136 launches"
 }
 
 @test "machinery: only machinery ran, so the focus is the busiest of it, and the line says so" {
