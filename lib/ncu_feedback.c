@@ -10,6 +10,7 @@
 
 #include "feedback.h"
 #include "ncu.h"
+#include "proc.h"
 #include "profiler.h"
 #include "record.h"
 #include "text.h"
@@ -804,10 +805,17 @@ say_notes(struct kf_fb *fb, const cJSON *data, size_t nl)
 	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(data, "truncated")))
 		kf_fb_add(fb, FB_KEY, "Note: the ncu report was cut off; this feedback "
 		    "covers the %zu complete kernel launch%s in it.", nl, nl == 1 ? "" : "es");
-	if (cJSON_IsNumber(code))
-		kf_fb_add(fb, FB_KEY, "Note: the program exited with status %.0f after the "
-		    "profiled kernels ran (ncu: \"The application returned an error code\"); "
-		    "the numbers below are from complete kernel launches.", code->valuedouble);
+	if (cJSON_IsNumber(code)) {
+		double c = code->valuedouble;
+		const char *sig = c >= 1 && c <= 31 ? kf_signame((int)c) : NULL;
+
+		kf_fb_add(fb, FB_HEAD, "Note: the program exited with status %.0f after the "
+		    "profiled kernels ran (ncu: \"The application returned an error code\")%s%s%s; "
+		    "the numbers below are from complete kernel launches, only those that ran "
+		    "before it ended.", c, sig ? "; ncu reports a program killed by a signal "
+		    "with the signal's number, and " : "", sig ? sig : "",
+		    sig ? " has this one, so it may have crashed or aborted" : "");
+	}
 }
 
 /* The focus: the kernel --focus picks (by default the program's kernel

@@ -82,7 +82,11 @@ kf_fail_if_stopped(cJSON *rec, const char *profiler, const char *what)
 	    "read: %s", why, profiler, what);
 	kf_fail_hint(rec, "if the program hangs, fix that first (the run's stdout and stderr "
 	    "tails are in \"run\"); if it is only slow, give kf-run a longer --timeout or "
-	    "--inactivity, or profile fewer launches (ncu: -a --launch-count -a N)");
+	    "--inactivity, or profile fewer launches (ncu: -a --launch-count -a N)%s",
+	    strcmp(kf_str(kf_obj(rec, "run"), "ended_by"), "inactivity") == 0 ?
+	    ". A profiler that writes its progress to a file (ncu with --log-file) is "
+	    "silent on the output kf-run watches while it profiles, so a long profile "
+	    "looks like a hang" : "");
 	free(why);
 	return 1;
 }
