@@ -118,3 +118,35 @@ an() {
 	assert_output --partial "UncoalescedGlobalAccess"
 	assert_output --partial "ncu profiled no kernel"
 }
+
+# replay_rec JOB [kf-feedback options]: the saved record of a captured job,
+# its run included, re-read from its saved report.
+replay_rec() {
+	local job=$1
+	shift
+	jq -c '{id, cmd, profiler, worker} + (.passes[0] | {pass, mode, output_dir, run})' "examples/h200/$job.json" |
+		kf-read 2>/dev/null | kf-collate | kf-feedback "$@" > "$BATS_TEST_TMPDIR/$job.json"
+}
+
+@test "cupy-fft: CuPy's generator setup is set aside, the cuFFT kernel is the focus" {
+	replay_rec cupy-fft
+	[ "$(an cupy-fft '.analysis.ranking.machinery.kernels[0] | "\(.name) \(.total_ns)"')" = "void init_curand<curand_pseudo_state<curandStateXORWOW>>(long, unsigned long, long) 580704" ]
+	[ "$(an cupy-fft '.analysis.focus | "\(.total_ns) \(.launches)"')" = "408352 3" ]
+	run an cupy-fft .feedback
+	assert_output --partial "Kernel: regular_fft_factor<4096, EPT<16>, 4, 0, 14, 0, 2, 1, unsigned int, float, ...>(kernel_arguments_t<T9>)"
+}
+
+@test "hang and abort: the first lines say how the run ended; jax-jit stopped with nothing to read says kf-run stopped it" {
+	replay_rec hang
+	run an hang .feedback
+	assert_line -n 1 "Warning: the run did not finish: kf-run stopped it after 29.339 s, at its inactivity limit: no output for 20 s, as from a program that hangs (kf-run --inactivity changes it). The numbers below cover only the kernels that ran before it was stopped."
+	replay_rec abort
+	run an abort .feedback
+	assert_line -n 1 --partial "Note: the program exited with status 6 after the profiled kernels ran"
+	assert_line -n 1 --partial "SIGABRT has this one"
+	replay_rec jax-jit
+	[ "$(an jax-jit '.error.kind')" = stopped ]
+	run an jax-jit .error.message
+	assert_output --partial "kf-run stopped it after 60.015 s, at its inactivity limit: no output for 60 s"
+	refute_output --partial "run ncu with --csv"
+}
