@@ -5,6 +5,7 @@
  * Reads rec["collated"] as ncu_read wrote it; adds sections and analysis to
  * fb, which owns them. */
 #include <ctype.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -266,7 +267,19 @@ is_noise(const cJSON *r)
 	return type && strcmp(type, "WRN") == 0 && d && strstr(d, "could not be found");
 }
 
-static char *rule_unit(const char *desc);
+/* The unit a per-unit rule speaks of: "SMSPs" in "One or more SMSPs have";
+ * NULL if none. */
+static char *
+rule_unit(const char *desc)
+{
+	const char *p = strstr(desc, "One or more "), *q;
+
+	if (p == NULL)
+		return NULL;
+	p += strlen("One or more ");
+	q = strstr(p, " have");
+	return q && q > p && q - p <= 40 ? xstrndup(p, (size_t)(q - p)) : NULL;
+}
 
 /* Two rows of one rule (name and type) that each name a unit. */
 static int
@@ -308,20 +321,6 @@ merge_units(struct rule *v, size_t n)
 		}
 	}
 	return out;
-}
-
-/* The unit a per-unit rule speaks of: "SMSPs" in "One or more SMSPs have";
- * NULL if none. */
-static char *
-rule_unit(const char *desc)
-{
-	const char *p = strstr(desc, "One or more "), *q;
-
-	if (p == NULL)
-		return NULL;
-	p += strlen("One or more ");
-	q = strstr(p, " have");
-	return q && q > p && q - p <= 40 ? xstrndup(p, (size_t)(q - p)) : NULL;
 }
 
 /* "max 30.64% above, min 100.00% below the average" from a rule text. */
@@ -797,6 +796,21 @@ say_others(struct kf_fb *fb, const struct kf_rank *rank, const struct launch *l,
 		kf_fb_add_buf(fb, FB_MINOR, &b);
 }
 
+/* The name of the signal whose number is status, for the signals that end
+ * a program that crashes or aborts (ncu gives such a program's status as
+ * the signal's number); NULL otherwise. */
+static const char *
+crash_signal(double status)
+{
+	static const int crash[] = { SIGILL, SIGABRT, SIGBUS, SIGFPE, SIGKILL, SIGSEGV };
+	size_t i;
+
+	for (i = 0; i < sizeof crash / sizeof crash[0]; i++)
+		if (status == crash[i])
+			return kf_signame(crash[i]);
+	return NULL;
+}
+
 static void
 say_notes(struct kf_fb *fb, const cJSON *data, size_t nl)
 {
@@ -807,14 +821,14 @@ say_notes(struct kf_fb *fb, const cJSON *data, size_t nl)
 		    "covers the %zu complete kernel launch%s in it.", nl, nl == 1 ? "" : "es");
 	if (cJSON_IsNumber(code)) {
 		double c = code->valuedouble;
-		const char *sig = c >= 1 && c <= 31 ? kf_signame((int)c) : NULL;
+		const char *sig = crash_signal(c);
 
 		kf_fb_add(fb, FB_HEAD, "Note: the program exited with status %.0f after the "
 		    "profiled kernels ran (ncu: \"The application returned an error code\")%s%s%s; "
 		    "the numbers below are from complete kernel launches, only those that ran "
-		    "before it ended.", c, sig ? "; ncu reports a program killed by a signal "
-		    "with the signal's number, and " : "", sig ? sig : "",
-		    sig ? " has this one, so it may have crashed or aborted" : "");
+		    "before it ended.", c, sig ? "; that is the number of " : "", sig ? sig : "",
+		    sig ? ", which ncu reports as the status of a program killed by it: the "
+		    "program probably crashed or aborted" : "");
 	}
 }
 

@@ -143,7 +143,7 @@ replay_rec() {
 	replay_rec abort
 	run an abort .feedback
 	assert_line -n 1 --partial "Note: the program exited with status 6 after the profiled kernels ran"
-	assert_line -n 1 --partial "SIGABRT has this one"
+	assert_line -n 1 --partial "that is the number of SIGABRT, which ncu reports as the status of a program killed by it: the program probably crashed or aborted"
 	replay_rec jax-jit
 	[ "$(an jax-jit '.error.kind')" = stopped ]
 	run an jax-jit .error.message
