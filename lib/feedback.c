@@ -78,18 +78,38 @@ kf_fb_add_buf(struct kf_fb *fb, int prio, struct buf *b)
 	add(fb, prio, buf_take(b));
 }
 
+struct slot {
+	int prio;
+	size_t i;
+};
+
+static int
+by_prio(const void *a, const void *b)
+{
+	const struct slot *x = a, *y = b;
+
+	if (x->prio != y->prio)
+		return x->prio < y->prio ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
 /* The sections in the order they get room: by priority, then in reading
  * order. */
 static size_t *
 fill_order(const struct kf_fb *fb)
 {
-	size_t *o = xcalloc(fb->n + 1, sizeof *o), i, j;
+	struct slot *s = xcalloc(fb->n + 1, sizeof *s);
+	size_t *o = xcalloc(fb->n + 1, sizeof *o), i;
 
 	for (i = 0; i < fb->n; i++) {
-		for (j = i; j > 0 && fb->sec[o[j - 1]].prio > fb->sec[i].prio; j--)
-			o[j] = o[j - 1];
-		o[j] = i;
+		s[i].prio = fb->sec[i].prio;
+		s[i].i = i;
 	}
+	if (fb->n > 1)
+		qsort(s, fb->n, sizeof *s, by_prio);
+	for (i = 0; i < fb->n; i++)
+		o[i] = s[i].i;
+	free(s);
 	return o;
 }
 

@@ -68,36 +68,33 @@ set_shown(struct kf_rank *r)
 void
 kf_rank_sort(struct kf_rank *r)
 {
+	struct kf_map *idx = r->index;
 	size_t i;
+	int created;
 
-	if (r->index) {
-		kf_map_free(r->index);
-		free(r->index);
-		r->index = NULL;
-	}
 	for (i = 0; i < r->n; i++)
 		r->v[i].machine = kf_machinery_find(r->v[i].name);
 	if (r->n > 1)
 		qsort(r->v, r->n, sizeof *r->v, by_time);
-	for (i = 0; i < r->n; i++)
+	/* The index follows the entries to their places. */
+	for (i = 0; i < r->n; i++) {
 		r->v[i].share = r->total_ns > 0 ? 100 * r->v[i].total_ns / r->total_ns : 0;
+		kf_map_slot(idx, r->v[i].name, &created)->val = (void *)(i + 1);
+	}
 	set_shown(r);
 }
 
 const struct kf_rank_ent *
 kf_rank_find(const struct kf_rank *r, const char *name, size_t *place)
 {
-	size_t i, own = 0;
+	size_t k = name && r->index ? (size_t)kf_map_get(r->index, name) : 0;
 
-	for (i = 0; name && i < r->n; i++) {
-		own += r->v[i].machine == NULL;
-		if (strcmp(r->v[i].name, name) == 0) {
-			if (place)
-				*place = r->v[i].machine ? 0 : own;
-			return &r->v[i];
-		}
-	}
-	return NULL;
+	if (k == 0)
+		return NULL;
+	/* The program's own kernels come first, machinery after them. */
+	if (place)
+		*place = r->v[k - 1].machine ? 0 : k;
+	return &r->v[k - 1];
 }
 
 size_t
