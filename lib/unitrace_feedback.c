@@ -522,6 +522,25 @@ segment_heading(struct kf_fb *fb, const cJSON *seg, int no, int prio)
 		kf_fb_add(fb, prio, "# Benchmark %d: pytest test %s", no, label);
 }
 
+/* The shown names of every kernel of every segment, none alike (names),
+ * and the ranking of the focus segment made to use the same. */
+static void
+same_names(struct kf_rank *rank, struct kf_rank *names, const cJSON *segs)
+{
+	const cJSON *seg, *k;
+	size_t i;
+
+	cJSON_ArrayForEach(seg, segs)
+		cJSON_ArrayForEach(k, kf_arr(seg, "kernels"))
+			kf_rank_add(names, kf_str(k, "name") ? kf_str(k, "name") : "", 0, 0);
+	if (names->n > 0)
+		kf_rank_sort(names);
+	for (i = 0; i < rank->n; i++) {
+		free(rank->v[i].shown);
+		rank->v[i].shown = kf_rank_shown(names, rank->v[i].name);
+	}
+}
+
 void
 unitrace_feedback(const cJSON *rec, struct kf_fb *fb)
 {
@@ -532,7 +551,7 @@ unitrace_feedback(const cJSON *rec, struct kf_fb *fb)
 	cJSON *an = fb->analysis, *asegs, *akern, *g;
 	int n = cJSON_GetArraySize(segs), *sel, i, no = 0, focus = -1, focus_done = 0;
 	int sampling = kf_str(col, "mode") && strcmp(kf_str(col, "mode"), "sampling") == 0;
-	struct kf_rank rank = {0};
+	struct kf_rank rank = {0}, names = {0};
 	struct buf b = {0}, why = {0};
 	const struct kf_rank_ent *pick;
 	enum kf_focus_how how;
@@ -573,6 +592,7 @@ unitrace_feedback(const cJSON *rec, struct kf_fb *fb)
 		kf_rank_add(&rank, kf_str(k, "name"), kf_num(kf_obj(k, "gpu_time_ns"), "total", 0),
 		    kf_num_long(k, sampling ? "timed_instances" : "instances", 0, 0, LONG_MAX));
 	kf_rank_sort(&rank);
+	same_names(&rank, &names, segs);
 	pick = kf_fb_pick_totals(fb, &rank, &how, &matches, &why);
 	why_data = why.s ? xstrdup(why.s + strlen("Why this kernel: ")) : xstrdup("");
 	for (i = 0, seg = segs->child; seg; seg = seg->next, i++) {
@@ -607,8 +627,8 @@ unitrace_feedback(const cJSON *rec, struct kf_fb *fb)
 			    strcmp(kf_str(k, "name") ? kf_str(k, "name") : "", pick->name) == 0;
 
 			analyse(&a, k, gpu, sampling);
-			kernel_text(fb, &a, share, is_focus, gpu, &rank);
-			kj = kernel_json(&a, kf_str(seg, "label"), share, &rank);
+			kernel_text(fb, &a, share, is_focus, gpu, &names);
+			kj = kernel_json(&a, kf_str(seg, "label"), share, &names);
 			cJSON_AddItemToArray(akern, kj);
 			if (is_focus) {
 				cJSON *fj = cJSON_Duplicate(kj, 1);
@@ -624,6 +644,7 @@ unitrace_feedback(const cJSON *rec, struct kf_fb *fb)
 	}
 	kf_set(an, "ranking", kf_rank_json(&rank, fb->opt->top));
 	kf_rank_free(&rank);
+	kf_rank_free(&names);
 	free(sel);
 	buf_free(&b);
 	buf_free(&why);
