@@ -139,20 +139,41 @@ arg_end(const char *s, size_t n, size_t i)
 	return n;
 }
 
+/* An argument that does not tell kernels apart on its own: a number or a
+ * plain scalar type ("float", "unsigned int", "c10::BFloat16 *"). */
 static int
-is_number(const char *s, size_t n)
+is_plain(const char *s, size_t n)
 {
-	size_t i;
+	static const char *const words[] = {
+		"float", "double", "int", "long", "unsigned", "short", "char", "bool",
+		"signed", "const", "half", "Half", "__half", "BFloat16", "bfloat16",
+		"__nv_bfloat16", "size_t", "int64_t", "int32_t", "uint32_t", "uint64_t",
+		"true", "false",
+	};
+	size_t i = 0, j, w;
 
-	for (i = 0; i < n; i++)
-		if (!isdigit((unsigned char)s[i]) && s[i] != '-')
+	while (i < n) {
+		if (!is_ident(s[i])) {
+			if (strchr(" *&-:", s[i]) == NULL)
+				return 0;
+			i++;
+			continue;
+		}
+		for (j = i; j < n && is_ident(s[j]); j++)
+			;
+		for (w = 0; w < sizeof words / sizeof words[0]; w++)
+			if (strlen(words[w]) == j - i && memcmp(words[w], s + i, j - i) == 0)
+				break;
+		if (w == sizeof words / sizeof words[0] && !isdigit((unsigned char)s[i]))
 			return 0;
-	return n > 0;
+		i = j;
+	}
+	return 1;
 }
 
 /* The arguments of a template list (s[0..n), inside the brackets) that fit
  * in budget, whole, in order; the first one that says something (not a
- * number) is kept even when long, its own arguments cut the same way, so
+ * number or a plain scalar type) is kept even when long, its own arguments cut the same way, so
  * that "AUnaryFunctor<..., MulFunctor<float>>" is not lost behind "...". */
 static void
 put_args(struct buf *b, const char *s, size_t n, size_t budget, int depth)
@@ -173,7 +194,7 @@ put_args(struct buf *b, const char *s, size_t n, size_t budget, int depth)
 			buf_puts(b, sep ? ", " : "");
 			buf_add(b, a, an);
 			used += sep + an;
-			said |= !is_number(a, an);
+			said |= !is_plain(a, an);
 			i = end + 1;
 			continue;
 		}
