@@ -222,3 +222,9 @@ print(json.dumps({"id": "next", "profiler": "ncu", "collated": {"format": "detai
 	assert_line -n 0 "$(printf 'h\tk<T<T<T<T<T<T<T<T<T...>>>>>>>>>(int)')"
 	assert_line -n 1 "$(printf 'next\tno_kernels')"
 }
+
+@test "names: past plain types (float, 4) to the argument that says what the kernel does (torch.compile capture)" {
+	fb cm "$TOP/examples/h200/compile_mlp/ncu.000/ncu_report.csv" --top 10
+	run an cm '[.ranking.kernels[].short_name | select(contains("distribution_elementwise") or contains("FillFunctor"))]'
+	assert_output '["at::vectorized_elementwise_kernel<4, FillFunctor<int>, array<char *, 1>>(int, T2, T3)","at::distribution_elementwise_grid_stride_kernel<float, 4, void normal_and_transform<BFloat16, float, CUDAGeneratorImpl *, ...>, ...>(long, PhiloxCudaState, T3, T4)"]'
+}
