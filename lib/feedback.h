@@ -23,11 +23,11 @@ enum {
 
 struct kf_fb_opts {
 	size_t max_chars;	/* 0: no limit */
-	const char *focus;	/* --focus: NULL or "time", "longest", a name or glob */
 	int top;		/* kernels listed by name in rankings */
 	int max_rules;		/* rules listed */
 	const char *gpu;	/* --gpu: the GPU whose roofs to use */
 	const char *gpus_file;	/* --gpus-file: more GPUs */
+	const char *focus;	/* --focus: NULL or "time", "longest", a name or glob */
 };
 
 struct kf_fb_sec {
