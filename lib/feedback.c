@@ -217,12 +217,14 @@ kf_fb_say_run(struct kf_fb *fb, const cJSON *rec)
 {
 	const cJSON *p, *passes = kf_arr(rec, "passes");
 	const cJSON *run = kf_obj(rec, "run");
+	const char *pass = NULL;
 	char *why = NULL;
 	cJSON *o;
 
 	cJSON_ArrayForEach(p, passes) {
 		if ((why = kf_run_stopped(kf_obj(p, "run"))) != NULL) {
 			run = kf_obj(p, "run");
+			pass = cJSON_GetArraySize(passes) > 1 ? kf_str(p, "pass") : NULL;
 			break;
 		}
 	}
@@ -230,8 +232,9 @@ kf_fb_say_run(struct kf_fb *fb, const cJSON *rec)
 		why = kf_run_stopped(run);
 	if (why == NULL)
 		return;
-	kf_fb_add(fb, FB_HEAD, "Warning: the run did not finish: %s. The numbers below "
-	    "cover only the kernels that ran before it was stopped.", why);
+	kf_fb_add(fb, FB_HEAD, "Warning: the run%s%s did not finish: %s. The numbers below "
+	    "cover only the kernels that ran before it was stopped.", pass ? " of pass " : "",
+	    pass ? pass : "", why);
 	o = cJSON_AddObjectToObject(fb->analysis, "run_end");
 	cJSON_AddBoolToObject(o, "stopped", 1);
 	cJSON_AddItemToObject(o, "ended_by", cJSON_Duplicate(
@@ -240,5 +243,7 @@ kf_fb_say_run(struct kf_fb *fb, const cJSON *rec)
 		cJSON_AddItemToObject(o, "limit_s", cJSON_Duplicate(
 		    cJSON_GetObjectItemCaseSensitive(run, "limit_s"), 1));
 	cJSON_AddStringToObject(o, "why", why);
+	if (pass)
+		cJSON_AddStringToObject(o, "pass", pass);
 	free(why);
 }

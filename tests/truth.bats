@@ -228,3 +228,18 @@ print(json.dumps({"id": "next", "profiler": "ncu", "collated": {"format": "detai
 	run an cm '[.ranking.kernels[].short_name | select(contains("distribution_elementwise") or contains("FillFunctor"))]'
 	assert_output '["at::vectorized_elementwise_kernel<4, FillFunctor<int>, array<char *, 1>>(int, T2, T3)","at::distribution_elementwise_grid_stride_kernel<float, 4, void normal_and_transform<BFloat16, float, CUDAGeneratorImpl *, ...>, ...>(long, PhiloxCudaState, T3, T4)"]'
 }
+
+@test "unitrace: one of three passes stopped by the timeout is named in the first lines" {
+	B580='{"gpu_name":"Intel(R) Arc(TM) B580 Graphics"}'
+	for d in "$FIX/unitrace/bmg-gemm-xmx"/pass-*; do
+		n=${d##*/pass-}
+		jq -cn --arg d "$d" --arg p "unitrace.${n%%-*}" --argjson w "$B580" \
+			'{id:"j", profiler:"unitrace", pass:$p, output_dir:$d, worker:$w}'
+	done | kf-read 2>/dev/null |
+		jq -c 'if .pass == "unitrace.001" then .run = {ended_by:"timeout", limit_s:300, elapsed_s:300.2} else . end' |
+		kf-collate | kf-feedback >"$BATS_TEST_TMPDIR/ut.json"
+	run jq -r .feedback "$BATS_TEST_TMPDIR/ut.json"
+	assert_line -n 1 'Warning: the run of pass unitrace.001 did not finish: kf-run stopped it after 300.2 s, at its time limit of 300 s (kf-run --timeout changes it). The numbers below cover only the kernels that ran before it was stopped.'
+	run jq -c '.analysis.run_end | [.pass, .ended_by, .limit_s]' "$BATS_TEST_TMPDIR/ut.json"
+	assert_output '["unitrace.001","timeout",300]'
+}
