@@ -13,8 +13,8 @@
 #include "record.h"
 
 static const char usage[] =
-	"[-tu] [--max-chars N] [--top N] [--rules N] [--gpu NAME] [--gpus-file FILE]\n"
-	"[--no-collated] [--baseline FILE [--noise PCT]] [FILE ...]";
+	"[-tu] [--max-chars N] [--top N] [--rules N] [--focus WHICH] [--gpu NAME]\n"
+	"[--gpus-file FILE] [--no-collated] [--baseline FILE [--noise PCT]] [FILE ...]";
 static const char help[] =
 	"Adds \"feedback\" (text for a prompt) and \"analysis\" (the same findings as\n"
 	"data) to each collated record.\n"
@@ -22,6 +22,9 @@ static const char help[] =
 	"  -n, --max-chars N    keep the most important parts within N characters\n"
 	"      --top N          kernels named in rankings (default 5)\n"
 	"      --rules N        optimisation rules listed (default 5)\n"
+	"      --focus WHICH    the kernel the details are about: time (default: the\n"
+	"                       kernel with the most GPU time), longest (the longest\n"
+	"                       launch), or a kernel name, part of one or a glob\n"
 	"      --gpu NAME       use this GPU's roofs, whatever the record's worker says\n"
 	"      --gpus-file FILE more GPUs (JSON, as share/kf/gpus.json)\n"
 	"      --no-collated    leave \"collated\" and \"data\" out of the records\n"
@@ -48,6 +51,8 @@ explain_error(const cJSON *rec, struct kf_fb *fb)
 
 	kf_fb_add(fb, FB_HEAD, "Profiling%s%s failed, so there are no performance numbers "
 	    "for this run.", prof ? " with " : "", prof ? prof : "");
+	if (kind == NULL || strcmp(kind, "stopped") != 0)
+		kf_fb_say_run(fb, rec);
 	kf_fb_add(fb, FB_HEAD, "What went wrong (%s, %s): %s", stage ? stage : "unknown stage",
 	    kind ? kind : "error", msg ? msg : "no message");
 	if (hint)
@@ -108,6 +113,7 @@ feedback_one(cJSON *rec, const struct kf_fb_opts *opt, int text_only)
 	} else {
 		kf_fb_add(&fb, FB_DETAIL, "%s", intro);
 		kf_set_str(fb.analysis, "status", "ok");
+		kf_fb_say_run(&fb, work);
 		p->feedback(work, &fb);
 		kf_delta(baseline, rec, &fb);
 	}
@@ -154,7 +160,8 @@ check_gpu_options(const struct kf_fb_opts *opt)
 int
 main(int argc, char **argv)
 {
-	enum { O_TOP = 1, O_RULES, O_GPU, O_GPUS_FILE, O_NO_COLLATED, O_BASELINE, O_NOISE };
+	enum { O_TOP = 1, O_RULES, O_GPU, O_GPUS_FILE, O_NO_COLLATED, O_BASELINE, O_NOISE,
+		O_FOCUS };
 	static const struct option longopts[] = {
 		{ "text", no_argument, NULL, 't' },
 		{ "max-chars", required_argument, NULL, 'n' },
@@ -165,9 +172,10 @@ main(int argc, char **argv)
 		{ "no-collated", no_argument, NULL, O_NO_COLLATED },
 		{ "baseline", required_argument, NULL, O_BASELINE },
 		{ "noise", required_argument, NULL, O_NOISE },
+		{ "focus", required_argument, NULL, O_FOCUS },
 		KF_OPT_COMMON
 	};
-	struct kf_fb_opts opt = { 0, 5, 5, NULL, NULL };
+	struct kf_fb_opts opt = { .top = 5, .max_rules = 5 };
 	int c, text_only = 0;
 	const char *base_file = NULL;
 	double noise = KF_NOISE_PCT_DEFAULT;
@@ -188,6 +196,11 @@ main(int argc, char **argv)
 		case O_NO_COLLATED: no_collated = 1; break;
 		case O_BASELINE: base_file = optarg; break;
 		case O_NOISE: noise = kf_opt_pct(optarg, "--noise"); break;
+		case O_FOCUS:
+			if (*optarg == '\0')
+				kf_usage_error("--focus: an empty name");
+			opt.focus = optarg;
+			break;
 		default: kf_usage();
 		}
 	}

@@ -137,11 +137,11 @@ fz_end(size_t *n)
 void
 fz_feedback(cJSON *rec, int variant)
 {
-	/* Plain, and short with the fewest kernels and rules and a named GPU:
-	 * one per input, to keep the targets fast. */
+	/* Plain, and short with the fewest kernels and rules, a named GPU and
+	 * the reference's focus: one per input, to keep the targets fast. */
 	static const struct kf_fb_opts opts[] = {
-		{ 0, 5, 5, NULL, NULL },
-		{ 300, 1, 0, "B580", NULL },
+		{ 0, 5, 5, NULL, NULL, NULL },
+		{ 300, 1, 0, "B580", NULL, "longest" },
 	};
 	const struct kf_profiler *p = kf_profiler_find(kf_str(rec, "profiler"));
 	const struct kf_fb_opts *o = &opts[variant & 1];

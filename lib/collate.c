@@ -43,7 +43,7 @@ static cJSON *
 pass_summary(const cJSON *rec)
 {
 	static const char *const run_keys[] = {
-		"exit_code", "signal", "ended_by", "elapsed_s", "message", NULL,
+		"exit_code", "signal", "ended_by", "limit_s", "elapsed_s", "message", NULL,
 	};
 	static const char *const keys[] = { "pass", "group", "mode", "output_dir", NULL };
 	cJSON *p = cJSON_CreateObject();

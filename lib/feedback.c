@@ -72,38 +72,103 @@ kf_fb_add_buf(struct kf_fb *fb, int prio, struct buf *b)
 	add(fb, prio, buf_take(b));
 }
 
+struct slot {
+	int prio;
+	size_t i;
+};
+
+static int
+by_prio(const void *a, const void *b)
+{
+	const struct slot *x = a, *y = b;
+
+	if (x->prio != y->prio)
+		return x->prio < y->prio ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* The sections in the order they get room: by priority, then in reading
+ * order. */
+static size_t *
+fill_order(const struct kf_fb *fb)
+{
+	struct slot *s = xcalloc(fb->n + 1, sizeof *s);
+	size_t *o = xcalloc(fb->n + 1, sizeof *o), i;
+
+	for (i = 0; i < fb->n; i++) {
+		s[i].prio = fb->sec[i].prio;
+		s[i].i = i;
+	}
+	if (fb->n > 1)
+		qsort(s, fb->n, sizeof *s, by_prio);
+	for (i = 0; i < fb->n; i++)
+		o[i] = s[i].i;
+	free(s);
+	return o;
+}
+
+/* How much of text fits in room: all of it, else whole lines from the
+ * start (at least two: a heading and an item), else the heading and the
+ * first item's first sentences, else nothing. */
+static size_t
+fit_lines(const char *text, size_t room)
+{
+	size_t n = strlen(text), cut = 0, lines = 0, i, sentence = 0;
+	const char *p;
+
+	if (n <= room)
+		return n;
+	for (p = text; (p = strchr(p, '\n')) != NULL && (size_t)(p - text) <= room; p++) {
+		cut = (size_t)(p - text);
+		lines++;
+	}
+	if (lines >= 2 || lines == 0)
+		return lines >= 2 ? cut : 0;
+	/* One line fits: the first item up to the last sentence end in room. */
+	for (i = cut + 1; i + 1 < n && i < room && text[i] != '\n'; i++)
+		if (text[i] == '.' && text[i + 1] == ' ')
+			sentence = i + 1;
+	return sentence > cut + 60 ? sentence : 0;
+}
+
+/* The text within max (0: no limit), the newline that ends it counted:
+ * sections get room by priority (0 first), whole or as many whole lines as
+ * fit, and keep their reading order; priority-0 sections always stay, and
+ * if they alone are too long the text is cut at a line end (else a UTF-8
+ * boundary) as a last resort. */
 char *
 kf_fb_render(const struct kf_fb *fb, size_t max)
 {
-	char *keep = xcalloc(fb->n + 1, 1);
-	size_t i, total = 0;
+	size_t *order = fill_order(fb), *len = xcalloc(fb->n + 1, sizeof *len);
+	size_t i, total = 0, used = 0;
 	struct buf b = {0};
 
 	for (i = 0; i < fb->n; i++) {
-		keep[i] = 1;
-		total += strlen(fb->sec[i].text) + (i ? 2 : 0);
-	}
-	/* max counts the newline that ends the text. */
-	while (max && total + 1 > max) {
-		size_t worst = fb->n;
+		size_t k = order[i], sep = used ? 2 : 0, room;
 
-		for (i = 0; i < fb->n; i++)
-			if (keep[i] && (worst == fb->n || fb->sec[i].prio >= fb->sec[worst].prio))
-				worst = i;
-		/* Never drop the last section standing; cut it below instead. */
-		if (worst == fb->n || fb->sec[worst].prio == 0)
-			break;
-		keep[worst] = 0;
-		total -= strlen(fb->sec[worst].text) + 2;
+		if (max == 0) {
+			len[k] = strlen(fb->sec[k].text);
+			continue;
+		}
+		room = max > total + sep + 1 ? max - total - sep - 1 : 0;
+		if (fb->sec[k].prio == 0)
+			len[k] = strlen(fb->sec[k].text);	/* stays; cut below */
+		else
+			len[k] = fit_lines(fb->sec[k].text, room);
+		if (len[k]) {
+			total += sep + len[k];
+			used++;
+		}
 	}
 	for (i = 0; i < fb->n; i++) {
-		if (!keep[i])
+		if (len[i] == 0)
 			continue;
 		if (b.len)
 			buf_puts(&b, "\n\n");
-		buf_puts(&b, fb->sec[i].text);
+		buf_add(&b, fb->sec[i].text, len[i]);
 	}
-	free(keep);
+	free(order);
+	free(len);
 	if (max && b.len + 1 > max) {
 		/* Cut at the last line end that fits, else at a UTF-8 boundary. */
 		size_t cut = max - 1;
@@ -139,4 +204,40 @@ void
 kf_fmt_pct(struct buf *b, double pct)
 {
 	buf_printf(b, "%.1f%%", pct);
+}
+
+void
+kf_fb_say_run(struct kf_fb *fb, const cJSON *rec)
+{
+	const cJSON *p, *passes = kf_arr(rec, "passes");
+	const cJSON *run = kf_obj(rec, "run");
+	const char *pass = NULL;
+	char *why = NULL;
+	cJSON *o;
+
+	cJSON_ArrayForEach(p, passes) {
+		if ((why = kf_run_stopped(kf_obj(p, "run"))) != NULL) {
+			run = kf_obj(p, "run");
+			pass = cJSON_GetArraySize(passes) > 1 ? kf_str(p, "pass") : NULL;
+			break;
+		}
+	}
+	if (why == NULL && passes == NULL)
+		why = kf_run_stopped(run);
+	if (why == NULL)
+		return;
+	kf_fb_add(fb, FB_HEAD, "Warning: the run%s%s did not finish: %s. The numbers below "
+	    "cover only the kernels that ran before it was stopped.", pass ? " of pass " : "",
+	    pass ? pass : "", why);
+	o = cJSON_AddObjectToObject(fb->analysis, "run_end");
+	cJSON_AddBoolToObject(o, "stopped", 1);
+	cJSON_AddItemToObject(o, "ended_by", cJSON_Duplicate(
+	    cJSON_GetObjectItemCaseSensitive(run, "ended_by"), 1));
+	if (cJSON_GetObjectItemCaseSensitive(run, "limit_s"))
+		cJSON_AddItemToObject(o, "limit_s", cJSON_Duplicate(
+		    cJSON_GetObjectItemCaseSensitive(run, "limit_s"), 1));
+	cJSON_AddStringToObject(o, "why", why);
+	if (pass)
+		cJSON_AddStringToObject(o, "pass", pass);
+	free(why);
 }

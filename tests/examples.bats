@@ -11,18 +11,32 @@ setup() {
 	cd "$TOP"
 }
 
-# feedback_of JOB: replay examples/h200/JOB through kf-read | kf-collate | kf-feedback
+# feedback_of JOB [kf-feedback options]: replay examples/h200/JOB through
+# kf-read | kf-collate | kf-feedback
 feedback_of() {
-	jq -c '{id, profiler, output_dir: .passes[0].output_dir, worker}' "examples/h200/$1.json" |
-		kf-read | kf-collate | kf-feedback > "$BATS_TEST_TMPDIR/$1.json"
+	local job=$1
+	shift
+	jq -c '{id, profiler, output_dir: .passes[0].output_dir, worker}' "examples/h200/$job.json" |
+		kf-read | kf-collate | kf-feedback "$@" > "$BATS_TEST_TMPDIR/$job.json"
 }
 
 an() {
 	jq -r "$2" "$BATS_TEST_TMPDIR/$1.json"
 }
 
-@test "resnet18 --set full, 120 launches: longest launch, its SOL figures and rules" {
+@test "resnet18 --set full, 120 launches: the kernel with the most time is the focus, not the longest launch (rank 6)" {
 	feedback_of resnet18-full
+	[ "$(an resnet18-full '.analysis.focus | "\(.reason) \(.id) \(.duration_ns) \(.total_ns) \(.launches)"')" = "most_time 65 34048 179744 20" ]
+	run an resnet18-full .feedback
+	assert_output --partial "Kernel: cudnn::bn_fw_inf_1C11_kernel_NCHW<float, float, 1, 1>(...)"
+	assert_output --partial "Why this kernel: it has the most GPU time of the program's 19 kernels: 14.7%, 179.7 us over 20 launches."
+	feedback_of resnet18-full --focus longest
+	run an resnet18-full .feedback
+	assert_output --partial "over all its launches it takes 7.9% of the profiled GPU time (1 launch), rank 6 of 19"
+}
+
+@test "resnet18 --set full, 120 launches, --focus longest: longest launch, its SOL figures and rules" {
+	feedback_of resnet18-full --focus longest
 	[ "$(an resnet18-full '.analysis.focus.id')" = 63 ]
 	[ "$(an resnet18-full '.analysis.focus.duration_ns')" = 97024 ]
 	[ "$(an resnet18-full '.analysis.focus.throughput | [.compute_sm_pct, .l1tex_pct, .l2_pct, .dram_pct] | @csv')" = "53.06,63.56,19.42,7.88" ]
@@ -30,7 +44,7 @@ an() {
 	[ "$(an resnet18-full '.analysis.rules[0] | "\(.name) \(.speedup_type) \(.speedup)"')" = "UncoalescedGlobalAccess global 50.9" ]
 	run an resnet18-full .feedback
 	assert_output --partial "Kernel: sm80_xmma_fprop_implicit_gemm_indexed_wo_smem_tf32f32"
-	assert_output --partial "The longest of the 120 kernel launches profiled (ID 63"
+	assert_output --partial "The numbers below are from the longest of the 120 kernel launches profiled (ID 63"
 	assert_output --partial "DRAM Throughput: 7.9%"
 	assert_output --partial "UncoalescedGlobalAccess (estimated global speedup 50.9%)"
 }
@@ -56,15 +70,15 @@ an() {
 	assert_output --partial "NVTX ranges: sgemm_tiled"
 }
 
-@test "transformer in bf16: the longest launch is not the kernel with the most total time" {
-	feedback_of transformer
+@test "transformer in bf16, --focus longest: the longest launch is not the kernel with the most total time" {
+	feedback_of transformer --focus longest
 	[ "$(an transformer '.analysis.focus.id')" = 8 ]
 	[ "$(an transformer '.analysis.focus.duration_ns')" = 55840 ]
 	[ "$(an transformer '.analysis.ranking.kernels[0] | "\(.name) \(.total_ns) \(.launches)"')" = "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_bias_TNT 245056 7" ]
 	[ "$(an transformer '.analysis.focus.throughput.compute_sm_pct')" = 65.65 ]
 	run an transformer .feedback
 	assert_output --partial "Compute is more heavily utilized than Memory"
-	assert_output --partial "this kernel takes 21.7% of the profiled GPU time (2 launches), rank 2 of 5 kernels; the kernel with the most GPU time is nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_bias_TNT (47.8%)"
+	assert_output --partial "over all its launches it takes 21.7% of the profiled GPU time (2 launches), rank 2 of 5; the kernel with the most GPU time is nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_bias_TNT (47.8%)"
 }
 
 @test "sgemm_tiled --set full: the shared-memory rule ncu reports only with the full set" {
@@ -103,4 +117,37 @@ an() {
 	assert_output --partial "Kernel: transpose_naive_k(const float *, float *, int)"
 	assert_output --partial "UncoalescedGlobalAccess"
 	assert_output --partial "ncu profiled no kernel"
+}
+
+# replay_rec JOB [kf-feedback options]: the saved record of a captured job,
+# its run included, re-read from its saved report.
+replay_rec() {
+	local job=$1
+	shift
+	jq -c '{id, cmd, profiler, worker} + (.passes[0] | {pass, mode, output_dir, run})' "examples/h200/$job.json" |
+		kf-read 2>/dev/null | kf-collate | kf-feedback "$@" > "$BATS_TEST_TMPDIR/$job.json" ||
+		[ $? -eq 1 ]	# 1: a failed profile (jax-jit)
+}
+
+@test "cupy-fft: CuPy's generator setup is set aside, the cuFFT kernel is the focus" {
+	replay_rec cupy-fft
+	[ "$(an cupy-fft '.analysis.ranking.machinery.kernels[0] | "\(.name) \(.total_ns)"')" = "void init_curand<curand_pseudo_state<curandStateXORWOW>>(long, unsigned long, long) 580704" ]
+	[ "$(an cupy-fft '.analysis.focus | "\(.total_ns) \(.launches)"')" = "408352 3" ]
+	run an cupy-fft .feedback
+	assert_output --partial "Kernel: regular_fft_factor<4096, EPT<16>, 4, 0, 14, 0, 2, 1, unsigned int, float, ...>(kernel_arguments_t<T9>)"
+}
+
+@test "hang and abort: the first lines say how the run ended; jax-jit stopped with nothing to read says kf-run stopped it" {
+	replay_rec hang
+	run an hang .feedback
+	assert_line -n 1 "Warning: the run did not finish: kf-run stopped it after 29.339 s, at its inactivity limit: no output for 20 s, as from a program that hangs (kf-run --inactivity changes it). The numbers below cover only the kernels that ran before it was stopped."
+	replay_rec abort
+	run an abort .feedback
+	assert_line -n 1 --partial "Note: the program exited with status 6 after the profiled kernels ran"
+	assert_line -n 1 --partial "that is the number of SIGABRT, which ncu reports as the status of a program killed by it: the program probably crashed or aborted"
+	replay_rec jax-jit
+	[ "$(an jax-jit '.error.kind')" = stopped ]
+	run an jax-jit .error.message
+	assert_output --partial "kf-run stopped it after 60.015 s, at its inactivity limit: no output for 60 s"
+	refute_output --partial "run ncu with --csv"
 }

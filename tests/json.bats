@@ -31,5 +31,8 @@ setup_file() {
 	run cmp -n "$(stat -c %s "$BATS_TEST_TMPDIR/prefix")" "$BATS_TEST_TMPDIR/prefix" "$BATS_TEST_TMPDIR/fb.json"
 	assert_success
 	run jq -r '.analysis.focus.duration_ns, .analysis.rules[0].name' "$BATS_TEST_TMPDIR/fb.json"
+	assert_output $'33344\nLaunchConfiguration'
+	kf-feedback --focus longest "$BATS_TEST_TMPDIR/col.json" >"$BATS_TEST_TMPDIR/fbl.json"
+	run jq -r '.analysis.focus.duration_ns, .analysis.rules[0].name' "$BATS_TEST_TMPDIR/fbl.json"
 	assert_output $'97152\nUncoalescedGlobalAccess'
 }

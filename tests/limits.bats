@@ -67,7 +67,7 @@ timed() {
 	assert_success
 	timed bash -c 'kf-feedback <"$1" >"$2/fb"' _ "$T/col" "$T"
 	assert_success
-	jq -e '.feedback | test("3200 kernel launches")' "$T/fb" >/dev/null
+	jq -e '.feedback | test("Kernels by total GPU time \\(500 kernels, 3200 launches")' "$T/fb" >/dev/null
 	timed bash -c 'kf-feedback --max-chars 500 <"$1" >"$2/fb500"' _ "$T/col" "$T"
 	assert_success
 	[ "$(jq '.feedback | length' "$T/fb500")" -le 500 ]

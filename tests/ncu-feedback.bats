@@ -62,11 +62,12 @@ an() {
 	assert_line 'Occupancy: theoretical 100.0%, achieved 95.2%.'
 }
 
-@test "multi: the longest launch is the focus, every kernel ranked by total time" {
+@test "multi: the kernel with the most time is the focus, every kernel ranked by total time" {
 	fb multi "$H200/detailed-multi.csv"
 	run text multi
 	assert_line 'Kernel: sgemm_naive_k(const float *, const float *, float *, int)'
-	assert_line 'The longest of the 4 kernel launches profiled (ID 2, process 1083 bench), duration 3.13 ms.'
+	assert_line "Why this kernel: it has the most GPU time of the program's 3 kernels: 86.5%, 3.13 ms over 1 launch."
+	assert_line 'The numbers below are from its only launch (ID 2, process 1083 bench), duration 3.13 ms.'
 	assert_line 'Kernels by total GPU time (3 kernels, 4 launches, 3.62 ms in all):'
 	assert_line '1. sgemm_naive_k(const float *, const float *, float *, int): 86.5%, 3.13 ms over 1 launch'
 	assert_line '2. copy_k(const float4 *, float4 *, unsigned long): 7.3%, 265.3 us over 2 launches'
@@ -75,13 +76,16 @@ an() {
 	assert_output '[3617632,[[3129408,1],[265280,2],[222944,1]]]'
 }
 
-@test "resnet18: 80 launches grouped into 16 kernels; the focus is the longest launch" {
+@test "resnet18: 80 launches grouped into 16 kernels; the focus is the kernel with the most time, from its longest launch" {
 	fb resnet "$H200/detailed-resnet18-plain.csv"
 	longest=$(replay r ncu "$BATS_TEST_TMPDIR/resnet" | kf-read |
-		jq -c '[.data.kernels[] | [.metrics["GPU Speed Of Light Throughput"].Duration.value, .id]] | max')
-	[ "$longest" = "[97152,63]" ]
-	run an resnet '[.focus.id, .focus.duration_ns, .ranking.kernel_count, ([.ranking.kernels[].launches] | add) + .ranking.others.launches]'
-	assert_output '[63,97152,16,80]'
+		jq -c '[.data.kernels[] | select(.name | startswith("void cudnn::bn_fw_inf_1C11_kernel_NCHW<float, float, 1, 1>")) | [.metrics["GPU Speed Of Light Throughput"].Duration.value, .id]] | max')
+	[ "$longest" = "[33344,65]" ]
+	run an resnet '[.focus.id, .focus.duration_ns, .focus.reason, .focus.total_ns, .focus.launches, .ranking.kernel_count, ([.ranking.kernels[].launches] | add) + .ranking.others.launches]'
+	assert_output '[65,33344,"most_time",122752,13,16,80]'
+	run text resnet
+	assert_line "Why this kernel: it has the most GPU time of the program's 16 kernels: 14.3%, 122.8 us over 13 launches."
+	assert_line 'The numbers below are from its longest launch of 13 (ID 65, process 482 python3.12), duration 33.3 us.'
 	run text resnet
 	assert_line 'Kernels by total GPU time (16 kernels, 80 launches, 859.4 us in all):'
 	assert_line '1. cudnn::bn_fw_inf_1C11_kernel_NCHW<float, float, 1, 1>(...): 14.3%, 122.8 us over 13 launches'
@@ -91,7 +95,7 @@ an() {
 @test "--top 2 lists two kernels and sums the rest" {
 	fb resnet "$H200/detailed-resnet18-plain.csv" --top 2
 	run text resnet
-	assert_line '2. engines_precompiled::nchwToNhwcKernel<float, float, float, 0, 1, 0>(...): 12.3%, 105.7 us over 16 launches'
+	assert_line '2. engines_precompiled::nchwToNhwcKernel<float, float, float, 0, 1, 0>(nchw2nhwc_params_t<T3>, const T1 *, T2 *): 12.3%, 105.7 us over 16 launches'
 	assert_line '   14 other kernels: 73.4%, 630.9 us over 51 launches'
 	run an resnet '[(.ranking.kernels | length), .ranking.others.kernel_count]'
 	assert_output '[2,14]'
@@ -107,8 +111,38 @@ an() {
 	refute_output --partial 'http'
 }
 
-@test "resnet18 focus: the largest global speedup rule comes first" {
-	fb resnet "$H200/detailed-resnet18-plain.csv"
+@test "resnet18 --focus longest: the reference's focus, the longest launch, and where its kernel stands" {
+	fb resnet "$H200/detailed-resnet18-plain.csv" --focus longest
+	longest=$(replay r ncu "$BATS_TEST_TMPDIR/resnet" | kf-read |
+		jq -c '[.data.kernels[] | [.metrics["GPU Speed Of Light Throughput"].Duration.value, .id]] | max')
+	[ "$longest" = "[97152,63]" ]
+	run an resnet '[.focus.id, .focus.duration_ns, .focus.reason]'
+	assert_output '[63,97152,"longest_launch"]'
+	run text resnet
+	assert_line "Why this kernel: it ran the longest launch (--focus longest); over all its launches it takes 11.3% of the profiled GPU time (1 launch), rank 3 of 16; the kernel with the most GPU time is cudnn::bn_fw_inf_1C11_kernel_NCHW<float, float, 1, 1>(...) (14.3%)."
+	assert_line 'The numbers below are from the longest of the 80 kernel launches profiled (ID 63, process 482 python3.12), duration 97.2 us.'
+}
+
+@test "resnet18 --focus NAME, part of a name or a glob; a name that matches nothing falls back and says so" {
+	fb resnet "$H200/detailed-resnet18-plain.csv" --focus 'max_pool_forward'
+	run an resnet '[.focus.reason, .focus.launches, (.focus.name | startswith("void at::<unnamed>::max_pool_forward_nchw<float, int>"))]'
+	assert_output '["named",1,true]'
+	run text resnet
+	assert_line --partial 'Why this kernel: --focus "max_pool_forward" names it; it takes '
+	fb resnet "$H200/detailed-resnet18-plain.csv" --focus '*nchwToNhwcKernel*'
+	run an resnet '[.focus.reason, .focus.launches]'
+	assert_output '["named",16]'
+	run text resnet
+	assert_line --partial 'Why this kernel: --focus "*nchwToNhwcKernel*" names it (the one with the most time of 2 that match); it takes 12.3% of the profiled GPU time (16 launches), rank 2 of 16;'
+	fb resnet "$H200/detailed-resnet18-plain.csv" --focus 'no such kernel'
+	run an resnet '[.focus.reason, .focus.id]'
+	assert_output '["unmatched",65]'
+	run text resnet
+	assert_line --partial 'Why this kernel: no kernel matches --focus "no such kernel", so it has the most GPU time'
+}
+
+@test "resnet18 --focus longest: the largest global speedup rule comes first" {
+	fb resnet "$H200/detailed-resnet18-plain.csv" --focus longest
 	run an resnet '.rules[0] | [.name, .type, .section, .speedup_type, .speedup]'
 	assert_output '["UncoalescedGlobalAccess","OPT","SourceCounters","global",50.93]'
 	run an resnet '.rules[0].description'
@@ -221,7 +255,7 @@ an() {
 @test "real --nvtx capture: the focus launch's NVTX ranges are named" {
 	fb nvtx "$FIX/ncu-h200-nvtx/nvtx-detailed.csv"
 	run text nvtx
-	assert_line 'The longest of the 2 kernel launches profiled (ID 1, process 477 nv), duration 5.0 us.'
+	assert_line 'The numbers below are from its longest launch of 2 (ID 1, process 477 nv), duration 5.0 us.'
 	assert_line 'NVTX ranges: outer.'
 	run an nvtx '.focus.nvtx'
 	assert_output '["outer"]'

@@ -30,13 +30,13 @@ line() { sed -n "${1}p" "$BATS_FILE_TMPDIR/out"; }
 
 @test "the record's own timeout, SIGTERM then SIGKILL: all said in the message" {
 	line 2 | jq -e '.exit_code == null and .signal == "SIGKILL" and .ended_by == "timeout"
-		and .elapsed_s == 7.25
+		and .elapsed_s == 7.25 and .limit_s == 5
 		and .message == "timed out after 5 s: ended with SIGTERM and, after the grace period, SIGKILL; killed by SIGKILL"'
 }
 
 @test "inactivity, a program that never ended, its GPU" {
 	line 3 | jq -e '.ended_by == "inactivity" and .exit_code == null and .signal == null
-		and .elapsed_s == 107 and .gpu == "1"
+		and .elapsed_s == 107 and .limit_s == 100 and .gpu == "1"
 		and .message == "no output for 100 s: ended with SIGTERM and, after the grace period, SIGKILL; the program did not end, even after SIGKILL"'
 }
 

@@ -38,7 +38,7 @@ r3() { echo '(. * 1000 | round) / 1000'; }
 		(.alu_util | [.ALU0, .ALU1, .ALU2] | map($(r3)) | join(\" \")),
 		.gmem_bw_gbps, (.gmem_bw_pct|$(r3)), .slm_bw_pct, .ve_stall_pct,
 		.slm_bank_conflict_pct, .thread_occupancy_pct" <<<"$output"
-	assert_output "GemmXmxKernel<sycl::_V1::ext::oneapi::bfloat16, 256, 128, 32>
+	assert_output "GemmXmxKernel<bfloat16, 256, 128, 32>
 default
 10
 1905069
@@ -64,7 +64,7 @@ memory
 370.6277"
 	run feedback "$UT/bmg-gemm-xmx" "$B580" --text
 	assert_line "Roofline: compute bound. The kernel is using compute more than memory bandwidth: ALU2, the ALU with the highest instruction rate, runs 0.836 instructions per byte of GPU memory traffic against a ridge band of 0.450-0.556 for this GPU."
-	assert_line "1. GemmXmxKernel<sycl::_V1::ext::oneapi::bfloat16, 256, 128, 32>: 91.3%, 19.02 ms over 10 launches"
+	assert_line "1. GemmXmxKernel<bfloat16, 256, 128, 32>: 91.3%, 19.02 ms over 10 launches"
 	assert_line "ALU2 is the most used compute resource at 61.80% of its peak, likely the bottleneck of this kernel. Instruction mix: XMX_BF16 100.00%."
 }
 
@@ -256,7 +256,7 @@ MemoryProfile"
 	run feedback "$UT/bmg-gemm-xmx" "$B580" --text --max-chars 600
 	assert_success
 	[ "${#output}" -le 620 ]
-	assert_line --partial "## Kernel GemmXmxKernel<sycl::_V1::ext::oneapi::bfloat16, 256, 128, 32>"
+	assert_line --partial "## Kernel GemmXmxKernel<bfloat16, 256, 128, 32>"
 	assert_line --partial "Roofline: compute bound."
 	refute_line --partial "VectorizedElementwiseKernel"
 }

@@ -66,7 +66,7 @@ VectorEngineProfile|--chrome-kernel-logging|--chrome-itt-logging|--start-paused|
 	run jq -r '.id, ([.passes[].status] | join(" ")), (.analysis.focus | .short_name, .median_gpu_time_ns, .bound, .gmem_bw_gbps)' fb.jsonl
 	assert_output "gemm
 ok ok ok
-GemmXmxKernel<sycl::_V1::ext::oneapi::bfloat16, 256, 128, 32>
+GemmXmxKernel<bfloat16, 256, 128, 32>
 1905069
 compute
 168.632352"

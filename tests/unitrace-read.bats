@@ -74,6 +74,43 @@ binary_test[SIMD16 {1; 1; 1} {4; 2; 1}]
 6.89741e-06"
 }
 
+@test "unitrace of 2024: the metrics inside the main -o log (trace.<pid>), no metrics file, are read from it" {
+	mkdir "$T/in-log"
+	cp "$PS/unitrace/pti-gpu_roofline_example_ComputeBasic_legacy_log.1799860.txt" "$T/in-log/gemm.1799860"
+	run read_dir "$T/in-log"
+	assert_success
+	run jq -r '.data | .metrics_in_log, (.metrics_files | join(",")), .layout, .group,
+		(.sections[0].rows|length), .sections[0].rows[1][0],
+		(.sections[0].rows[1][.sections[0].columns|index("GpuTime[ns]")]),
+		.logs[0].total_device_time_ns' <<<"$output"
+	assert_output "true
+gemm.1799860
+legacy
+ComputeBasic
+3
+hgemm_nocopy_nn_64x40_4x8[SIMD16 {56; 1; 1} {64; 8; 1}]
+4733040
+22017040"
+	# The VectorEngineProfile log too, and through the whole feedback.
+	mkdir "$T/ve"
+	cp "$PS/unitrace/pti-gpu_roofline_example_VectorEngineProfile_legacy_log.1799853.txt" "$T/ve/gemm.1799853"
+	run read_dir "$T/ve"
+	assert_success
+	run jq -r '.data.group, .data.metrics_in_log' <<<"$output"
+	assert_output "VectorEngineProfile
+true"
+}
+
+@test "a main log without the metrics table is still no metrics file" {
+	mkdir "$T/nolog"
+	sed '/== Kernel Metrics ==/,$d' "$PS/unitrace/pti-gpu_roofline_example_ComputeBasic_legacy_log.1799860.txt" >"$T/nolog/gemm.1799860"
+	run read_dir "$T/nolog"
+	assert_failure
+	run jq -r '.error.kind, .data' <<<"$output"
+	assert_output "no_metrics
+null"
+}
+
 @test "legacy VectorEngineProfile (PVC, no SLM counters) is told from its instruction columns" {
 	mkdir "$T/legacy"
 	cp "$PS/unitrace/pti-gpu_roofline_example_VectorEngineProfile_legacy_log.1799853.txt" "$T/legacy/gemm.metrics.1799853"

@@ -206,8 +206,8 @@ setup() {
 @test "a run stopped by the timeout is named as the reason there is no report" {
 	mkdir -p "$BATS_TEST_TMPDIR/to"
 	run bash -c "jq -cn --arg d '$BATS_TEST_TMPDIR/to' '{id:\"t\",profiler:\"vtune\",output_dir:\$d,run:{exit_code:null,signal:15,ended_by:\"timeout\",elapsed_s:600}}' | kf-read 2>/dev/null | jq -r '.error.kind, .error.message'"
-	assert_line -n 0 no_report
-	assert_line -n 1 --partial 'the run was stopped (timeout after 600.0 s)'
+	assert_line -n 0 stopped
+	assert_line -n 1 --partial 'the run did not finish: kf-run stopped it after 600 s, at its time limit (kf-run --timeout changes it); VTune had nothing complete to read'
 }
 
 @test "empty report, header without rows, only [Outside any task], comma delimiter: each its own error" {

@@ -62,4 +62,7 @@ char *kf_libexec_file(const char *name);
 int kf_is_file(const char *path);
 int kf_is_dir(const char *path);
 
+/* "SIGKILL"; NULL for a number that is no signal (lib/core/signame.c). */
+const char *kf_signame(int sig);
+
 #endif

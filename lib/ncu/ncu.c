@@ -12,6 +12,7 @@
 
 #include "csvrow.h"
 #include "map.h"
+#include "feedback.h"
 #include "ncu.h"
 #include "profiler.h"
 #include "record.h"
@@ -1176,7 +1177,7 @@ fail_no_report(struct rd *r, const char *dir)
 	char *what = xasprintf("no %s in %s", NCU_REPORT, dir);
 
 	run_messages(r);
-	if (!fail_known(r, what)) {
+	if (!fail_known(r, what) && !kf_fail_if_stopped(r->rec, "ncu", what)) {
 		buf_puts(&b, what);
 		run_status(r, &b);
 		kf_fail(r->rec, "no_report", "%s", b.s);
@@ -1196,7 +1197,7 @@ fail_no_kernel(struct rd *r)
 	run_messages(r);
 	if (!r->have_hdr) {
 		what = xasprintf("%s holds no ncu CSV table", r->path);
-		if (!fail_known(r, what)) {
+		if (!fail_known(r, what) && !kf_fail_if_stopped(r->rec, "ncu", what)) {
 			kf_fail(r->rec, "no_csv", "%s (no header line starting "
 			    "\"ID\",\"Process ID\")%s", what, r->l.no > 0 && !r->l.complete ?
 			    "; it ends mid-line, so it may have been cut off" : "");
@@ -1204,19 +1205,23 @@ fail_no_kernel(struct rd *r)
 			    "report with: ncu -i REPORT.ncu-rep --csv --page details");
 		}
 	} else if (r->truncated) {
-		what = NULL;
+		what = xasprintf("%s is cut off before its first kernel launch is complete "
+		    "(header at line %ld)", r->path, r->hdr_line);
+		if (kf_fail_if_stopped(r->rec, "ncu", what))
+			goto out;
 		kf_fail(r->rec, "truncated", "%s is cut off before its first kernel launch "
 		    "is complete (header at line %ld)", r->path, r->hdr_line);
 		kf_fail_hint(r->rec, "the profiler or the program was probably stopped (a "
 		    "timeout?) or the disk filled up; profile again, with more time");
 	} else {
 		what = xasprintf("%s has a CSV header but no kernel rows", r->path);
-		if (!fail_known(r, what)) {
+		if (!fail_known(r, what) && !kf_fail_if_stopped(r->rec, "ncu", what)) {
 			kf_fail(r->rec, "no_kernels", "%s", what);
 			kf_fail_hint(r->rec, "check that the program launches CUDA kernels, "
 			    "and ncu's kernel filters (--kernel-name, --launch-skip)");
 		}
 	}
+out:
 	free(what);
 	kf_emit(r->rec);
 }

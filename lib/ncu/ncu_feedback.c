@@ -5,6 +5,7 @@
  * Reads rec["collated"] as ncu_read wrote it; adds sections and analysis to
  * fb, which owns them. */
 #include <ctype.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,6 +43,8 @@ struct rule {
 	char *desc;		/* cleaned */
 	double speedup;
 	int has_speedup, global, order;
+	struct rule *alt;	/* the same rule for other units, merged here */
+	size_t nalt;
 };
 
 /* Metric lookup */
@@ -263,6 +266,113 @@ is_noise(const cJSON *r)
 	return type && strcmp(type, "WRN") == 0 && d && strstr(d, "could not be found");
 }
 
+/* The unit a per-unit rule speaks of: "SMSPs" in "One or more SMSPs have";
+ * NULL if none. */
+static char *
+rule_unit(const char *desc)
+{
+	const char *p = strstr(desc, "One or more "), *q;
+
+	if (p == NULL)
+		return NULL;
+	p += strlen("One or more ");
+	q = strstr(p, " have");
+	return q && q > p && q - p <= 40 ? xstrndup(p, (size_t)(q - p)) : NULL;
+}
+
+/* Two rows of one rule (name and type) that each name a unit. */
+static int
+same_rule(const struct rule *a, const struct rule *b)
+{
+	const char *ta = kf_str(a->r, "type"), *tb = kf_str(b->r, "type");
+	char *ua, *ub;
+	int same;
+
+	if (strcmp(kf_str(a->r, "name"), kf_str(b->r, "name")) != 0 ||
+	    strcmp(ta ? ta : "", tb ? tb : "") != 0)
+		return 0;
+	ua = rule_unit(a->desc);
+	ub = rule_unit(b->desc);
+	same = ua && ub;
+	free(ua);
+	free(ub);
+	return same;
+}
+
+/* ncu repeats some rules once per unit (WorkloadImbalance for SMSPs, SMs,
+ * L1 and L2 slices): the rows of one rule name and type that name a unit,
+ * after the first (the best, as v is sorted), become its alternatives.
+ * Returns the count left. */
+static size_t
+merge_units(struct rule *v, size_t n)
+{
+	size_t i, j, out = 0;
+
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < out; j++)
+			if (same_rule(&v[j], &v[i]))
+				break;
+		if (j < out) {
+			v[j].alt = xrealloc(v[j].alt, (v[j].nalt + 1) * sizeof *v[j].alt);
+			v[j].alt[v[j].nalt++] = v[i];
+		} else {
+			v[out++] = v[i];
+		}
+	}
+	return out;
+}
+
+/* "max 30.64% above, min 100.00% below the average" from a rule text. */
+static void
+put_extremes(struct buf *b, const char *desc)
+{
+	const char *mx = strstr(desc, "Maximum instance value is ");
+	const char *mn = strstr(desc, "minimum instance value is ");
+	double x, y;
+
+	if (mx && mn && sscanf(mx, "Maximum instance value is %lf%%", &x) == 1 &&
+	    sscanf(mn, "minimum instance value is %lf%%", &y) == 1)
+		buf_printf(b, ", max %.2f%% above and min %.2f%% below the average", x, y);
+}
+
+/* One line for a rule and its alternatives: "[OPT] WorkloadImbalance
+ * (estimated global speedup up to 19.55%) on SMSPs, SMs and L1 Slices: ..." */
+static void
+put_rule(struct buf *b, const struct rule *r)
+{
+	const char *st = kf_str(r->r, "speedup_type");
+	char *unit;
+	size_t j;
+
+	buf_printf(b, "[%s] %s", kf_str(r->r, "type") ? kf_str(r->r, "type") : "?",
+	    kf_str(r->r, "name"));
+	if (r->has_speedup)
+		buf_printf(b, " (estimated %s speedup %s%.4g%%)", st ? st : "",
+		    r->nalt ? "up to " : "", r->speedup);
+	if (r->nalt && (unit = rule_unit(r->desc)) != NULL) {
+		buf_printf(b, " on %s", unit);
+		free(unit);
+		for (j = 0; j < r->nalt; j++) {
+			unit = rule_unit(r->alt[j].desc);
+			buf_printf(b, "%s%s", j + 1 == r->nalt ? " and " : ", ",
+			    unit ? unit : "another unit");
+			free(unit);
+		}
+	}
+	buf_printf(b, ": %s", r->desc);
+	for (j = 0; j < r->nalt; j++) {
+		unit = rule_unit(r->alt[j].desc);
+		buf_printf(b, "%s%s", j ? "; " : " Also for ", unit ? unit : "another instance");
+		if (r->alt[j].has_speedup)
+			buf_printf(b, " (%.4g%%", r->alt[j].speedup);
+		put_extremes(b, r->alt[j].desc);
+		buf_puts(b, r->alt[j].has_speedup ? ")" : "");
+		free(unit);
+	}
+	if (r->nalt)
+		buf_putc(b, '.');
+}
+
 static struct rule *
 collect_rules(const cJSON *k, size_t *np)
 {
@@ -307,7 +417,7 @@ collect_rules(const cJSON *k, size_t *np)
 	}
 	if (n > 1)
 		qsort(v, n, sizeof *v, by_speedup);
-	*np = n;
+	*np = merge_units(v, n);
 	return v;
 }
 
@@ -374,35 +484,63 @@ say_nvtx(struct buf *b, const cJSON *k, cJSON *focus)
 	buf_putc(b, '.');
 }
 
+/* Where the focus launch sits: "(ID 63, process 1965 python3.12), duration 97.0 us" */
 static void
-say_head(struct kf_fb *fb, const struct launch *f, size_t nlaunch, cJSON *focus)
+say_launch_id(struct buf *b, const struct launch *f)
 {
-	const char *name = kf_str(f->k, "name");
-	char *shortname = kf_kernel_short(name ? name : "unnamed kernel", 60);
 	const cJSON *id = cJSON_GetObjectItemCaseSensitive(f->k, "id");
 	const cJSON *pid = cJSON_GetObjectItemCaseSensitive(f->k, "process_id");
 	const char *pname = kf_str(f->k, "process_name");
-	struct buf b = {0};
 
-	buf_printf(&b, "Kernel: %s", shortname);
-	if (nlaunch > 1)
-		buf_printf(&b, "\nThe longest of the %zu kernel launches profiled", nlaunch);
-	else
-		buf_puts(&b, "\nThe only kernel launch profiled");
 	if (cJSON_IsNumber(id))
-		buf_printf(&b, " (ID %.0f", id->valuedouble);
+		buf_printf(b, " (ID %.0f", id->valuedouble);
 	if (cJSON_IsNumber(pid))
-		buf_printf(&b, "%sprocess %.0f%s%s", cJSON_IsNumber(id) ? ", " : " (",
+		buf_printf(b, "%sprocess %.0f%s%s", cJSON_IsNumber(id) ? ", " : " (",
 		    pid->valuedouble, pname ? " " : "", pname ? pname : "");
 	if (cJSON_IsNumber(id) || cJSON_IsNumber(pid))
-		buf_putc(&b, ')');
+		buf_putc(b, ')');
 	if (f->has_ns) {
-		buf_puts(&b, ", duration ");
-		kf_fmt_ns(&b, f->ns);
+		buf_puts(b, ", duration ");
+		kf_fmt_ns(b, f->ns);
 	} else {
-		buf_puts(&b, "; its duration is missing from the report");
+		buf_puts(b, "; its duration is missing from the report");
 	}
-	buf_putc(&b, '.');
+	buf_putc(b, '.');
+}
+
+struct pick {
+	const struct kf_rank_ent *e;	/* the focus kernel */
+	enum kf_focus_how how;
+	size_t matches;
+	size_t nlaunch;			/* launches profiled, all kernels */
+};
+
+/* "Kernel: NAME", one line saying why this kernel, and which launch the
+ * numbers come from. */
+static void
+say_head(struct kf_fb *fb, const struct kf_rank *rank, const struct pick *p,
+    const struct launch *f, cJSON *focus)
+{
+	const char *name = kf_str(f->k, "name");
+	char *shortname = kf_rank_shown(rank, name ? name : "unnamed kernel");
+	const cJSON *id = cJSON_GetObjectItemCaseSensitive(f->k, "id");
+	const cJSON *pid = cJSON_GetObjectItemCaseSensitive(f->k, "process_id");
+	struct buf b = {0}, why = {0};
+
+	buf_printf(&b, "Kernel: %s", shortname);
+	if (p->nlaunch == 1) {
+		buf_puts(&b, "\nThe only kernel launch profiled");
+	} else {
+		kf_rank_why(rank, p->e, p->how, fb->opt->focus, p->matches, &why);
+		buf_printf(&b, "\n%s\nThe numbers below are from ", why.s);
+		if (p->how == KF_FOCUS_LONGEST)
+			buf_printf(&b, "the longest of the %zu kernel launches profiled", p->nlaunch);
+		else if (p->e->launches > 1)
+			buf_printf(&b, "its longest launch of %ld", p->e->launches);
+		else
+			buf_puts(&b, "its only launch");
+	}
+	say_launch_id(&b, f);
 	say_nvtx(&b, f->k, focus);
 	kf_fb_add_buf(fb, FB_HEAD, &b);
 
@@ -413,6 +551,16 @@ say_head(struct kf_fb *fb, const struct launch *f, size_t nlaunch, cJSON *focus)
 	if (pid)
 		cJSON_AddItemToObject(focus, "process_id", cJSON_Duplicate(pid, 1));
 	cJSON_AddItemToObject(focus, "duration_ns", num_or_null(f->has_ns, f->ns));
+	cJSON_AddStringToObject(focus, "reason", p->nlaunch == 1 ? "only_launch" :
+	    kf_focus_how_name(p->how));
+	if (why.s)
+		cJSON_AddStringToObject(focus, "why", why.s + strlen("Why this kernel: "));
+	cJSON_AddNumberToObject(focus, "total_ns", p->e->total_ns);
+	cJSON_AddNumberToObject(focus, "launches", (double)p->e->launches);
+	cJSON_AddNumberToObject(focus, "share_pct", p->e->share);
+	if (p->e->machine)
+		cJSON_AddStringToObject(focus, "machinery", p->e->machine->what);
+	buf_free(&why);
 	free(shortname);
 }
 
@@ -516,45 +664,59 @@ say_launch(struct kf_fb *fb, const cJSON *k, cJSON *focus)
 		cJSON_AddItemToObject(occ, oc[i].key, num_or_null(ok, v));
 	}
 	buf_putc(&b, '.');
-	kf_fb_add_buf(fb, FB_KEY, &b);
+	kf_fb_add_buf(fb, FB_ADVICE, &b);
+}
+
+/* The units of a merged rule as data: [{unit, speedup, description}]. */
+static cJSON *
+rule_units(const struct rule *r)
+{
+	cJSON *a = cJSON_CreateArray();
+	size_t j;
+
+	for (j = 0; j <= r->nalt; j++) {
+		const struct rule *x = j ? &r->alt[j - 1] : r;
+		cJSON *o = cJSON_CreateObject();
+		char *unit = rule_unit(x->desc);
+
+		cJSON_AddItemToObject(o, "unit", unit ? cJSON_CreateString(unit) : cJSON_CreateNull());
+		cJSON_AddItemToObject(o, "speedup", num_or_null(x->has_speedup, x->speedup));
+		cJSON_AddStringToObject(o, "description", x->desc);
+		cJSON_AddItemToArray(a, o);
+		free(unit);
+	}
+	return a;
 }
 
 static void
 say_rules(struct kf_fb *fb, const cJSON *k, cJSON *analysis)
 {
 	cJSON *arr = cJSON_AddArrayToObject(analysis, "rules");
-	size_t n, i, shown;
+	size_t n, i, j, shown;
 	struct rule *v = collect_rules(k, &n);
 	struct buf b = {0};
 	int max = fb->opt->max_rules;
 
 	shown = max >= 0 && (size_t)max < n ? (size_t)max : n;
 	if (n == 0) {
-		kf_fb_add(fb, FB_ADVICE, "ncu reported no optimisation rule for this kernel "
+		kf_fb_add(fb, FB_KEY, "ncu reported no optimisation rule for this kernel "
 		    "beyond the bottleneck and roofline above.");
 	} else if (shown > 0) {
 		buf_printf(&b, "Optimisation rules ncu reported for this kernel, by "
 		    "estimated speedup (global before local):");
 		for (i = 0; i < shown; i++) {
-			const char *st = kf_str(v[i].r, "speedup_type");
-
-			buf_printf(&b, "\n%zu. [%s] %s", i + 1, kf_str(v[i].r, "type") ?
-			    kf_str(v[i].r, "type") : "?", kf_str(v[i].r, "name"));
-			if (v[i].has_speedup)
-				buf_printf(&b, " (estimated %s speedup %.4g%%)", st ? st : "",
-				    v[i].speedup);
-			buf_printf(&b, ": %s", v[i].desc);
+			buf_printf(&b, "\n%zu. ", i + 1);
+			put_rule(&b, &v[i]);
 		}
 		if (shown < n)
 			buf_printf(&b, "\n(%zu more rule%s left out)", n - shown,
 			    n - shown == 1 ? "" : "s");
-		kf_fb_add_buf(fb, FB_ADVICE, &b);
+		kf_fb_add_buf(fb, FB_KEY, &b);
 	}
 	for (i = 0; i < n; i++) {
 		if (i < shown) {
 			cJSON *o = cJSON_CreateObject();
 			const char *keys[] = { "name", "type", "section", "speedup_type" };
-			size_t j;
 
 			for (j = 0; j < 4; j++) {
 				const char *s = kf_str(v[i].r, keys[j]);
@@ -563,8 +725,13 @@ say_rules(struct kf_fb *fb, const cJSON *k, cJSON *analysis)
 			}
 			cJSON_AddItemToObject(o, "speedup", num_or_null(v[i].has_speedup, v[i].speedup));
 			cJSON_AddStringToObject(o, "description", v[i].desc);
+			if (v[i].nalt)
+				cJSON_AddItemToObject(o, "units", rule_units(&v[i]));
 			cJSON_AddItemToArray(arr, o);
 		}
+		for (j = 0; j < v[i].nalt; j++)
+			free(v[i].alt[j].desc);
+		free(v[i].alt);
 		free(v[i].desc);
 	}
 	free(v);
@@ -586,7 +753,7 @@ say_others(struct kf_fb *fb, const struct kf_rank *rank, const struct launch *l,
 		double v;
 		const char *unit;
 
-		if (fname && strcmp(rank->v[i].name, fname) == 0)
+		if ((fname && strcmp(rank->v[i].name, fname) == 0) || rank->v[i].machine)
 			continue;
 		for (j = 0; j < nl; j++) {
 			const char *n = kf_str(l[j].k, "name");
@@ -596,7 +763,7 @@ say_others(struct kf_fb *fb, const struct kf_rank *rank, const struct launch *l,
 				best = &l[j];
 		}
 		o = cJSON_CreateObject();
-		s = kf_kernel_short(rank->v[i].name, 60);
+		s = xstrdup(rank->v[i].shown);
 		cJSON_AddStringToObject(o, "name", rank->v[i].name);
 		cJSON_AddStringToObject(o, "short_name", s);
 		cJSON_AddStringToObject(o, "role", "top");
@@ -628,6 +795,21 @@ say_others(struct kf_fb *fb, const struct kf_rank *rank, const struct launch *l,
 		kf_fb_add_buf(fb, FB_MINOR, &b);
 }
 
+/* The name of the signal whose number is status, for the signals that end
+ * a program that crashes or aborts (ncu gives such a program's status as
+ * the signal's number); NULL otherwise. */
+static const char *
+crash_signal(double status)
+{
+	static const int crash[] = { SIGILL, SIGABRT, SIGBUS, SIGFPE, SIGKILL, SIGSEGV };
+	size_t i;
+
+	for (i = 0; i < sizeof crash / sizeof crash[0]; i++)
+		if (status == crash[i])
+			return kf_signame(crash[i]);
+	return NULL;
+}
+
 static void
 say_notes(struct kf_fb *fb, const cJSON *data, size_t nl)
 {
@@ -636,38 +818,54 @@ say_notes(struct kf_fb *fb, const cJSON *data, size_t nl)
 	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(data, "truncated")))
 		kf_fb_add(fb, FB_KEY, "Note: the ncu report was cut off; this feedback "
 		    "covers the %zu complete kernel launch%s in it.", nl, nl == 1 ? "" : "es");
-	if (cJSON_IsNumber(code))
-		kf_fb_add(fb, FB_KEY, "Note: the program exited with status %.0f after the "
-		    "profiled kernels ran (ncu: \"The application returned an error code\"); "
-		    "the numbers below are from complete kernel launches.", code->valuedouble);
+	if (cJSON_IsNumber(code)) {
+		double c = code->valuedouble;
+		const char *sig = crash_signal(c);
+
+		kf_fb_add(fb, FB_HEAD, "Note: the program exited with status %.0f after the "
+		    "profiled kernels ran (ncu: \"The application returned an error code\")%s%s%s; "
+		    "the numbers below are from complete kernel launches, only those that ran "
+		    "before it ended.", c, sig ? "; that is the number of " : "", sig ? sig : "",
+		    sig ? ", which ncu reports as the status of a program killed by it: the "
+		    "program probably crashed or aborted" : "");
+	}
 }
 
-/* The longest launch need not be the kernel that costs most in all: say
- * where its kernel stands among all kernels by total time. */
-static void
-say_share(struct kf_fb *fb, const struct kf_rank *rank, const char *name)
+/* The focus: the kernel --focus picks (by default the program's kernel
+ * with the most GPU time), and the launch the details come from (its
+ * longest; with --focus longest the longest launch of the program's own
+ * kernels, of all if only machinery ran). */
+static const struct launch *
+pick_focus(const struct kf_fb *fb, const struct kf_rank *rank, const struct launch *l,
+    size_t nl, struct pick *p)
 {
-	struct buf b = {0};
+	const struct launch *f = NULL;
+	const char *want;
 	size_t i;
+	int own = kf_rank_own(rank) > 0;
 
-	for (i = 0; i < rank->n && strcmp(rank->v[i].name, name) != 0; i++)
-		;
-	if (rank->n < 2 || i == rank->n)
-		return;
-	buf_puts(&b, "Over all its launches this kernel takes ");
-	kf_fmt_pct(&b, rank->v[i].share);
-	buf_printf(&b, " of the profiled GPU time (%ld launch%s), rank %zu of %zu kernels",
-	    rank->v[i].launches, rank->v[i].launches == 1 ? "" : "es", i + 1, rank->n);
-	if (i > 0) {
-		char *top = kf_kernel_short(rank->v[0].name, 60);
+	p->e = kf_rank_pick(rank, fb->opt->focus, &p->how, &p->matches);
+	p->nlaunch = nl;
+	want = p->e->name;
+	for (i = 0; i < nl; i++) {
+		const char *name = kf_str(l[i].k, "name");
+		int ok;
 
-		buf_printf(&b, "; the kernel with the most GPU time is %s (", top);
-		kf_fmt_pct(&b, rank->v[0].share);
-		buf_puts(&b, ")");
-		free(top);
+		if (name == NULL)
+			name = "unnamed kernel";
+		if (p->how == KF_FOCUS_LONGEST)
+			ok = !own || kf_machinery_find(name) == NULL;
+		else
+			ok = strcmp(name, want) == 0;
+		if (ok && (f == NULL || (l[i].has_ns && (!f->has_ns || l[i].ns > f->ns))))
+			f = &l[i];
 	}
-	buf_putc(&b, '.');
-	kf_fb_add_buf(fb, FB_KEY, &b);
+	if (p->how == KF_FOCUS_LONGEST) {
+		const char *name = kf_str(f->k, "name");
+
+		p->e = kf_rank_find(rank, name ? name : "unnamed kernel", NULL);
+	}
+	return f;
 }
 
 void
@@ -676,7 +874,9 @@ ncu_feedback(const cJSON *rec, struct kf_fb *fb)
 	const cJSON *data = kf_obj(rec, "collated"), *k;
 	cJSON *focus, *kernels, *fk;
 	struct kf_rank rank = {0};
-	struct launch *l = NULL, *f = NULL;
+	struct launch *l = NULL;
+	const struct launch *f;
+	struct pick pk;
 	size_t nl = 0, i;
 	int raw;
 
@@ -695,24 +895,27 @@ ncu_feedback(const cJSON *rec, struct kf_fb *fb)
 		free(l);
 		return;
 	}
-	/* The reference's focus: the longest launch (the first on a tie). */
 	for (i = 0; i < nl; i++) {
 		const char *name = kf_str(l[i].k, "name");
 
-		if (f == NULL || (l[i].has_ns && (!f->has_ns || l[i].ns > f->ns)))
-			f = &l[i];
 		kf_rank_add(&rank, name ? name : "unnamed kernel", l[i].ns, 1);
 	}
 	kf_rank_sort(&rank);
+	f = pick_focus(fb, &rank, l, nl, &pk);
 	focus = cJSON_AddObjectToObject(fb->analysis, "focus");
 	say_notes(fb, data, nl);
-	say_head(fb, f, nl, focus);
-	say_share(fb, &rank, kf_str(f->k, "name") ? kf_str(f->k, "name") : "unnamed kernel");
+	say_head(fb, &rank, &pk, f, focus);
+	if (kf_rank_own(&rank) < rank.n) {
+		struct buf b = {0};
+
+		kf_rank_machinery_text(&rank, &b);
+		kf_fb_add_buf(fb, FB_KEY, &b);
+	}
 	say_throughput(fb, f->k, focus);
 	raw = kf_str(data, "format") && strcmp(kf_str(data, "format"), "raw") == 0;
 	say_rule_text(fb, FB_HEAD, f->k, raw, "SOLBottleneck", "Optimization Hint",
 	    "bottleneck", focus);
-	say_rule_text(fb, FB_KEY, f->k, raw, "SOLFPRoofline", "Roofline Analysis",
+	say_rule_text(fb, FB_ADVICE, f->k, raw, "SOLFPRoofline", "Roofline Analysis",
 	    "roofline", focus);
 	say_launch(fb, f->k, focus);
 	say_rules(fb, f->k, fb->analysis);

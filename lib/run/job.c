@@ -336,6 +336,9 @@ kf_job_run(const struct kf_job *j, double now, int sig)
 
 	add_status(run, j);
 	cJSON_AddStringToObject(run, "ended_by", kf_ended_names[j->ended]);
+	if (j->ended == KF_END_TIMEOUT || j->ended == KF_END_INACTIVITY)
+		cJSON_AddNumberToObject(run, "limit_s", j->ended == KF_END_TIMEOUT ?
+		    j->timeout : j->inactivity);
 	cJSON_AddNumberToObject(run, "elapsed_s", round((end - j->start) * 1000) / 1000);
 	add_stream(run, "stdout", &j->s[0]);
 	add_stream(run, "stderr", &j->s[1]);

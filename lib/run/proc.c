@@ -184,29 +184,6 @@ kf_child_close(struct kf_child *c)
 	c->out = c->err = -1;
 }
 
-static const char *const signames[] = {
-	NULL, "SIGHUP", "SIGINT", "SIGQUIT", "SIGILL", "SIGTRAP", "SIGABRT",
-	"SIGBUS", "SIGFPE", "SIGKILL", "SIGUSR1", "SIGSEGV", "SIGUSR2",
-	"SIGPIPE", "SIGALRM", "SIGTERM", "SIGSTKFLT", "SIGCHLD", "SIGCONT",
-	"SIGSTOP", "SIGTSTP", "SIGTTIN", "SIGTTOU", "SIGURG", "SIGXCPU",
-	"SIGXFSZ", "SIGVTALRM", "SIGPROF", "SIGWINCH", "SIGIO", "SIGPWR",
-	"SIGSYS",
-};
-
-const char *
-kf_signame(int sig)
-{
-	static char rt[24];
-
-	if (sig > 0 && sig < (int)(sizeof signames / sizeof signames[0]))
-		return signames[sig];
-	if (sig >= SIGRTMIN && sig <= SIGRTMAX) {
-		snprintf(rt, sizeof rt, "SIGRTMIN+%d", sig - SIGRTMIN);
-		return rt;
-	}
-	return NULL;
-}
-
 static void
 capture_read(int *fd, struct buf *out, size_t max)
 {

@@ -39,8 +39,6 @@ struct kf_child {
 int kf_spawn(char *const argv[], char *const envp[], struct kf_child *c);
 void kf_child_close(struct kf_child *c);
 
-/* "SIGKILL"; NULL for a number that is no signal. */
-const char *kf_signame(int sig);
 
 /* Run argv (kf-run's environment) for its standard output: at most max
  * bytes into out, at most timeout seconds (then killed). The exit status,

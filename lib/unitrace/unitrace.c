@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "chrome.h"
+#include "feedback.h"
 #include "profiler.h"
 #include "record.h"
 #include "text.h"
@@ -232,6 +233,34 @@ list_files(const char *dir, struct files *f)
 	return 0;
 }
 
+/* Does the main log hold the metrics table itself, as unitrace of 2024
+ * wrote it ("== Kernel Metrics ==" in trace.<pid>, no trace.metrics.<pid>)? */
+static int
+log_has_metrics(const char *path)
+{
+	struct kf_lines l;
+	int found = 0;
+
+	if (kf_lines_open(&l, path) != 0)
+		return 0;
+	while (!found && kf_lines_next(&l) > 0)
+		found = strcmp(kf_trim(l.s), "== Kernel Metrics ==") == 0;
+	kf_lines_close(&l);
+	return found;
+}
+
+/* No metrics file: the main logs that hold the table are read as ones. */
+static int
+metrics_from_logs(struct files *f)
+{
+	size_t i;
+
+	for (i = 0; i < f->nlogs; i++)
+		if (log_has_metrics(f->logs[i]))
+			push(&f->metrics, &f->nmetrics, xstrdup(f->logs[i]));
+	return f->nmetrics > 0;
+}
+
 static void
 files_free(struct files *f)
 {
@@ -344,6 +373,8 @@ read_metrics(cJSON *rec, const char *dir, const struct files *f, cJSON *data,
 	if (cJSON_GetArraySize(sections) == 0) {
 		const char *why = log_reason(kf_arr(data, "logs"));
 
+		if (kf_fail_if_stopped(rec, "unitrace", "the metrics file has no kernel rows"))
+			return -1;
 		if (lines < MIN_METRICS_LINES)
 			kf_fail(rec, "empty_metrics", "%s in %s has %ld line%s and no kernel rows%s%s",
 			    base(f->metrics[0]), dir, lines, lines == 1 ? "" : "s",
@@ -448,9 +479,13 @@ unitrace_read(cJSON *rec, const char *dir)
 	logs = cJSON_AddArrayToObject(data, "logs");
 	for (i = 0; i < f.nlogs; i++)
 		cJSON_AddItemToArray(logs, read_log(f.logs[i]));
+	if (f.nmetrics == 0 && metrics_from_logs(&f))
+		cJSON_AddTrueToObject(data, "metrics_in_log");
 	if (f.nmetrics == 0) {
 		const char *why = log_reason(logs);
 
+		if (kf_fail_if_stopped(rec, "unitrace", "no unitrace metrics file"))
+			goto out;
 		kf_fail(rec, "no_metrics", "no unitrace metrics file (trace.metrics.<pid>) in %s%s%s",
 		    dir, why ? "; unitrace said: " : "", why ? why : "");
 		kf_fail_hint(rec, "%s", no_metrics_hint);

@@ -229,11 +229,11 @@ mix_text(struct buf *b, const struct kan *a, int i)
 }
 
 static cJSON *
-kernel_json(const struct kan *a, const char *segment, double share)
+kernel_json(const struct kan *a, const char *segment, double share, const struct kf_rank *rank)
 {
 	const cJSON *k = a->k, *t = kf_obj(k, "gpu_time_ns");
 	cJSON *o = cJSON_CreateObject(), *u, *alus;
-	char *s = kf_kernel_short(kf_str(k, "name"), 0);
+	char *s = kf_rank_shown(rank, kf_str(k, "name"));
 	int i;
 
 	cJSON_AddStringToObject(o, "name", kf_str(k, "name"));
@@ -338,11 +338,12 @@ memory_block(struct buf *b, const struct kan *a)
 
 /* The paragraphs for one kernel: head, numbers, what to try. */
 static void
-kernel_text(struct kf_fb *fb, const struct kan *a, double share, int focus, const cJSON *gpu)
+kernel_text(struct kf_fb *fb, const struct kan *a, double share, int focus, const cJSON *gpu,
+    const struct kf_rank *rank)
 {
 	struct buf b = {0};
 	const cJSON *t = kf_obj(a->k, "gpu_time_ns");
-	char *s = kf_kernel_short(kf_str(a->k, "name"), 80);
+	char *s = kf_rank_shown(rank, kf_str(a->k, "name"));
 	int head = focus ? FB_HEAD : FB_MINOR, key = focus ? FB_KEY : FB_MINOR;
 	int adv = focus ? FB_ADVICE : FB_MINOR, det = focus ? FB_DETAIL : FB_MINOR;
 
@@ -521,6 +522,25 @@ segment_heading(struct kf_fb *fb, const cJSON *seg, int no, int prio)
 		kf_fb_add(fb, prio, "# Benchmark %d: pytest test %s", no, label);
 }
 
+/* The shown names of every kernel of every segment, none alike (names),
+ * and the ranking of the focus segment made to use the same. */
+static void
+same_names(struct kf_rank *rank, struct kf_rank *names, const cJSON *segs)
+{
+	const cJSON *seg, *k;
+	size_t i;
+
+	cJSON_ArrayForEach(seg, segs)
+		cJSON_ArrayForEach(k, kf_arr(seg, "kernels"))
+			kf_rank_add(names, kf_str(k, "name") ? kf_str(k, "name") : "", 0, 0);
+	if (names->n > 0)
+		kf_rank_sort(names);
+	for (i = 0; i < rank->n; i++) {
+		free(rank->v[i].shown);
+		rank->v[i].shown = kf_rank_shown(names, rank->v[i].name);
+	}
+}
+
 void
 unitrace_feedback(const cJSON *rec, struct kf_fb *fb)
 {
@@ -529,10 +549,14 @@ unitrace_feedback(const cJSON *rec, struct kf_fb *fb)
 	const cJSON *gpu;
 	char *err = NULL;
 	cJSON *an = fb->analysis, *asegs, *akern, *g;
-	int n = cJSON_GetArraySize(segs), *sel, i, no = 0, focus = -1;
+	int n = cJSON_GetArraySize(segs), *sel, i, no = 0, focus = -1, focus_done = 0;
 	int sampling = kf_str(col, "mode") && strcmp(kf_str(col, "mode"), "sampling") == 0;
-	struct kf_rank rank = {0};
-	struct buf b = {0};
+	struct kf_rank rank = {0}, names = {0};
+	struct buf b = {0}, why = {0};
+	const struct kf_rank_ent *pick;
+	enum kf_focus_how how;
+	size_t matches;
+	char *why_data = NULL;
 
 	gpu = kf_hw_for(rec, kf_arr(col, "devices"), fb->opt->gpu, fb->opt->gpus_file,
 	    &via, &gname, &err);
@@ -568,6 +592,9 @@ unitrace_feedback(const cJSON *rec, struct kf_fb *fb)
 		kf_rank_add(&rank, kf_str(k, "name"), kf_num(kf_obj(k, "gpu_time_ns"), "total", 0),
 		    kf_num_long(k, sampling ? "timed_instances" : "instances", 0, 0, LONG_MAX));
 	kf_rank_sort(&rank);
+	same_names(&rank, &names, segs);
+	pick = kf_fb_pick_totals(fb, &rank, &how, &matches, &why);
+	why_data = why.s ? xstrdup(why.s + strlen("Why this kernel: ")) : xstrdup("");
 	for (i = 0, seg = segs->child; seg; seg = seg->next, i++) {
 		cJSON *s = cJSON_CreateObject();
 		double total = 0;
@@ -583,6 +610,9 @@ unitrace_feedback(const cJSON *rec, struct kf_fb *fb)
 			continue;
 		segment_heading(fb, seg, ++no, i == focus ? FB_HEAD : FB_MINOR);
 		if (i == focus && rank.n > 1) {
+			kf_fb_add_buf(fb, FB_HEAD, &why);
+			kf_rank_machinery_text(&rank, &b);
+			kf_fb_add_buf(fb, FB_KEY, &b);
 			kf_rank_text(&rank, &b, fb->opt->top);
 			kf_fb_add_buf(fb, FB_RANK, &b);
 		}
@@ -593,18 +623,30 @@ unitrace_feedback(const cJSON *rec, struct kf_fb *fb)
 			double share = total > 0 ?
 			    100 * kf_num(kf_obj(k, "gpu_time_ns"), "total", 0) / total : NAN;
 			cJSON *kj;
+			int is_focus = i == focus && !focus_done && pick &&
+			    strcmp(kf_str(k, "name") ? kf_str(k, "name") : "", pick->name) == 0;
 
 			analyse(&a, k, gpu, sampling);
-			kernel_text(fb, &a, share, i == focus && k == kf_arr(seg, "kernels")->child, gpu);
-			kj = kernel_json(&a, kf_str(seg, "label"), share);
+			kernel_text(fb, &a, share, is_focus, gpu, &names);
+			kj = kernel_json(&a, kf_str(seg, "label"), share, &names);
 			cJSON_AddItemToArray(akern, kj);
-			if (i == focus && k == kf_arr(seg, "kernels")->child)
-				kf_set(an, "focus", cJSON_Duplicate(kj, 1));
+			if (is_focus) {
+				cJSON *fj = cJSON_Duplicate(kj, 1);
+
+				cJSON_AddStringToObject(fj, "reason", kf_focus_how_name(how));
+				if (rank.n > 1)
+					cJSON_AddStringToObject(fj, "why", why_data);
+				kf_set(an, "focus", fj);
+				focus_done = 1;
+			}
 			cJSON_Delete(a.missing);
 		}
 	}
 	kf_set(an, "ranking", kf_rank_json(&rank, fb->opt->top));
 	kf_rank_free(&rank);
+	kf_rank_free(&names);
 	free(sel);
 	buf_free(&b);
+	buf_free(&why);
+	free(why_data);
 }

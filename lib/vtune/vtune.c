@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "feedback.h"
 #include "map.h"
 #include "profiler.h"
 #include "record.h"
@@ -657,7 +658,6 @@ fail_no_report(cJSON *rec, const char *dir, const char *kind, const char *what)
 {
 	const cJSON *run = kf_obj(rec, "run");
 	const char *err = run ? kf_str(run, "stderr") : NULL;
-	const char *ended = run ? kf_str(run, "ended_by") : NULL;
 	char *line = NULL, *verr = NULL;
 
 	if (err) {
@@ -676,10 +676,8 @@ fail_no_report(cJSON *rec, const char *dir, const char *kind, const char *what)
 		    verr ? "; " : "", verr ? verr : "");
 		kf_fail_hint(rec, "the collection finished but 'vtune -report hotspots' failed: run "
 		    "it by hand on %s/" RESULT_DIR " to see why", dir);
-	} else if (ended && (strcmp(ended, "timeout") == 0 || strcmp(ended, "inactivity") == 0)) {
-		kf_fail(rec, kind, "%s: the run was stopped (%s after %.1f s) before VTune "
-		    "wrote its report", what, ended, kf_num(run, "elapsed_s", 0));
-		kf_fail_hint(rec, "give kf-run a longer --timeout, or profile a shorter run");
+	} else if (kf_fail_if_stopped(rec, "VTune", what)) {
+		/* said */
 	} else if (run && kf_num(run, "exit_code", 0) != 0) {
 		kf_fail(rec, kind, "%s: the profiled run exited with status %.0f%s%s", what,
 		    kf_num(run, "exit_code", 0), verr ? "; " : "", verr ? verr : "");

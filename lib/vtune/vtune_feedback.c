@@ -39,7 +39,7 @@ is_overhead(const char *name)
 {
 	size_t i;
 
-	if (is_pseudo(name))
+	if (is_pseudo(name) || kf_machinery_find(name))
 		return 1;
 	for (i = 0; i < sizeof overhead / sizeof overhead[0]; i++)
 		if (strstr(name, overhead[i]))
@@ -523,7 +523,7 @@ kernel_feedback(const cJSON *k, int focus, const char *note, const struct kf_ran
 {
 	const cJSON *m = kf_obj(k, "metrics");
 	const char *name = kf_str(k, "name"), *bound;
-	char *full = kf_kernel_strip_suffix(name), *shown = kf_kernel_short(name, 60);
+	char *full = kf_kernel_strip_suffix(name), *shown = kf_rank_shown(rank, name);
 	cJSON *a = cJSON_CreateObject(), *missing = cJSON_CreateArray(), *recs;
 	struct buf b = {0}, why = {0};
 	size_t i;
@@ -583,11 +583,59 @@ focus_done(struct kf_fb *fb, const cJSON *akernels, const struct kf_rank *rank)
 
 	kf_set_str(fb->analysis, "dominant_kernel", kf_str(a, "name"));
 	kf_set_str(fb->analysis, "bound", kf_str(a, "bound"));
+	kf_rank_machinery_text(rank, &b);
+	if (b.len)
+		kf_fb_add_buf(fb, FB_KEY, &b);
 	if (rank->n > 1) {
 		kf_rank_text(rank, &b, fb->opt ? fb->opt->top : 5);
 		kf_fb_add_buf(fb, FB_RANK, &b);
 	}
 	buf_free(&b);
+}
+
+/* The user kernel --focus picks: a name that matches one, else the one with
+ * the most time; why: the line that says why (empty with one kernel). */
+static const cJSON *
+pick_user(const struct kf_fb *fb, const struct kf_rank *rank, const cJSON *ks,
+    struct buf *why)
+{
+	const struct kf_rank_ent *e, *fe;
+	enum kf_focus_how how;
+	size_t matches;
+	const cJSON *k, *first = NULL, *named = NULL;
+	struct buf tmp = {0};
+
+	e = kf_fb_pick_totals(fb, rank, &how, &matches, &tmp);
+	cJSON_ArrayForEach(k, ks) {
+		const char *name = kf_str(k, "name");
+
+		if (name == NULL || is_overhead(name))
+			continue;
+		if (first == NULL)
+			first = k;
+		if (named == NULL && e && how == KF_FOCUS_NAMED && strcmp(name, e->name) == 0)
+			named = k;
+	}
+	if (rank->n < 2) {
+		buf_free(&tmp);
+		return named ? named : first;
+	}
+	if (named) {
+		buf_puts(why, tmp.s);
+	} else if ((fe = kf_rank_find(rank, kf_str(first, "name"), NULL)) != NULL) {
+		buf_puts(why, "Why this kernel: ");
+		if (how == KF_FOCUS_NAMED || how == KF_FOCUS_UNMATCHED)
+			buf_printf(why, "no kernel of your own matches --focus \"%s\", so ",
+			    fb->opt->focus);
+		buf_puts(why, "it has the most GPU time of the kernels of your own (copies and "
+		    "framework kernels left out): ");
+		kf_fmt_pct(why, fe->share);
+		buf_puts(why, ", ");
+		kf_fmt_ns(why, fe->total_ns);
+		buf_printf(why, " over %ld launch%s.", fe->launches, fe->launches == 1 ? "" : "es");
+	}
+	buf_free(&tmp);
+	return named ? named : first;
 }
 
 void
@@ -598,7 +646,8 @@ vtune_feedback(const cJSON *rec, struct kf_fb *fb)
 	struct kf_rank rank = {0};
 	cJSON *akernels = cJSON_CreateArray();
 	double best = -1;
-	int users = 0, focus = 1;
+	int users = 0;
+	struct buf why = {0};
 
 	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(data, "incomplete")))
 		kf_fb_add(fb, FB_HEAD, "Note: VTune's report command failed (%s), so the report "
@@ -634,16 +683,20 @@ vtune_feedback(const cJSON *rec, struct kf_fb *fb)
 		kf_rank_free(&rank);
 		return;
 	}
-	/* Kernels come sorted by total time (vtune_read). */
-	cJSON_ArrayForEach(k, ks) {
-		const char *name = kf_str(k, "name");
+	/* The focus: the user kernel --focus picks (by default the one with
+	 * the most time), then the others, sorted by total time (vtune_read). */
+	if (users > 0) {
+		const cJSON *fk = pick_user(fb, &rank, ks, &why);
 
-		if (name == NULL || is_overhead(name))
-			continue;
-		cJSON_AddItemToArray(akernels, kernel_feedback(k, focus, NULL, &rank, fb));
-		if (focus)
-			focus_done(fb, akernels, &rank);
-		focus = 0;
+		cJSON_AddItemToArray(akernels, kernel_feedback(fk, 1, why.s, &rank, fb));
+		focus_done(fb, akernels, &rank);
+		cJSON_ArrayForEach(k, ks) {
+			const char *name = kf_str(k, "name");
+
+			if (name == NULL || is_overhead(name) || k == fk)
+				continue;
+			cJSON_AddItemToArray(akernels, kernel_feedback(k, 0, NULL, &rank, fb));
+		}
 	}
 	if (users == 0) {
 		char *s = kf_kernel_short(kf_str(hottest, "name"), 60);
@@ -655,6 +708,7 @@ vtune_feedback(const cJSON *rec, struct kf_fb *fb)
 		free(note);
 		free(s);
 	}
+	buf_free(&why);
 	cJSON_AddBoolToObject(fb->analysis, "only_overhead_kernels", users == 0);
 	kf_set(fb->analysis, "kernels", akernels);
 	kf_set(fb->analysis, "ranking", kf_rank_json(&rank, fb->opt ? fb->opt->top : 5));
