@@ -51,7 +51,7 @@ struct group {
 	size_t nlines;
 	struct sass hot[HOT_SASS];
 	size_t nhot;
-	double line_samples, sass_samples;
+	double line_samples, sass_samples, excessive;
 	long nline_rows, nsass_rows;
 };
 
@@ -355,6 +355,7 @@ line_row(struct ncu_src *s, const char *file)
 	for (j = 0; j < s->nstall; j++)
 		x.stall[j] = stall_val(s, j);
 	g->line_samples += x.samples;
+	g->excessive += x.excessive;
 	g->nline_rows++;
 	s->cur_line = -1;
 	if (g->nlines < TOP_LINES) {
@@ -572,6 +573,8 @@ put_group(struct buf *b, const struct ncu_src *s, struct group *g)
 	}
 	buf_printf(b, "],\"line_info\":%s,\"samples\":", g->nline_rows ? "true" : "false");
 	ncu_put_num(b, g->nline_rows ? g->line_samples : g->sass_samples);
+	buf_puts(b, ",\"l2_excessive_sectors\":");
+	ncu_put_num(b, g->excessive);
 	buf_puts(b, ",\"lines\":[");
 	qsort(g->lines, g->nlines, sizeof g->lines[0], by_samples_line);
 	for (i = 0; i < g->nlines; i++) {
