@@ -6,6 +6,7 @@
  * "Kbyte/cycle", "Tbyte/s", "Ghz", "ms", with thousands separators), and
  * only the row of the launch asked for is held. */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -175,7 +176,7 @@ read_values(struct ncu_raw *r)
 		if (r->col[j] < 0 || r->scale[j] == 0)
 			continue;
 		f = kf_csvrow_field(&r->row, (size_t)r->col[j], &len);
-		if (kf_parse_number_n(f, len, &v)) {
+		if (kf_parse_number_n(f, len, &v) && isfinite(v * r->scale[j])) {
 			r->val[j] = v * r->scale[j];
 			r->has[j] = 1;
 		}
@@ -229,6 +230,10 @@ next_row(struct ncu_raw *r)
 		if (done == 1 && r->row.n > 0 && take_row(r))
 			return 1;
 	}
+	if (kf_csvrow_pending(&r->row)) {
+		kf_csvrow_drop(&r->row);
+		r->bad_rows++;
+	}
 	r->eof = 1;
 	return 0;
 }
@@ -251,7 +256,9 @@ ncu_raw_open(const char *dir)
 void
 ncu_put_num(struct buf *b, double v)
 {
-	if (v == (double)(long long)v && v > -1e15 && v < 1e15)
+	if (!isfinite(v))
+		buf_puts(b, "null");
+	else if (v == (double)(long long)v && v > -1e15 && v < 1e15)
 		buf_printf(b, "%lld", (long long)v);
 	else
 		buf_printf(b, "%.10g", v);
@@ -296,8 +303,8 @@ ncu_raw_close(struct ncu_raw *r, cJSON *notes)
 		buf_printf(&b, "%s has no header row (\"ID\",...): not ncu's raw page",
 		    NCU_RAW_PAGE);
 	else if (r->bad_rows)
-		buf_printf(&b, "%s: %ld row%s that are not launches skipped", NCU_RAW_PAGE,
-		    r->bad_rows, r->bad_rows == 1 ? "" : "s");
+		buf_printf(&b, "%s: %ld row%s skipped (cut off, or not a launch's)",
+		    NCU_RAW_PAGE, r->bad_rows, r->bad_rows == 1 ? "" : "s");
 	if (b.len)
 		cJSON_AddItemToArray(notes, cJSON_CreateString(b.s));
 	buf_reset(&b);

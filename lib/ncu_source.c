@@ -433,6 +433,10 @@ next_group(struct ncu_src *s)
 		if (done == 1 && s->row.n > 0 && take_row(s))
 			return 1;
 	}
+	if (kf_csvrow_pending(&s->row)) {
+		kf_csvrow_drop(&s->row);
+		s->bad_rows++;
+	}
 	s->eof = 1;
 	group_done(s);
 	return s->have_done;
@@ -629,8 +633,8 @@ ncu_src_close(struct ncu_src *s, cJSON *notes)
 		    NCU_SOURCE_PAGE " has no block for the details page's launches: no source lines" :
 		    NCU_SOURCE_PAGE " has no source table (\"Function Name\", a header): no source lines"));
 	if (s->bad_rows > 0) {
-		char *m = xasprintf("%s: %ld row%s outside a source table skipped", NCU_SOURCE_PAGE,
-		    s->bad_rows, s->bad_rows == 1 ? "" : "s");
+		char *m = xasprintf("%s: %ld row%s skipped (cut off, or outside a source table)",
+		    NCU_SOURCE_PAGE, s->bad_rows, s->bad_rows == 1 ? "" : "s");
 
 		cJSON_AddItemToArray(notes, cJSON_CreateString(m));
 		free(m);

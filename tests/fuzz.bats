@@ -5,7 +5,7 @@
 
 load helper
 
-TARGETS="record ncu utcsv unitrace chrome vtune"
+TARGETS="record ncu ncuraw ncusource utcsv unitrace chrome vtune"
 
 setup_file() {
 	local rt
