@@ -258,7 +258,7 @@ ncu_put_num(struct buf *b, double v)
 {
 	if (!isfinite(v))
 		buf_puts(b, "null");
-	else if (v == (double)(long long)v && v > -1e15 && v < 1e15)
+	else if (v > -1e15 && v < 1e15 && v == (double)(long long)v)
 		buf_printf(b, "%lld", (long long)v);
 	else
 		buf_printf(b, "%.10g", v);

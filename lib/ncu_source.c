@@ -521,7 +521,10 @@ put_stalls(struct buf *b, const struct ncu_src *s, const struct sline *x)
 		if (best < 0)
 			break;
 		used[best] = 1;
-		buf_printf(b, "%s\"%s\":", k ? "," : "", s->stall_name[best]);
+		if (k)
+			buf_putc(b, ',');
+		kf_json_quote(b, s->stall_name[best], strlen(s->stall_name[best]));
+		buf_putc(b, ':');
 		ncu_put_num(b, x->stall[best]);
 	}
 	buf_putc(b, '}');
