@@ -49,6 +49,14 @@ fuzz_target() {
 	fuzz_target ncu
 }
 
+@test "fuzz_ncuraw: ncu_raw.csv beside a details page through ncu_read and the ncu feedback survives its corpus and regress inputs" {
+	fuzz_target ncuraw
+}
+
+@test "fuzz_ncusource: ncu_source.csv beside a details page through ncu_read and the ncu feedback survives its corpus and regress inputs" {
+	fuzz_target ncusource
+}
+
 @test "fuzz_utcsv: unitrace metrics files through ut_csv_read survive their corpus and regress inputs" {
 	fuzz_target utcsv
 }
