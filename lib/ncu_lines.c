@@ -119,7 +119,7 @@ static cJSON *
 line_json(const cJSON *ln, double total)
 {
 	cJSON *o = cJSON_CreateObject();
-	const cJSON *sh = cJSON_GetObjectItemCaseSensitive(ln, "shared_conflicts_nway");
+	const cJSON *sh = cJSON_GetObjectItemCaseSensitive(ln, "shared_excessive_wavefronts");
 	double samples = kf_num(ln, "samples", 0);
 
 	cJSON_AddStringToObject(o, "file", kf_str(ln, "file") ? kf_str(ln, "file") : "");
@@ -129,9 +129,9 @@ line_json(const cJSON *ln, double total)
 	cJSON_AddNumberToObject(o, "l2_excessive_sectors", kf_num(ln, "l2_excessive_sectors", 0));
 	cJSON_AddNumberToObject(o, "l2_sectors", kf_num(ln, "l2_sectors", 0));
 	if (cJSON_IsNumber(sh))
-		cJSON_AddNumberToObject(o, "shared_conflicts_nway", sh->valuedouble);
+		cJSON_AddNumberToObject(o, "shared_excessive_wavefronts", sh->valuedouble);
 	else
-		cJSON_AddNullToObject(o, "shared_conflicts_nway");
+		cJSON_AddNullToObject(o, "shared_excessive_wavefronts");
 	cJSON_AddItemToObject(o, "stalls", stalls_json(kf_obj(ln, "stalls"), samples));
 	cJSON_AddItemToObject(o, "sass", sass_json(kf_arr(ln, "sass"), total));
 	return o;
@@ -185,10 +185,11 @@ say_sass(struct buf *b, const cJSON *ln, double total)
 }
 
 static void
-say_line(struct buf *b, int n, const cJSON *ln, double total, double kernel_exc)
+say_line(struct buf *b, int n, const cJSON *ln, double total, double kernel_exc,
+    const char *main)
 {
 	const char *sh;
-	const cJSON *shc = cJSON_GetObjectItemCaseSensitive(ln, "shared_conflicts_nway");
+	const cJSON *shc = cJSON_GetObjectItemCaseSensitive(ln, "shared_excessive_wavefronts");
 
 	sh = kf_str(ln, "file") ? base_name(kf_str(ln, "file")) : "?";
 	buf_printf(b, "\n  %d. %s:%.0f `%s`: %.1f%% of stall samples", n, sh,
@@ -196,10 +197,15 @@ say_line(struct buf *b, int n, const cJSON *ln, double total, double kernel_exc)
 	    pct(kf_num(ln, "samples", 0), total));
 	say_stall(b, ln);
 	say_sectors(b, ln, kernel_exc);
-	if (cJSON_IsNumber(shc) && shc->valuedouble > 0)
-		buf_printf(b, "; shared-memory accesses with %.0f N-way bank conflicts",
-		    shc->valuedouble);
+	if (cJSON_IsNumber(shc) && shc->valuedouble > 0) {
+		buf_puts(b, "; ");
+		fmt_count(b, shc->valuedouble);
+		buf_puts(b, " excessive shared-memory wavefronts (bank conflicts)");
+	}
 	say_sass(b, ln, total);
+	if (main && kf_str(ln, "file") && strcmp(main, kf_str(ln, "file")) != 0)
+		buf_puts(b, "; header code inlined into the kernel, its samples also "
+		    "counted on the line that calls it");
 	buf_putc(b, '.');
 }
 
@@ -224,6 +230,9 @@ say_no_lines(struct kf_fb *fb, const cJSON *src, double total, cJSON *focus)
 		if (kf_str(x, "stall"))
 			buf_printf(&b, ", mostly %s", kf_str(x, "stall"));
 	}
+	if (n == 0)
+		buf_puts(&b, " ncu's source export (--print-source cuda,sass) shows nothing "
+		    "for such code, not even its SASS.");
 	buf_puts(&b, "\nIf you own this code, build it with nvcc -lineinfo so that ncu "
 	    "can name the lines.");
 	kf_fb_add_buf(fb, FB_KEY, &b);
@@ -258,9 +267,9 @@ ncu_lines_say(struct kf_fb *fb, const cJSON *k, cJSON *focus)
 		    kf_num(ln, "l2_excessive_sectors", 0) <= 0)
 			continue;
 		if (n < TEXT_LINES)
-			say_line(&b, n + 1, ln, total, exc);
+			say_line(&b, n + 1, ln, total, exc, kf_str(src, "main_file"));
 		else if (n < TEXT_LINES + MORE_LINES)
-			say_line(&more, n + 1, ln, total, exc);
+			say_line(&more, n + 1, ln, total, exc, kf_str(src, "main_file"));
 		n++;
 	}
 	if (n == 0)

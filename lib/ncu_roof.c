@@ -14,6 +14,9 @@
 #include "record.h"
 
 #define IN_FLOP "smsp__sass_thread_inst_executed_op_%s%s_pred_on.sum.per_cycle_elapsed"
+/* Below this share of peak everywhere, a kernel is latency-bound (ncu's
+ * SOLBottleneck rule draws the line at 60 %). */
+#define LATENCY_PCT 60
 #define IN_PEAK "sm__sass_thread_inst_executed_op_%sfma_pred_on.sum.peak_sustained"
 
 struct roof {
@@ -25,6 +28,7 @@ struct roof {
 	    has_tensor;
 	const char *limiter;
 	double limiter_pct;
+	int latency;		/* nothing near its peak */
 };
 
 static int
@@ -151,6 +155,11 @@ limiter(struct roof *r)
 		r->limiter = "L1";
 		r->limiter_pct = r->l1_tp;
 	}
+	if (r->has_tensor && r->tensor > r->limiter_pct) {
+		r->limiter = "tensor";
+		r->limiter_pct = r->tensor;
+	}
+	r->latency = r->limiter_pct < LATENCY_PCT;
 }
 
 static int
@@ -209,11 +218,26 @@ advice(const struct roof *r)
 	if (strcmp(r->limiter, "L2") == 0)
 		return "make accesses coalesced and reuse data within a block so that "
 		    "fewer sectors go through L2";
+	if (strcmp(r->limiter, "tensor") == 0)
+		return "keep the tensor cores fed (larger tiles, asynchronous copies, "
+		    "more work per launch)";
 	if (strcmp(r->limiter, "DRAM") == 0)
 		return "move fewer bytes (fuse kernels, reuse data on chip, use smaller "
 		    "types)";
 	return "spend fewer instructions per result (FMA, vectorised math), or use "
 	    "tensor cores or a lower precision";
+}
+
+static const char *
+label(const char *limiter)
+{
+	if (strcmp(limiter, "fp") == 0)
+		return "the FP pipe";
+	if (strcmp(limiter, "tensor") == 0)
+		return "the tensor pipe";
+	if (strcmp(limiter, "L1") == 0)
+		return "L1/TEX";
+	return limiter;
 }
 
 static void
@@ -249,12 +273,16 @@ say(struct buf *b, const struct roof *r)
 		    r->l1_tp);
 	if (r->has_l2_tp || r->has_l2_bw || r->has_l1_tp)
 		buf_putc(b, '.');
-	if (r->has_tensor && r->tensor > 0)
+	if (r->has_tensor && r->tensor >= 0.1)
 		buf_printf(b, " The tensor pipe was active %.1f%% of cycles; its FLOPs are not "
 		    "in the numbers above.", r->tensor);
-	buf_printf(b, "\nVerdict: %s runs closest to its peak (%.1f%%), so it is the limit: "
-	    "%s.", strcmp(r->limiter, "fp") == 0 ? "the FP pipe" : r->limiter,
-	    r->limiter_pct, advice(r));
+	if (r->latency)
+		buf_printf(b, "\nVerdict: nothing runs near its peak (the closest is %s at "
+		    "%.1f%%): the kernel is latency-bound, with too few warps in flight or "
+		    "warps waiting on dependencies (memory latency, atomics, barriers).", label(r->limiter), r->limiter_pct);
+	else
+		buf_printf(b, "\nVerdict: %s runs closest to its peak (%.1f%%), so it is the "
+		    "limit: %s.", label(r->limiter), r->limiter_pct, advice(r));
 }
 
 /* Analysis */
@@ -303,6 +331,7 @@ roof_json(const struct roof *r)
 	    100 * r->bw / r->peak_bw, r->flops));
 	cJSON_AddStringToObject(o, "limiter", r->limiter);
 	cJSON_AddNumberToObject(o, "limiter_pct", r->limiter_pct);
+	cJSON_AddBoolToObject(o, "latency_bound", r->latency);
 	if (r->has_tensor)
 		cJSON_AddNumberToObject(o, "tensor_pipe_pct", r->tensor);
 	return o;

@@ -52,7 +52,10 @@ struct group {
 	struct sass hot[HOT_SASS];
 	size_t nhot;
 	double line_samples, sass_samples, excessive;
+	double block_lines, block_sass;	/* the same in the file's block */
+	size_t block_file, main_file;	/* the block's file; the largest block's */
 	long nline_rows, nsass_rows;
+	int no_table;		/* ncu said it has no line info */
 };
 
 enum { C_LINE, C_TEXT, C_ADDR, C_SASS, C_SAMPLES, C_EXEC, C_EXC, C_SECT, C_SHARED,
@@ -149,22 +152,27 @@ group_done(struct ncu_src *s)
 	s->cur_line = -1;
 }
 
-/* "Function Name": the same kernel in a file not seen yet goes on with
- * the launch in progress, anything else starts the next launch. 1 when a
+/* "Function Name" (file: the "File Path" before it; NULL for a launch
+ * with no table): the same kernel in a file not seen yet goes on with the
+ * launch in progress, anything else starts the next launch. 1 when a
  * launch is done. */
 static int
-function_row(struct ncu_src *s, const char *fn)
+function_row(struct ncu_src *s, const char *fn, const char *file)
 {
-	const char *file = s->pend_file ? s->pend_file : "";
 	int done = 0;
 
-	if (!s->cur_open || strcmp(s->cur.fn, fn) != 0 || group_has_file(&s->cur, file)) {
+	if (!s->cur_open || strcmp(s->cur.fn, fn) != 0 || file == NULL || s->cur.no_table ||
+	    group_has_file(&s->cur, file)) {
 		done = s->cur_open;
 		group_done(s);
 		s->cur.fn = xstrdup(fn);
 		s->cur_open = 1;
 	}
-	group_file(&s->cur, file);
+	if (file)
+		s->cur.block_file = group_file(&s->cur, file);
+	else
+		s->cur.no_table = 1;
+	s->cur.block_lines = s->cur.block_sass = 0;
 	s->cur_line = -1;
 	return done;
 }
@@ -177,7 +185,7 @@ header_row(struct ncu_src *s)
 	static const char *const names[NCOL] = {
 		"Line No", NULL, "Address", NULL, "Warp Stall Sampling (All Samples)",
 		"Instructions Executed", "L2 Theoretical Sectors Global Excessive",
-		"L2 Theoretical Sectors Global", "L1 Conflicts Shared N-Way", "Address Space",
+		"L2 Theoretical Sectors Global", "L1 Wavefronts Shared Excessive", "Address Space",
 	};
 	size_t i, j;
 
@@ -304,10 +312,14 @@ sass_row(struct ncu_src *s)
 {
 	struct group *g = &s->cur;
 	struct sass x = sass_make(s), y;
-	size_t len;
-	const char *space = fld(s, C_SPACE, &len);
 
-	g->sass_samples += x.samples;
+	/* Each file's block has every instruction of the launch that its
+	 * lines hold, and the kernel's own file holds them all (code inlined
+	 * from a header is in both): the launch's samples are the largest
+	 * block's. */
+	g->block_sass += x.samples;
+	if (g->block_sass > g->sass_samples)
+		g->sass_samples = g->block_sass;
 	g->nsass_rows++;
 	if (x.samples <= 0 && x.excessive <= 0) {
 		sass_free(&x);
@@ -316,10 +328,6 @@ sass_row(struct ncu_src *s)
 	if (s->cur_line >= 0) {
 		struct sline *ln = &g->lines[s->cur_line];
 
-		if (memmem(space, len, "Shared", 6)) {
-			ln->shared += num(s, C_SHARED);
-			ln->has_shared = 1;
-		}
 		y = x;
 		y.addr = xstrdup(x.addr);
 		y.text = xstrdup(x.text);
@@ -343,7 +351,7 @@ line_row(struct ncu_src *s, const char *file)
 	struct group *g = &s->cur;
 	struct sline x;
 	size_t i, low = 0, len, j;
-	const char *f = fld(s, C_TEXT, &len);
+	const char *f;
 
 	memset(&x, 0, sizeof x);
 	x.file = group_file(g, file);
@@ -352,9 +360,22 @@ line_row(struct ncu_src *s, const char *file)
 	x.exec = num(s, C_EXEC);
 	x.excessive = num(s, C_EXC);
 	x.sectors = num(s, C_SECT);
+	/* Bank conflicts: the shared-memory wavefronts beyond the ideal, on
+	 * lines that access shared memory (only pages of kernels that use it
+	 * have the column). */
+	f = fld(s, C_SPACE, &len);
+	if (s->col[C_SHARED] >= 0 && memmem(f, len, "Shared", 6)) {
+		x.shared = num(s, C_SHARED);
+		x.has_shared = 1;
+	}
+	f = fld(s, C_TEXT, &len);
 	for (j = 0; j < s->nstall; j++)
 		x.stall[j] = stall_val(s, j);
-	g->line_samples += x.samples;
+	g->block_lines += x.samples;
+	if (g->block_lines > g->line_samples) {
+		g->line_samples = g->block_lines;
+		g->main_file = g->block_file;
+	}
 	g->excessive += x.excessive;
 	g->nline_rows++;
 	s->cur_line = -1;
@@ -405,13 +426,36 @@ take_row(struct ncu_src *s)
 		return 0;
 	}
 	if (strcmp(first, "Function Name") == 0)
-		return function_row(s, kf_csvrow_field(&s->row, 1, NULL));
+		return function_row(s, kf_csvrow_field(&s->row, 1, NULL),
+		    s->pend_file ? s->pend_file : "");
 	if (strcmp(first, "Line No") == 0 || strcmp(first, "Address") == 0) {
 		header_row(s);
 		return 0;
 	}
 	data_row(s);
 	return 0;
+}
+
+/* Code without line info has no table, only ncu's line
+ * "==WARNING== No lineinfo available to show CUDA-C source related to
+ * 'NAME'." for each launch: a launch with no lines (1 when that ends the
+ * one before). */
+static int
+no_lineinfo(struct ncu_src *s)
+{
+	static const char pre[] = "==WARNING== No lineinfo available to show CUDA-C "
+	    "source related to '";
+	char *name, *end;
+	int done;
+
+	if (!kf_startswith(s->l.s, pre))
+		return 0;
+	name = s->l.s + sizeof pre - 1;
+	if ((end = strrchr(name, '\'')) != NULL)
+		*end = '\0';
+	done = function_row(s, name, NULL);
+	s->have_hdr = 0;
+	return done;
 }
 
 /* Read until a launch is whole (in s->done): 1, or 0 at the end. */
@@ -421,8 +465,11 @@ next_group(struct ncu_src *s)
 	int got, done;
 
 	while (!s->eof && (got = kf_lines_next(&s->l)) > 0) {
-		if (!kf_csvrow_pending(&s->row) && s->l.s[0] != '"')
+		if (!kf_csvrow_pending(&s->row) && s->l.s[0] != '"') {
+			if (no_lineinfo(s))
+				return 1;
 			continue;
+		}
 		if (kf_csvrow_pending(&s->row) && s->row.nlines >= MAX_ROW_LINES) {
 			kf_csvrow_drop(&s->row);
 			s->bad_rows++;
@@ -549,7 +596,7 @@ put_line(struct buf *b, const struct ncu_src *s, const struct group *g, struct s
 	ncu_put_num(b, x->excessive);
 	buf_puts(b, ",\"l2_sectors\":");
 	ncu_put_num(b, x->sectors);
-	buf_puts(b, ",\"shared_conflicts_nway\":");
+	buf_puts(b, ",\"shared_excessive_wavefronts\":");
 	if (x->has_shared)
 		ncu_put_num(b, x->shared);
 	else
@@ -578,7 +625,15 @@ put_group(struct buf *b, const struct ncu_src *s, struct group *g)
 			buf_putc(b, ',');
 		kf_json_quote(b, g->files[i], strlen(g->files[i]));
 	}
-	buf_printf(b, "],\"line_info\":%s,\"samples\":", g->nline_rows ? "true" : "false");
+	buf_putc(b, ']');
+	if (g->nline_rows && g->main_file < g->nfiles) {
+		buf_putc(b, ',');
+		put_str(b, "main_file", g->files[g->main_file]);
+	}
+	buf_printf(b, ",\"line_info\":%s,", g->nline_rows ? "true" : "false");
+	if (g->no_table)
+		buf_puts(b, "\"no_table\":true,");
+	buf_puts(b, "\"samples\":");
 	ncu_put_num(b, g->nline_rows ? g->line_samples : g->sass_samples);
 	buf_puts(b, ",\"l2_excessive_sectors\":");
 	ncu_put_num(b, g->excessive);

@@ -58,7 +58,7 @@ text() {
 	# Lines by stall samples: 81 (the exit, 64,396), 80 (42,512), 77, 79, 75.
 	run k0 tr '[.source.lines[] | [.line, .samples]]'
 	assert_output '[[81,64396],[80,42512],[77,18640],[79,505],[75,299]]'
-	run k0 tr '.source.lines[1] | [.text, .l2_excessive_sectors, .l2_sectors, .shared_conflicts_nway, .stalls.long_sb, .sass[0]]'
+	run k0 tr '.source.lines[1] | [.text, .l2_excessive_sectors, .l2_sectors, .shared_excessive_wavefronts, .stalls.long_sb, .sass[0]]'
 	assert_output '["out[(size_t)x * w + y] = in[(size_t)y * w + x];",58720256,75497472,null,41284,{"address":"0x7f316b7a0190","text":"STG.E desc[UR4][R4.64], R7","samples":41422,"l2_excessive_sectors":58720256,"stall":"long_sb"}]'
 }
 
@@ -86,7 +86,7 @@ text() {
 	assert_output '[["L1",99.443494],["L2",19.10179],["DRAM",0.3045951323288854]]'
 	run text sg
 	assert_output --partial 'Roofline (fp32, from the raw page'"'"'s counters): 5.49 TFLOP/s achieved of 66.9 TFLOP/s peak; arithmetic intensity 374 FLOP/byte of DRAM traffic against a ridge of 13.9: compute-bound on the DRAM roofline, at 8.2% of its roof. DRAM moved 14.7 GB/s of 4.81 TB/s (0.3%).'
-	assert_output --partial 'Verdict: L1 runs closest to its peak (99.4%), so it is the limit'
+	assert_output --partial 'Verdict: L1/TEX runs closest to its peak (99.4%), so it is the limit'
 	refute_output --partial 'Roofline Analysis:'
 	refute_output --partial 'achieved 0% of'
 }
@@ -146,19 +146,54 @@ text() {
 	assert_output '[[0,126352,126352,81],[1,395918,395918,51]]'
 }
 
-@test "kf-read: a kernel whose code spans two files (header code) is one launch with both files" {
-	local d="$BATS_TEST_TMPDIR/hdr"
-	mkdir -p "$d"
-	cp "$PAGES/transpose_naive/ncu_report.csv" "$PAGES/transpose_naive/ncu_raw.csv" "$d/"
-	# Lines 80 and 81 moved into a second block, as if from a header file.
-	awk 'NR <= 3 { print; hdr[NR] = $0; next }
-	     /^"80",/ { print "\"File Path\",\"/home/user/kf/examples/cuda/ops.cuh\""; print hdr[2]; print hdr[3] }
-	     { print }' "$PAGES/transpose_naive/ncu_source.csv" >"$d/ncu_source.csv"
-	read_dir hdr
-	run k0 hdr '.source | [.files, .samples, [.lines[] | [(.file | split("/") | last), .line]]]'
-	assert_output '[["/home/user/kf/examples/cuda/bench.cu","/home/user/kf/examples/cuda/ops.cuh"],126352,[["ops.cuh",81],["ops.cuh",80],["bench.cu",77],["bench.cu",79],["bench.cu",75]]]'
-	run text hdr
-	assert_output --partial '  2. ops.cuh:80 `out[(size_t)x'
+@test "reduce_atomic: atomicAdd's header code is a second file of the same launch; samples counted once" {
+	pages ra reduce_atomic
+	# The page has a block for sm_20_atomic_functions.hpp (line 84, 298,946
+	# samples, also counted on bench.cu:120 that calls it: 299,239 there) and
+	# one for bench.cu (465,994 samples in all = the raw page's
+	# smsp__pcsamp_sample_count).
+	run k0 ra '.source | [(.files | map(split("/") | last)), (.main_file | split("/") | last), .samples] + [.lines[0:2][] | [(.file | split("/") | last), .line, .samples]]'
+	assert_output '[["sm_20_atomic_functions.hpp","bench.cu"],"bench.cu",465994,["bench.cu",120,299239],["sm_20_atomic_functions.hpp",84,298946]]'
+	run k0 ra '.roofline_inputs.smsp__pcsamp_sample_count'
+	assert_output '465994'
+	# 299,239 / 465,994 = 64.2 %; 298,946 / 465,994 = 64.2 %
+	run text ra
+	assert_line --partial '  1. bench.cu:120 `atomicAdd(&acc[i & 7], x[i]);`: 64.2% of stall samples; 100% of them long_sb'
+	assert_line --partial '  2. sm_20_atomic_functions.hpp:84 `return __fAtomicAdd(address, val);`: 64.2% of stall samples'
+	assert_output --partial 'header code inlined into the kernel, its samples also counted on the line that calls it.'
+	# Nothing above 1.23 % of peak (L2, lts__throughput): latency-bound.
+	run an ra '.focus.roof | [.limiter, .limiter_pct, .latency_bound]'
+	assert_output '["L2",1.227367,true]'
+	assert_output --partial 'latency'
+}
+
+@test "multi: six launches of five kernels, raw rows and source blocks matched to each; softmax spans two files" {
+	pages mu multi
+	run jq -c '[.data.kernels[] | [.id, (.name | split("(") | first), .source.samples == .roofline_inputs.smsp__pcsamp_sample_count, (.source.files | length)]]' "$BATS_TEST_TMPDIR/mu.read.json"
+	assert_output '[[0,"copy_k",true,1],[1,"copy_k",true,1],[2,"fma_k",true,1],[3,"sgemm_tiled_k",true,1],[4,"transpose_naive_k",true,1],[5,"softmax_k",true,2]]'
+	# The focus is sgemm_tiled (2.38 ms): its inner product over the shared
+	# tiles, 238,290 of 297,384 samples (80.1 %), no bank conflicts.
+	run an mu '.focus.source_lines[0] | [.line, .text, (.stall_pct * 10 | round), .shared_excessive_wavefronts, .stalls[0].reason]'
+	assert_output '[81,"s += As[threadIdx.y][k] * Bs[k][threadIdx.x];",801,0,"mio"]'
+	run text mu
+	assert_output --partial 'Verdict: L1/TEX runs closest to its peak (94.3%)'
+	refute_output --partial 'bank conflicts'
+}
+
+@test "resnet18 (cuDNN, no -lineinfo): ncu's warnings become launches without lines; the hint to build with -lineinfo" {
+	pages rn resnet18-head
+	run jq -c '[.data.kernels[] | [.id, .source.line_info, .source.no_table, (.source.lines | length)]], .data.notes' "$BATS_TEST_TMPDIR/rn.read.json"
+	assert_output $'[[0,false,true,0],[1,false,true,0],[2,false,true,0],[3,false,true,0]]\n[]'
+	run text rn
+	assert_output --partial 'Source lines: the source page has no line information for this kernel (code built without -lineinfo, as cuBLAS and cuDNN are).'
+	assert_output --partial 'If you own this code, build it with nvcc -lineinfo'
+	# The tf32 implicit GEMM: tensor pipe 32.9 % of cycles, more than any
+	# memory level; FFMA-counted FLOPs miss its tensor-core work.
+	run an rn '.focus.roof | [.tensor_pipe_pct, .limiter, .latency_bound]'
+	assert_output '[32.899576,"tensor",true]'
+	assert_output --partial 'tensor'
+	run an rn '.focus | [.line_info, .source_lines]'
+	assert_output '[false,[]]'
 }
 
 @test "kf-read: hostile raw and source pages: cut, NUL bytes, a huge line, garbage; the launch still flows" {
