@@ -164,7 +164,8 @@ text() {
 	# Nothing above 1.23 % of peak (L2, lts__throughput): latency-bound.
 	run an ra '.focus.roof | [.limiter, .limiter_pct, .latency_bound]'
 	assert_output '["L2",1.227367,true]'
-	assert_output --partial 'latency'
+	run text ra
+	assert_output --partial 'Verdict: nothing runs near its peak (the closest is L2 at 1.2%): the kernel is latency-bound'
 }
 
 @test "multi: six launches of five kernels, raw rows and source blocks matched to each; softmax spans two files" {
@@ -191,7 +192,9 @@ text() {
 	# memory level; FFMA-counted FLOPs miss its tensor-core work.
 	run an rn '.focus.roof | [.tensor_pipe_pct, .limiter, .latency_bound]'
 	assert_output '[32.899576,"tensor",true]'
-	assert_output --partial 'tensor'
+	run text rn
+	assert_output --partial 'The tensor pipe was active 32.9% of cycles; its FLOPs are not in the numbers above.'
+	assert_output --partial '(the closest is the tensor pipe at 32.9%)'
 	run an rn '.focus | [.line_info, .source_lines]'
 	assert_output '[false,[]]'
 }
