@@ -213,8 +213,9 @@ static const char *
 advice(const struct roof *r)
 {
 	if (strcmp(r->limiter, "L1") == 0)
-		return "serve repeated loads from registers or shared memory (tiling) so "
-		    "that each load feeds more arithmetic";
+		return "cut L1/TEX and shared-memory traffic per FLOP: tile into shared "
+		    "memory if the kernel does not yet, then into registers (each thread "
+		    "computing several outputs), with wider loads";
 	if (strcmp(r->limiter, "L2") == 0)
 		return "make accesses coalesced and reuse data within a block so that "
 		    "fewer sectors go through L2";
