@@ -8,6 +8,7 @@
 
 #include "ncu_pages.h"
 #include "record.h"
+#include "text.h"
 
 #define TEXT_LINES 3		/* lines in the first paragraph */
 #define MORE_LINES 3		/* lines in the second */
@@ -154,6 +155,30 @@ say_stall(struct buf *b, const cJSON *ln)
 		buf_printf(b, " (%s)", why);
 }
 
+/* "stores" or "loads": what the line's instruction with the most excessive
+ * sectors does (STG, LDG, ...), as far as its SASS kept says. */
+static const char *
+access_kind(const cJSON *ln)
+{
+	const cJSON *x, *best = NULL;
+	const char *t;
+
+	cJSON_ArrayForEach(x, kf_arr(ln, "sass"))
+		if (kf_num(x, "l2_excessive_sectors", 0) > (best ?
+		    kf_num(best, "l2_excessive_sectors", 0) : 0))
+			best = x;
+	t = best ? kf_str(best, "text") : NULL;
+	if (t && t[0] == '@')
+		t += strcspn(t, " ") + strspn(t + strcspn(t, " "), " ");
+	if (t && (kf_startswith(t, "ST") || kf_startswith(t, "RED")))
+		return "stores";
+	if (t && kf_startswith(t, "LD"))
+		return "loads";
+	if (t && kf_startswith(t, "ATOM"))
+		return "atomics";
+	return "accesses";
+}
+
 static void
 say_sectors(struct buf *b, const cJSON *ln, double kernel_exc)
 {
@@ -170,7 +195,7 @@ say_sectors(struct buf *b, const cJSON *ln, double kernel_exc)
 		buf_printf(b, " (%.0f%% of the kernel's)", pct(exc, kernel_exc));
 	if (all > 0)
 		buf_printf(b, ", %.0f%% of the line's sectors", pct(exc, all));
-	buf_puts(b, ": uncoalesced accesses");
+	buf_printf(b, ": uncoalesced %s", access_kind(ln));
 }
 
 static void

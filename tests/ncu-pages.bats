@@ -108,7 +108,7 @@ text() {
 	assert_output '[true,5,80,336,58720256,"long_sb","STG.E desc[UR4][R4.64], R7"]'
 	run text tr
 	assert_line '  1. bench.cu:81 `}`: 51.0% of stall samples; 100% of them drain (waiting at exit for memory stores to drain); hottest instruction `BRA 0x7f316b7a01b0` (51.0%).'
-	assert_line '  2. bench.cu:80 `out[(size_t)x * w + y] = in[(size_t)y * w + x];`: 33.6% of stall samples; 97% of them long_sb (waiting for global or local memory data (L1TEX)); all 58.7 M excessive L2 sectors, 78% of the line'"'"'s sectors: uncoalesced accesses; hottest instruction `STG.E desc[UR4][R4.64], R7` (32.8%).'
+	assert_line '  2. bench.cu:80 `out[(size_t)x * w + y] = in[(size_t)y * w + x];`: 33.6% of stall samples; 97% of them long_sb (waiting for global or local memory data (L1TEX)); all 58.7 M excessive L2 sectors, 78% of the line'"'"'s sectors: uncoalesced stores; hottest instruction `STG.E desc[UR4][R4.64], R7` (32.8%).'
 	# Line 75 has 0.2 % of the samples and no excessive sectors: not in the text.
 	refute_output --partial 'bench.cu:75'
 }
@@ -237,3 +237,22 @@ text() {
 	run jq -c '.data.kernels[0] | [.source.samples, ."roofline_inputs"."smsp__pcsamp_sample_count"]' "$BATS_TEST_TMPDIR/sp.json"
 	assert_output '[126352,126352]'
 }
+
+@test "kf-read: pages exported for some launches only (kf-wrap --top): the others go without, in order" {
+	local d="$BATS_TEST_TMPDIR/top"
+	mkdir -p "$d"
+	cp "$PAGES/multi/ncu_report.csv" "$d/"
+	# The raw page's header, units and row of ID 3; the source page's block
+	# of sgemm_tiled (launch 3) only.
+	sed -n '1,2p; /^"3",/p' "$PAGES/multi/ncu_raw.csv" >"$d/ncu_raw.csv"
+	awk '/^"File Path"/ { f = "" } /^"Function Name","sgemm_tiled_k/ { keep = 1 }
+	     /^"Function Name"/ && !/sgemm_tiled_k/ { keep = 0 }
+	     /^"File Path"/ { held = $0; next } keep && held { print held; held = "" } keep' \
+		"$PAGES/multi/ncu_source.csv" >"$d/ncu_source.csv"
+	read_dir top
+	run jq -c '[.data.kernels[] | [.id, has("roofline_inputs"), .source.samples]], .data.notes' "$BATS_TEST_TMPDIR/top.read.json"
+	assert_output $'[[0,false,null],[1,false,null],[2,false,null],[3,true,297384],[4,false,null],[5,false,null]]\n[]'
+	run an top '.focus | [.name, .source_lines[0].line, .roof.limiter]'
+	assert_output '["sgemm_tiled_k(const float *, const float *, float *, int)",81,"L1"]'
+}
+
