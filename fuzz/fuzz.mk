@@ -16,7 +16,7 @@ override FUZZ_SECONDS := 60
 endif
 FUZZ_FLAGS ?= -max_len=65536 -close_fd_mask=2 -timeout=10 -rss_limit_mb=2048
 
-TARGETS = record ncu utcsv unitrace chrome vtune
+TARGETS = record ncu ncuraw ncusource utcsv unitrace chrome vtune
 
 FB = fuzz/build
 CJSON_CFLAGS := $(shell pkg-config --cflags libcjson 2>/dev/null || echo -I/usr/include/cjson)
@@ -47,7 +47,7 @@ $(COMMON): fuzz/common.c fuzz/fuzz.h $(LIBHDR)
 	@mkdir -p $(FB)/obj
 	$(FUZZ_CC) $(CFLAGS_FUZZ) -c -o $@ fuzz/common.c
 
-$(FB)/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz.h $(COMMON) $(LIBOBJ)
+$(FB)/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz.h fuzz/ncu_details.h $(COMMON) $(LIBOBJ)
 	$(FUZZ_CC) $(CFLAGS_FUZZ) -Ifuzz -o $@ $< $(COMMON) $(LIBOBJ) $(LIBS)
 
 # Each target for FUZZ_SECONDS, one after the other.

@@ -5,7 +5,7 @@
 
 load helper
 
-TARGETS="record ncu utcsv unitrace chrome vtune"
+TARGETS="record ncu ncuraw ncusource utcsv unitrace chrome vtune"
 
 setup_file() {
 	local rt
@@ -47,6 +47,14 @@ fuzz_target() {
 
 @test "fuzz_ncu: ncu_report.csv through ncu_read and the ncu feedback survives its corpus and regress inputs" {
 	fuzz_target ncu
+}
+
+@test "fuzz_ncuraw: ncu_raw.csv beside a details page through ncu_read and the ncu feedback survives its corpus and regress inputs" {
+	fuzz_target ncuraw
+}
+
+@test "fuzz_ncusource: ncu_source.csv beside a details page through ncu_read and the ncu feedback survives its corpus and regress inputs" {
+	fuzz_target ncusource
 }
 
 @test "fuzz_utcsv: unitrace metrics files through ut_csv_read survive their corpus and regress inputs" {

@@ -14,6 +14,7 @@
 #include "map.h"
 #include "feedback.h"
 #include "ncu.h"
+#include "ncu_pages.h"
 #include "profiler.h"
 #include "record.h"
 #include "text.h"
@@ -140,6 +141,8 @@ struct rd {
 	struct kf_map msgidx;
 	cJSON *msgs, *notes;
 	char *format;
+	struct ncu_raw *raw;	/* the raw and source pages, if there */
+	struct ncu_src *src;
 };
 
 /* kf-wrap */
@@ -793,7 +796,12 @@ emit_start(struct rd *r)
 	kf_emit_begin(r->rec, "data");
 	buf_puts(&b, "{\"format\":");
 	kf_json_quote(&b, r->format, strlen(r->format));
-	buf_puts(&b, ",\"report\":\"" NCU_REPORT "\",\"kernels\":[");
+	buf_puts(&b, ",\"report\":\"" NCU_REPORT "\"");
+	if (r->raw)
+		buf_puts(&b, ",\"raw_page\":\"" NCU_RAW_PAGE "\"");
+	if (r->src)
+		buf_puts(&b, ",\"source_page\":\"" NCU_SOURCE_PAGE "\"");
+	buf_puts(&b, ",\"kernels\":[");
 	fwrite(b.s, 1, b.len, stdout);
 	buf_free(&b);
 	r->emitting = 1;
@@ -861,7 +869,10 @@ launch_write(struct rd *r)
 	}
 	buf_puts(o, "},\"rules\":[");
 	buf_add(o, x->rules.s ? x->rules.s : "", x->rules.len);
-	buf_add(o, "]}", 2);
+	buf_putc(o, ']');
+	ncu_raw_put(r->raw, kf_num(r->cur, "id", -1), o);
+	ncu_src_put(r->src, kf_str(r->cur, "name"), o);
+	buf_putc(o, '}');
 	fwrite_unlocked(o->s, 1, o->len, stdout);
 }
 
@@ -1243,6 +1254,8 @@ rd_free(struct rd *r)
 	free(r->ref);
 	free(r->last_sec);
 	kf_map_free(&r->msgidx);
+	ncu_raw_close(r->raw, r->notes);
+	ncu_src_close(r->src, r->notes);
 	cJSON_Delete(r->msgs);
 	cJSON_Delete(r->notes);
 	free(r->format);
@@ -1272,6 +1285,8 @@ ncu_read(cJSON *rec, const char *dir)
 		kf_emit(rec);
 		goto out;
 	}
+	r.raw = ncu_raw_open(dir);
+	r.src = ncu_src_open(dir);
 	err = read_lines(&r);
 	if (err < 0) {
 		note(&r, "reading stopped at line %ld: %s", r.l.no, strerror(errno));
@@ -1283,6 +1298,10 @@ ncu_read(cJSON *rec, const char *dir)
 		goto out;
 	}
 	run_messages(&r);
+	ncu_raw_close(r.raw, r.notes);
+	ncu_src_close(r.src, r.notes);
+	r.raw = NULL;
+	r.src = NULL;
 	emit_end(&r);
 out:
 	rd_free(&r);

@@ -11,6 +11,7 @@
 
 #include "feedback.h"
 #include "ncu.h"
+#include "ncu_pages.h"
 #include "profiler.h"
 #include "record.h"
 #include "text.h"
@@ -915,8 +916,10 @@ ncu_feedback(const cJSON *rec, struct kf_fb *fb)
 	raw = kf_str(data, "format") && strcmp(kf_str(data, "format"), "raw") == 0;
 	say_rule_text(fb, FB_HEAD, f->k, raw, "SOLBottleneck", "Optimization Hint",
 	    "bottleneck", focus);
-	say_rule_text(fb, FB_ADVICE, f->k, raw, "SOLFPRoofline", "Roofline Analysis",
-	    "roofline", focus);
+	if (!ncu_roof_say(fb, f->k, focus))
+		say_rule_text(fb, FB_ADVICE, f->k, raw, "SOLFPRoofline", "Roofline Analysis",
+		    "roofline", focus);
+	ncu_lines_say(fb, f->k, focus);
 	say_launch(fb, f->k, focus);
 	say_rules(fb, f->k, fb->analysis);
 	if (rank.n > 1 || nl > 1) {

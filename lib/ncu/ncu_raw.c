@@ -1,0 +1,321 @@
+/* kf: the roofline's inputs from ncu's raw page (ncu_raw.csv).
+ *
+ * The page is one header row of metric names, one row of their units and
+ * one row per launch, each with over a thousand columns. Only the columns
+ * a roofline needs are kept, converted to base units (ncu prints
+ * "Kbyte/cycle", "Tbyte/s", "Ghz", "ms", with thousands separators), and
+ * only the row of the launch asked for is held. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "csvrow.h"
+#include "ncu_pages.h"
+#include "record.h"
+#include "text.h"
+
+#define MAX_ROW_LINES 64
+
+static const char *const wanted[] = {
+	"gpu__time_duration.sum",
+	"sm__cycles_elapsed.avg.per_second",
+	"smsp__sass_thread_inst_executed_op_fadd_pred_on.sum.per_cycle_elapsed",
+	"smsp__sass_thread_inst_executed_op_fmul_pred_on.sum.per_cycle_elapsed",
+	"smsp__sass_thread_inst_executed_op_ffma_pred_on.sum.per_cycle_elapsed",
+	"smsp__sass_thread_inst_executed_op_dadd_pred_on.sum.per_cycle_elapsed",
+	"smsp__sass_thread_inst_executed_op_dmul_pred_on.sum.per_cycle_elapsed",
+	"smsp__sass_thread_inst_executed_op_dfma_pred_on.sum.per_cycle_elapsed",
+	"smsp__sass_thread_inst_executed_op_hadd_pred_on.sum.per_cycle_elapsed",
+	"smsp__sass_thread_inst_executed_op_hmul_pred_on.sum.per_cycle_elapsed",
+	"smsp__sass_thread_inst_executed_op_hfma_pred_on.sum.per_cycle_elapsed",
+	"sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained",
+	"sm__sass_thread_inst_executed_op_dfma_pred_on.sum.peak_sustained",
+	"sm__sass_thread_inst_executed_op_hfma_pred_on.sum.peak_sustained",
+	"dram__bytes.sum.per_second",
+	"dram__bytes.sum.peak_sustained",
+	"dram__cycles_elapsed.avg.per_second",
+	"dram__bytes_read.sum",
+	"dram__bytes_write.sum",
+	"lts__t_sectors.sum",
+	"lts__t_sectors.sum.pct_of_peak_sustained_elapsed",
+	"lts__t_bytes.sum.per_second",
+	"lts__t_bytes.sum.peak_sustained",
+	"lts__cycles_elapsed.avg.per_second",
+	"lts__throughput.avg.pct_of_peak_sustained_elapsed",
+	"l1tex__t_bytes.sum.per_second",
+	"l1tex__t_bytes.sum.peak_sustained",
+	"l1tex__cycles_elapsed.avg.per_second",
+	"l1tex__throughput.avg.pct_of_peak_sustained_active",
+	"sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active",
+	"sm__inst_executed_pipe_tensor.avg.pct_of_peak_sustained_active",
+	"smsp__pcsamp_sample_count",
+};
+#define NWANT (sizeof wanted / sizeof wanted[0])
+
+struct ncu_raw {
+	char *path;
+	struct kf_lines l;
+	struct kf_csvrow row;
+	long col[NWANT];	/* column of each wanted metric, or -1 */
+	double scale[NWANT];	/* its unit's factor to base units; 0: unknown */
+	int have_hdr, have_units;
+	size_t ncol;		/* the header's columns */
+	/* The row read ahead: the launch with this ID, its values. */
+	int have_row, eof;
+	double row_id;
+	double val[NWANT];
+	int has[NWANT];
+	long bad_rows, unmatched, used;
+};
+
+/* Units */
+
+static double
+prefix_scale(const char *s, size_t *skip)
+{
+	static const struct { char c; double f; } p[] = {
+		{ 'n', 1e-9 }, { 'u', 1e-6 }, { 'm', 1e-3 }, { 'K', 1e3 }, { 'k', 1e3 },
+		{ 'M', 1e6 }, { 'G', 1e9 }, { 'T', 1e12 }, { 'P', 1e15 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof p / sizeof p[0]; i++) {
+		if (s[0] == p[i].c) {
+			*skip = 1;
+			return p[i].f;
+		}
+	}
+	*skip = 0;
+	return 1;
+}
+
+/* One side of a unit ("Kbyte", "Ghz", "ms", "cycle"): its factor, 0 when
+ * it is not a unit kf knows. */
+static double
+side_scale(const char *s, size_t n)
+{
+	static const char *const base[] = {
+		"byte", "hz", "s", "second", "cycle", "sector", "inst", "warp",
+		"thread", "block", "register", "request", "",
+	};
+	size_t i, skip;
+	double f;
+
+	for (i = 0; i < sizeof base / sizeof base[0]; i++)
+		if (strlen(base[i]) == n && strncasecmp(s, base[i], n) == 0)
+			return 1;
+	f = prefix_scale(s, &skip);
+	if (skip == 0 || n < 2)
+		return 0;
+	for (i = 0; i < sizeof base / sizeof base[0] - 1; i++)
+		if (strlen(base[i]) == n - 1 && strncasecmp(s + 1, base[i], n - 1) == 0)
+			return f;
+	return 0;
+}
+
+/* The factor that turns a value in unit into base units ("Tbyte/s": 1e12,
+ * "Kbyte/cycle": 1e3, "sector/us": 1e6, "%": 1); 0 when unknown. */
+static double
+unit_scale(const char *unit)
+{
+	const char *slash = strchr(unit, '/');
+	double num, den;
+
+	if (strcmp(unit, "%") == 0)
+		return 1;
+	if (slash == NULL)
+		return side_scale(unit, strlen(unit));
+	num = side_scale(unit, (size_t)(slash - unit));
+	den = side_scale(slash + 1, strlen(slash + 1));
+	return num == 0 || den == 0 ? 0 : num / den;
+}
+
+/* Rows */
+
+static void
+read_header(struct ncu_raw *r)
+{
+	size_t i, j;
+
+	for (j = 0; j < NWANT; j++)
+		r->col[j] = -1;
+	for (i = 0; i < r->row.n; i++) {
+		const char *f = kf_csvrow_field(&r->row, i, NULL);
+
+		for (j = 0; j < NWANT; j++)
+			if (r->col[j] < 0 && strcmp(f, wanted[j]) == 0)
+				r->col[j] = (long)i;
+	}
+	r->ncol = r->row.n;
+	r->have_hdr = 1;
+}
+
+static void
+read_units(struct ncu_raw *r)
+{
+	size_t j;
+
+	for (j = 0; j < NWANT; j++)
+		r->scale[j] = r->col[j] < 0 ? 0 :
+		    unit_scale(kf_csvrow_field(&r->row, (size_t)r->col[j], NULL));
+	r->have_units = 1;
+}
+
+static void
+read_values(struct ncu_raw *r)
+{
+	size_t j, len;
+
+	for (j = 0; j < NWANT; j++) {
+		const char *f;
+		double v;
+
+		r->has[j] = 0;
+		if (r->col[j] < 0 || r->scale[j] == 0)
+			continue;
+		f = kf_csvrow_field(&r->row, (size_t)r->col[j], &len);
+		if (kf_parse_number_n(f, len, &v) && isfinite(v * r->scale[j])) {
+			r->val[j] = v * r->scale[j];
+			r->has[j] = 1;
+		}
+	}
+}
+
+/* A complete row: the header, the units, or a launch (then 1). */
+static int
+take_row(struct ncu_raw *r)
+{
+	const char *first = kf_csvrow_field(&r->row, 0, NULL);
+	size_t len;
+
+	if (strcmp(first, "ID") == 0) {
+		read_header(r);
+		r->have_units = 0;
+		return 0;
+	}
+	if (!r->have_hdr)
+		return 0;
+	if (!r->have_units && first[0] == '\0') {
+		read_units(r);
+		return 0;
+	}
+	first = kf_csvrow_field(&r->row, 0, &len);
+	if (!r->have_units || r->row.n < r->ncol ||
+	    !kf_parse_number_n(first, len, &r->row_id)) {
+		r->bad_rows++;
+		return 0;
+	}
+	read_values(r);
+	return 1;
+}
+
+/* Read up to the next launch row: 1, or 0 at the end. */
+static int
+next_row(struct ncu_raw *r)
+{
+	int got, done;
+
+	while ((got = kf_lines_next(&r->l)) > 0) {
+		if (!kf_csvrow_pending(&r->row) && r->l.s[0] != '"')
+			continue;	/* ==PROF== lines, blank lines */
+		if (kf_csvrow_pending(&r->row) && r->row.nlines >= MAX_ROW_LINES) {
+			kf_csvrow_drop(&r->row);
+			r->bad_rows++;
+		}
+		done = kf_csvrow_feed(&r->row, r->l.s, r->l.len);
+		if (done < 0)
+			break;
+		if (done == 1 && r->row.n > 0 && take_row(r))
+			return 1;
+	}
+	if (kf_csvrow_pending(&r->row)) {
+		kf_csvrow_drop(&r->row);
+		r->bad_rows++;
+	}
+	r->eof = 1;
+	return 0;
+}
+
+struct ncu_raw *
+ncu_raw_open(const char *dir)
+{
+	struct ncu_raw *r = xcalloc(1, sizeof *r);
+
+	r->path = kf_path_join(dir, NCU_RAW_PAGE);
+	if (kf_lines_open(&r->l, r->path) < 0) {
+		free(r->path);
+		free(r);
+		return NULL;
+	}
+	kf_csvrow_init(&r->row, ',');
+	return r;
+}
+
+void
+ncu_put_num(struct buf *b, double v)
+{
+	if (!isfinite(v))
+		buf_puts(b, "null");
+	else if (v > -1e15 && v < 1e15 && v == (double)(long long)v)
+		buf_printf(b, "%lld", (long long)v);
+	else
+		buf_printf(b, "%.10g", v);
+}
+
+void
+ncu_raw_put(struct ncu_raw *r, double id, struct buf *out)
+{
+	size_t j;
+	int first = 1;
+
+	if (r == NULL)
+		return;
+	while (!r->eof && (!r->have_row || r->row_id < id)) {
+		if (r->have_row)
+			r->unmatched++;
+		r->have_row = next_row(r);
+	}
+	if (!r->have_row || r->row_id != id)
+		return;
+	r->have_row = 0;
+	r->used++;
+	buf_puts(out, ",\"roofline_inputs\":{");
+	for (j = 0; j < NWANT; j++) {
+		if (!r->has[j])
+			continue;
+		buf_printf(out, "%s\"%s\":", first ? "" : ",", wanted[j]);
+		ncu_put_num(out, r->val[j]);
+		first = 0;
+	}
+	buf_putc(out, '}');
+}
+
+void
+ncu_raw_close(struct ncu_raw *r, cJSON *notes)
+{
+	struct buf b = {0};
+
+	if (r == NULL)
+		return;
+	if (!r->have_hdr)
+		buf_printf(&b, "%s has no header row (\"ID\",...): not ncu's raw page",
+		    NCU_RAW_PAGE);
+	else if (r->bad_rows)
+		buf_printf(&b, "%s: %ld row%s skipped (cut off, or not a launch's)",
+		    NCU_RAW_PAGE, r->bad_rows, r->bad_rows == 1 ? "" : "s");
+	if (b.len)
+		cJSON_AddItemToArray(notes, cJSON_CreateString(b.s));
+	buf_reset(&b);
+	if (r->have_hdr && r->used == 0)
+		buf_printf(&b, "%s has no row for the details page's launches: no roofline",
+		    NCU_RAW_PAGE);
+	if (b.len)
+		cJSON_AddItemToArray(notes, cJSON_CreateString(b.s));
+	buf_free(&b);
+	kf_lines_close(&r->l);
+	kf_csvrow_free(&r->row);
+	free(r->path);
+	free(r);
+}
