@@ -2,15 +2,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "ncu.h"
 #include "opt.h"
 #include "profiler.h"
 #include "record.h"
 #include "text.h"
 
-static const char usage[] = "[-u] [FILE ...]";
+static const char usage[] = "[-u] [FILE ...]\n"
+	"--ncu-select K [--no-write] CSV";
 static const char help[] =
 	"Adds \"data\": what the profiler of each record left in its output_dir.\n"
 	"  -u, --unbuffered   flush after every record\n"
+	"      --ncu-select K print the ncu filter arguments, one a line, that profile\n"
+	"                     one launch of each of the K kernels with the most GPU\n"
+	"                     time in the ncu CSV, and write ncu_top.json beside it\n"
+	"                     (kf-wrap ncu --top runs it)\n"
+	"      --no-write     with --ncu-select: only print\n"
 	"      --help         print this help\n"
 	"      --version      print the version\n";
 
@@ -44,18 +51,38 @@ read_one(cJSON *rec)
 int
 main(int argc, char **argv)
 {
+	enum { O_NCU_SELECT = 0x100, O_NO_WRITE };
 	static const struct option longopts[] = {
+		{ "ncu-select", required_argument, NULL, O_NCU_SELECT },
+		{ "no-write", no_argument, NULL, O_NO_WRITE },
 		KF_OPT_COMMON
 	};
 	struct kf_in *in;
 	cJSON *rec;
-	int c;
+	long select = 0;
+	int c, write = 1;
 
 	kf_init(argv[0]);
 	kf_opt_init(usage, help);
 	while ((c = kf_getopt(argc, argv, "u", longopts)) != -1) {
-		kf_usage();
+		switch (c) {
+		case O_NCU_SELECT:
+			select = kf_opt_long(optarg, "--ncu-select", 1, 1000);
+			break;
+		case O_NO_WRITE:
+			write = 0;
+			break;
+		default:
+			kf_usage();
+		}
 	}
+	if (select > 0) {
+		if (argc - optind != 1)
+			kf_usage_error("--ncu-select K takes one CSV file");
+		return ncu_select(select, argv[optind], write);
+	}
+	if (!write)
+		kf_usage_error("--no-write goes with --ncu-select");
 	in = kf_in_open(argc - optind, argv + optind);
 	while ((rec = kf_in_next(in)) != NULL) {
 		read_one(rec);

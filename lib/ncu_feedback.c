@@ -375,7 +375,7 @@ say_nvtx(struct buf *b, const cJSON *k, cJSON *focus)
 }
 
 static void
-say_head(struct kf_fb *fb, const struct launch *f, size_t nlaunch, cJSON *focus)
+say_head(struct kf_fb *fb, const struct launch *f, size_t nlaunch, int timed, cJSON *focus)
 {
 	const char *name = kf_str(f->k, "name");
 	char *shortname = kf_kernel_short(name ? name : "unnamed kernel", 60);
@@ -385,7 +385,9 @@ say_head(struct kf_fb *fb, const struct launch *f, size_t nlaunch, cJSON *focus)
 	struct buf b = {0};
 
 	buf_printf(&b, "Kernel: %s", shortname);
-	if (nlaunch > 1)
+	if (timed)
+		buf_puts(&b, "\nThe kernel with the most GPU time; its longest launch profiled");
+	else if (nlaunch > 1)
 		buf_printf(&b, "\nThe longest of the %zu kernel launches profiled", nlaunch);
 	else
 		buf_puts(&b, "\nThe only kernel launch profiled");
@@ -670,6 +672,25 @@ say_share(struct kf_fb *fb, const struct kf_rank *rank, const char *name)
 	kf_fb_add_buf(fb, FB_KEY, &b);
 }
 
+/* The longest launch of the detailed kernel with the most GPU time in the
+ * timing run; f when none of them was timed. */
+static struct launch *
+timed_focus(const struct kf_rank *rank, struct launch *l, size_t nl, struct launch *f)
+{
+	const char **names = xcalloc(nl + 1, sizeof *names);
+	double *ns = xcalloc(nl + 1, sizeof *ns);
+	size_t i;
+
+	for (i = 0; i < nl; i++) {
+		names[i] = kf_str(l[i].k, "name");
+		ns[i] = l[i].ns;
+	}
+	i = ncu_timing_focus(rank, names, ns, nl);
+	free(names);
+	free(ns);
+	return i < nl ? &l[i] : f;
+}
+
 void
 ncu_feedback(const cJSON *rec, struct kf_fb *fb)
 {
@@ -678,7 +699,7 @@ ncu_feedback(const cJSON *rec, struct kf_fb *fb)
 	struct kf_rank rank = {0};
 	struct launch *l = NULL, *f = NULL;
 	size_t nl = 0, i;
-	int raw;
+	int raw, timed;
 
 	cJSON_ArrayForEach(k, kf_arr(data, "kernels")) {
 		l = xrealloc(l, (nl + 1) * sizeof *l);
@@ -695,18 +716,25 @@ ncu_feedback(const cJSON *rec, struct kf_fb *fb)
 		free(l);
 		return;
 	}
-	/* The reference's focus: the longest launch (the first on a tie). */
+	/* The reference's focus: the longest launch (the first on a tie). With
+	 * a timing run of every launch, its ranking and the top kernel. */
+	timed = ncu_timing_rank(data, &rank);
 	for (i = 0; i < nl; i++) {
 		const char *name = kf_str(l[i].k, "name");
 
 		if (f == NULL || (l[i].has_ns && (!f->has_ns || l[i].ns > f->ns)))
 			f = &l[i];
-		kf_rank_add(&rank, name ? name : "unnamed kernel", l[i].ns, 1);
+		if (!timed)
+			kf_rank_add(&rank, name ? name : "unnamed kernel", l[i].ns, 1);
 	}
-	kf_rank_sort(&rank);
+	if (timed)
+		f = timed_focus(&rank, l, nl, f);
+	else
+		kf_rank_sort(&rank);
 	focus = cJSON_AddObjectToObject(fb->analysis, "focus");
 	say_notes(fb, data, nl);
-	say_head(fb, f, nl, focus);
+	ncu_timing_say(fb, data, nl);
+	say_head(fb, f, nl, timed, focus);
 	say_share(fb, &rank, kf_str(f->k, "name") ? kf_str(f->k, "name") : "unnamed kernel");
 	say_throughput(fb, f->k, focus);
 	raw = kf_str(data, "format") && strcmp(kf_str(data, "format"), "raw") == 0;

@@ -15,6 +15,7 @@ struct kf_wrap_opts {
 	int nargs;
 	int sudo;		/* run the profiler under sudo -E */
 	int no_timeline;	/* unitrace: leave out the Chrome logging */
+	int top;		/* ncu: time every launch, detail the top kernels; 0: all */
 	const char *session;	/* unitrace: session id; NULL: a fresh one */
 };
 

@@ -1,0 +1,535 @@
+/* The ncu --top path: how much GPU time each kernel took in the timing run
+ * (ncu_timing.csv: one gpu__time_duration.sum per launch), which K kernels
+ * to profile in detail (framework machinery left out), and the ncu filter
+ * arguments that select one launch of each. kf-read --ncu-select makes the
+ * choice during the run (libexec/kf/kf-ncu calls it); ncu_read adds the
+ * timing to "data" afterwards.
+ *
+ * The CSV is streamed: memory grows with the number of distinct kernels,
+ * not of launches. Everything returned is the caller's. */
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "csvrow.h"
+#include "feedback.h"
+#include "map.h"
+#include "ncu.h"
+#include "record.h"
+#include "text.h"
+
+#define MAX_ROW_LINES 64
+#define MAX_LISTED 1000		/* kernels listed in data.timing */
+
+struct timing_rd {
+	struct kf_lines l;
+	struct kf_csvrow row;
+	long c_name, c_sec, c_metric, c_unit, c_value, c_raw;
+	char *raw_unit;		/* raw page: the unit of gpu__time_duration.sum */
+	int have_hdr, want_units;
+	long launches, bad_rows;
+	int truncated;
+};
+
+static int
+to_ns(const char *unit, double v, double *ns)
+{
+	static const struct { const char *u; double f; } t[] = {
+		{ "ns", 1 }, { "nsecond", 1 }, { "us", 1e3 }, { "usecond", 1e3 },
+		{ "ms", 1e6 }, { "msecond", 1e6 }, { "s", 1e9 }, { "second", 1e9 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof t / sizeof t[0]; i++) {
+		if (strcmp(unit, t[i].u) == 0) {
+			*ns = v * t[i].f;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static void
+timing_hdr(struct timing_rd *t)
+{
+	size_t i;
+
+	t->c_name = t->c_sec = t->c_metric = t->c_unit = t->c_value = t->c_raw = -1;
+	for (i = 0; i < t->row.n; i++) {
+		const char *f = kf_csvrow_field(&t->row, i, NULL);
+		long *c = strcmp(f, "Kernel Name") == 0 ? &t->c_name :
+		    strcmp(f, "Section Name") == 0 ? &t->c_sec :
+		    strcmp(f, "Metric Name") == 0 ? &t->c_metric :
+		    strcmp(f, "Metric Unit") == 0 ? &t->c_unit :
+		    strcmp(f, "Metric Value") == 0 ? &t->c_value :
+		    strcmp(f, "gpu__time_duration.sum") == 0 ? &t->c_raw : NULL;
+
+		if (c && *c < 0)
+			*c = (long)i;
+	}
+	t->have_hdr = 1;
+	t->want_units = t->c_metric < 0;
+	free(t->raw_unit);
+	t->raw_unit = NULL;
+}
+
+static const char *
+col(const struct timing_rd *t, long c)
+{
+	return c < 0 || (size_t)c >= t->row.n ? NULL : kf_csvrow_field(&t->row, (size_t)c, NULL);
+}
+
+/* The launch's duration in this row, if it has one: the timing run's
+ * metric, a details page's Speed Of Light "Duration", a raw page's column. */
+static int
+row_ns(const struct timing_rd *t, double *ns)
+{
+	const char *m = col(t, t->c_metric), *s = col(t, t->c_sec), *v, *u;
+	double d;
+
+	if (t->c_metric >= 0) {
+		if (m == NULL || !(strcmp(m, "gpu__time_duration.sum") == 0 ||
+		    (strcmp(m, "Duration") == 0 && s && strcmp(s, NCU_SOL) == 0)))
+			return 0;
+		v = col(t, t->c_value);
+		u = col(t, t->c_unit);
+	} else {
+		v = col(t, t->c_raw);
+		u = t->raw_unit;
+	}
+	return v && u && kf_parse_number(v, &d) && to_ns(u, d, ns);
+}
+
+static void
+timing_row(struct timing_rd *t, struct kf_rank *rank)
+{
+	const char *first = kf_csvrow_field(&t->row, 0, NULL), *name;
+	double ns;
+
+	if (strcmp(first, "ID") == 0 && t->row.n > 1 &&
+	    strcmp(kf_csvrow_field(&t->row, 1, NULL), "Process ID") == 0) {
+		timing_hdr(t);
+		return;
+	}
+	if (!t->have_hdr)
+		return;
+	if (t->want_units) {
+		t->want_units = 0;
+		if (first[0] == '\0') {
+			free(t->raw_unit);
+			t->raw_unit = t->c_raw >= 0 ? xstrdup(col(t, t->c_raw)) : NULL;
+			return;
+		}
+	}
+	if ((name = col(t, t->c_name)) == NULL || !row_ns(t, &ns)) {
+		if (t->c_metric < 0 || name == NULL)
+			t->bad_rows++;
+		return;
+	}
+	kf_rank_add(rank, name, ns, 1);
+	t->launches++;
+}
+
+/* Sum path's launches per kernel into rank (unsorted). 0, or -1 with errno
+ * when it cannot be opened. */
+static int
+timing_read(const char *path, struct kf_rank *rank, struct timing_rd *t)
+{
+	int got;
+
+	memset(t, 0, sizeof *t);
+	if (kf_lines_open(&t->l, path) < 0)
+		return -1;
+	kf_csvrow_init(&t->row, ',');
+	while ((got = kf_lines_next(&t->l)) > 0) {
+		if (kf_csvrow_pending(&t->row) && t->row.nlines >= MAX_ROW_LINES) {
+			kf_csvrow_drop(&t->row);
+			t->bad_rows++;
+		}
+		if (!kf_csvrow_pending(&t->row) && t->l.s[0] != '"')
+			continue;	/* ==PROF== lines, the program's output */
+		if (kf_csvrow_feed(&t->row, t->l.s, t->l.len) == 1 && t->row.n > 0) {
+			if (t->l.complete)
+				timing_row(t, rank);
+			else
+				t->truncated = 1;
+		}
+	}
+	if (got < 0 || kf_csvrow_pending(&t->row))
+		t->truncated = 1;
+	kf_csvrow_free(&t->row);
+	kf_lines_close(&t->l);
+	free(t->raw_unit);
+	return 0;
+}
+
+/* Framework machinery: share/kf/machinery.tsv, "PATTERN<TAB>FRAMEWORK<TAB>
+ * WHAT" a line, PATTERN an fnmatch glob over the whole name. (The table and
+ * its format are the feedback's; it is read here too, so that the detailed
+ * run is not spent on them.) The framework, or NULL. */
+static const char *
+machinery(const char *name)
+{
+	static char **pat, **fw;
+	static size_t n;
+	static int loaded;
+	size_t i;
+
+	if (!loaded) {
+		char *path = kf_data_file("machinery.tsv"), *line = NULL, *t1, *t2;
+		size_t cap = 0;
+		FILE *f = path ? fopen(path, "r") : NULL;
+
+		loaded = 1;
+		while (f && getline(&line, &cap, f) != -1) {
+			line[strcspn(line, "\r\n")] = '\0';
+			if (line[0] == '#' || (t1 = strchr(line, '\t')) == NULL)
+				continue;
+			*t1++ = '\0';
+			if ((t2 = strchr(t1, '\t')) != NULL)
+				*t2 = '\0';
+			pat = xrealloc(pat, (n + 1) * sizeof *pat);
+			fw = xrealloc(fw, (n + 1) * sizeof *fw);
+			pat[n] = xstrdup(line);
+			fw[n++] = xstrdup(t1);
+		}
+		if (f)
+			fclose(f);
+		free(line);
+		free(path);
+	}
+	for (i = 0; i < n; i++)
+		if (fnmatch(pat[i], name, 0) == 0)
+			return fw[i];
+	return NULL;
+}
+
+/* name as an ECMAScript (and POSIX extended) regular expression that
+ * matches it alone. */
+static void
+regex_quote(struct buf *b, const char *name)
+{
+	for (; *name; name++) {
+		if (strchr("\\^$.|?*+()[]{}", *name))
+			buf_putc(b, '\\');
+		buf_putc(b, *name);
+	}
+}
+
+/* ncu's arguments that profile one launch of each chosen kernel, one a
+ * line into out. The one place that knows how ncu's filters select: see
+ * kf-wrap(1), "--top", for what was measured. */
+static void
+top_filter(const char *const *names, size_t n, struct buf *out)
+{
+	size_t i;
+
+	buf_puts(out, "--kernel-name-base\ndemangled\n--kernel-name\nregex:^(");
+	for (i = 0; i < n; i++) {
+		if (i > 0)
+			buf_putc(out, '|');
+		regex_quote(out, names[i]);
+	}
+	buf_puts(out, ")$\n--filter-mode\nper-launch-config\n--launch-count\n1\n");
+}
+
+/* The k kernels with the most time, machinery and names that cannot be
+ * one argument (a line end) left out: indexes into the sorted rank. */
+static size_t
+top_pick(const struct kf_rank *rank, size_t k, size_t *pick)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < rank->n && n < k; i++)
+		if (!machinery(rank->v[i].name) && !strchr(rank->v[i].name, '\n'))
+			pick[n++] = i;
+	return n;
+}
+
+static cJSON *
+top_json(const struct kf_rank *rank, long k, const size_t *pick, size_t n,
+    const struct buf *filter)
+{
+	cJSON *o = cJSON_CreateObject(), *a;
+	const char *p, *e;
+	size_t i;
+
+	cJSON_AddNumberToObject(o, "top", (double)k);
+	a = cJSON_AddArrayToObject(o, "chosen");
+	for (i = 0; i < n; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(rank->v[pick[i]].name));
+	a = cJSON_AddArrayToObject(o, "filter");
+	for (p = filter->s; p && *p; p = e + 1) {
+		char *arg;
+
+		e = strchr(p, '\n');
+		arg = xstrndup(p, (size_t)(e - p));
+		cJSON_AddItemToArray(a, cJSON_CreateString(arg));
+		free(arg);
+	}
+	return o;
+}
+
+static int
+write_top(const char *csv, cJSON *top)
+{
+	const char *slash = strrchr(csv, '/');
+	char *dir = slash ? xstrndup(csv, (size_t)(slash - csv) + 1) : xstrdup("");
+	char *path = xasprintf("%sncu_top.json", dir);
+	char *text = cJSON_PrintUnformatted(top);
+	FILE *f = fopen(path, "w");
+	int ok = f && fputs(text, f) >= 0 && fputc('\n', f) != EOF;
+
+	if (f && fclose(f) != 0)
+		ok = 0;
+	if (!ok)
+		kf_warn("cannot write %s: %s", path, strerror(errno));
+	free(text);
+	free(path);
+	free(dir);
+	return ok ? 0 : -1;
+}
+
+int
+ncu_select(long k, const char *csv, int write)
+{
+	struct kf_rank rank = {0};
+	struct timing_rd t;
+	struct buf filter = {0};
+	size_t *pick, n;
+	int st = 0;
+
+	if (timing_read(csv, &rank, &t) < 0) {
+		kf_warn("cannot read %s: %s", csv, strerror(errno));
+		return 1;
+	}
+	kf_rank_sort(&rank);
+	pick = xcalloc(rank.n + 1, sizeof *pick);
+	if ((n = top_pick(&rank, (size_t)k, pick)) == 0) {
+		kf_warn("%s: no kernel launch with a duration (%ld launches, %zu kernels, "
+		    "all framework machinery)", csv, t.launches, rank.n);
+		st = 1;
+	} else {
+		const char **names = xcalloc(n, sizeof *names);
+		size_t i;
+
+		for (i = 0; i < n; i++)
+			names[i] = rank.v[pick[i]].name;
+		top_filter(names, n, &filter);
+		free(names);
+		if (write) {
+			cJSON *top = top_json(&rank, k, pick, n, &filter);
+
+			if (write_top(csv, top) != 0)
+				st = 1;
+			cJSON_Delete(top);
+		}
+		fwrite(filter.s, 1, filter.len, stdout);
+	}
+	buf_free(&filter);
+	free(pick);
+	kf_rank_free(&rank);
+	return st;
+}
+
+/* data.timing */
+
+static cJSON *
+read_top(const char *dir)
+{
+	char *path = kf_path_join(dir, "ncu_top.json"), *text = NULL;
+	size_t cap = 0;
+	ssize_t got;
+	FILE *f = fopen(path, "r");
+	cJSON *o = NULL;
+
+	if (f && (got = getdelim(&text, &cap, '\0', f)) > 0)
+		o = cJSON_Parse(text);
+	if (f)
+		fclose(f);
+	free(text);
+	free(path);
+	if (o && !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(o, "chosen"))) {
+		cJSON_Delete(o);
+		o = NULL;
+	}
+	return o;
+}
+
+static int
+in_list(const cJSON *a, const char *name)
+{
+	const cJSON *c;
+
+	cJSON_ArrayForEach(c, a)
+		if (cJSON_IsString(c) && strcmp(c->valuestring, name) == 0)
+			return 1;
+	return 0;
+}
+
+static cJSON *
+timing_kernels(const struct kf_rank *rank, const cJSON *chosen, const struct kf_map *seen)
+{
+	cJSON *a = cJSON_CreateArray();
+	size_t i;
+
+	for (i = 0; i < rank->n && i < MAX_LISTED; i++) {
+		const struct kf_rank_ent *e = &rank->v[i];
+		cJSON *o = cJSON_CreateObject();
+		const char *fw = machinery(e->name);
+
+		cJSON_AddStringToObject(o, "name", e->name);
+		cJSON_AddNumberToObject(o, "launches", (double)e->launches);
+		cJSON_AddNumberToObject(o, "total_ns", e->total_ns);
+		cJSON_AddNumberToObject(o, "share_pct", e->share);
+		cJSON_AddBoolToObject(o, "detailed", kf_map_get(seen, e->name) != NULL);
+		if (chosen)
+			cJSON_AddBoolToObject(o, "chosen", in_list(chosen, e->name));
+		if (fw)
+			cJSON_AddStringToObject(o, "machinery", fw);
+		cJSON_AddItemToArray(a, o);
+	}
+	return a;
+}
+
+/* The chosen kernels the detailed run did not profile. */
+static cJSON *
+timing_missing(const cJSON *chosen, const struct kf_map *seen)
+{
+	cJSON *a = cJSON_CreateArray();
+	const cJSON *c;
+
+	cJSON_ArrayForEach(c, chosen)
+		if (cJSON_IsString(c) && kf_map_get(seen, c->valuestring) == NULL)
+			cJSON_AddItemToArray(a, cJSON_CreateString(c->valuestring));
+	return a;
+}
+
+cJSON *
+ncu_timing_data(const char *dir, const struct kf_map *seen)
+{
+	char *path = kf_path_join(dir, NCU_TIMING);
+	struct kf_rank rank = {0};
+	struct timing_rd t;
+	cJSON *o, *top, *notes;
+
+	if (timing_read(path, &rank, &t) < 0) {
+		free(path);
+		return NULL;
+	}
+	free(path);
+	kf_rank_sort(&rank);
+	top = read_top(dir);
+	o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "file", NCU_TIMING);
+	cJSON_AddNumberToObject(o, "launches", (double)t.launches);
+	cJSON_AddNumberToObject(o, "kernel_count", (double)rank.n);
+	cJSON_AddNumberToObject(o, "total_ns", rank.total_ns);
+	cJSON_AddItemToObject(o, "kernels", timing_kernels(&rank, cJSON_GetObjectItemCaseSensitive(
+	    top, "chosen"), seen));
+	if (top) {
+		cJSON_AddItemToObject(o, "top", cJSON_DetachItemFromObjectCaseSensitive(top, "top"));
+		cJSON_AddItemToObject(o, "chosen",
+		    cJSON_DetachItemFromObjectCaseSensitive(top, "chosen"));
+		cJSON_AddItemToObject(o, "missing", timing_missing(
+		    cJSON_GetObjectItemCaseSensitive(o, "chosen"), seen));
+	}
+	cJSON_AddBoolToObject(o, "truncated", t.truncated);
+	notes = cJSON_AddArrayToObject(o, "notes");
+	if (rank.n > MAX_LISTED)
+		cJSON_AddItemToArray(notes, cJSON_CreateString("only the first 1000 kernels "
+		    "by GPU time are listed"));
+	if (t.bad_rows) {
+		char *s = xasprintf("%ld CSV row%s without a launch duration skipped",
+		    t.bad_rows, t.bad_rows == 1 ? "" : "s");
+
+		cJSON_AddItemToArray(notes, cJSON_CreateString(s));
+		free(s);
+	}
+	cJSON_Delete(top);
+	kf_rank_free(&rank);
+	return o;
+}
+
+/* kf-feedback */
+
+int
+ncu_timing_rank(const cJSON *data, struct kf_rank *rank)
+{
+	const cJSON *t = kf_obj(data, "timing"), *k;
+	int n = 0;
+
+	cJSON_ArrayForEach(k, kf_arr(t, "kernels")) {
+		const cJSON *ns = cJSON_GetObjectItemCaseSensitive(k, "total_ns");
+
+		if (kf_str(k, "name") && cJSON_IsNumber(ns)) {
+			kf_rank_add(rank, kf_str(k, "name"), ns->valuedouble,
+			    (long)kf_num(k, "launches", 0));
+			n++;
+		}
+	}
+	if (n > 0)
+		kf_rank_sort(rank);
+	return n > 0;
+}
+
+size_t
+ncu_timing_focus(const struct kf_rank *rank, const char *const *names,
+    const double *ns, size_t n)
+{
+	size_t i, j, best = n, best_rank = (size_t)-1;
+
+	for (i = 0; i < n; i++) {
+		for (j = 0; names[i] && j < rank->n && j <= best_rank; j++) {
+			if (strcmp(rank->v[j].name, names[i]) != 0)
+				continue;
+			if (j < best_rank || ns[i] > ns[best])
+				best = i, best_rank = j;
+			break;
+		}
+	}
+	return best;
+}
+
+void
+ncu_timing_say(struct kf_fb *fb, const cJSON *data, size_t nl)
+{
+	const cJSON *t = kf_obj(data, "timing"), *c;
+	const cJSON *missing = kf_arr(t, "missing");
+	struct buf b = {0};
+	double total = kf_num(t, "total_ns", 0);
+	int top = (int)kf_num(t, "top", 0), n = 0;
+
+	if (t == NULL)
+		return;
+	buf_printf(&b, "A timing run measured all %.0f kernel launches (", kf_num(t, "launches", 0));
+	kf_fmt_ns(&b, total);
+	buf_printf(&b, " of GPU time in %.0f kernels); ", kf_num(t, "kernel_count", 0));
+	if (top > 0)
+		buf_printf(&b, "the details below come from a second run that profiled "
+		    "the %d kernel%s with the most GPU time (%zu launch%s).", top,
+		    top == 1 ? "" : "s", nl, nl == 1 ? "" : "es");
+	else
+		buf_printf(&b, "the details below come from %zu profiled launch%s.", nl,
+		    nl == 1 ? "" : "es");
+	kf_fb_add_buf(fb, FB_KEY, &b);
+	cJSON_ArrayForEach(c, missing) {
+		char *s = kf_kernel_short(c->valuestring, 60);
+
+		buf_puts(&b, n++ == 0 ? "Note: the program runs twice (timing, then "
+		    "details), and these kernels chosen from the timing run did not run "
+		    "in the detailed run (random shapes, autotuning or caches can change "
+		    "which kernels run), so they have no details: " : "; ");
+		buf_puts(&b, s);
+		free(s);
+	}
+	if (n > 0) {
+		buf_putc(&b, '.');
+		kf_fb_add_buf(fb, FB_KEY, &b);
+	}
+	kf_set(fb->analysis, "missing_from_details", missing ? cJSON_Duplicate(missing, 1) :
+	    cJSON_CreateArray());
+	buf_free(&b);
+}
