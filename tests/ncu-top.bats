@@ -1,0 +1,214 @@
+#!/usr/bin/env bats
+# kf-wrap ncu's chain (libexec/kf/kf-ncu): a kept report and its pages, and
+# --top K: a timing run over every launch, kf-read --ncu-select, a detailed
+# run of one launch of each top kernel. tests/fake/ncu replays recorded H200
+# CSVs and applies ncu's launch filters to them.
+
+load helper
+
+H200="$FIX/ncu-h200"
+PAGES="$FIX/ncu-h200-pages"
+FAKE="$TOP/tests/fake/ncu"
+MULTI_SGEMM='sgemm_naive_k(const float *, const float *, float *, int)'
+MULTI_COPY='copy_k(const float4 *, float4 *, unsigned long)'
+
+setup() {
+	T=$BATS_TEST_TMPDIR
+	export FAKE_NCU_ARGV="$T/ncu-argv"
+	export FAKE_NCU_RAW="$PAGES/sgemm_naive/ncu_raw.csv"
+	export FAKE_NCU_SOURCE="$PAGES/sgemm_naive/ncu_source.csv"
+	cd "$T" || exit 1
+}
+
+# chain ID [KF-WRAP OPTION ...] -- CMD: kf-wrap | kf-run | kf-read | kf-collate
+# | kf-feedback into $T/ID.json, with the fake ncu; the run's record in
+# $T/ID.run.
+chain() {
+	local id=$1
+	shift
+	kf-wrap ncu --id "$id" -o "$T/out" --tool "$FAKE" "$@" | kf-run -q -t 60 >"$T/$id.run"
+	kf-read <"$T/$id.run" | kf-collate | kf-feedback >"$T/$id.json"
+}
+
+# The argv of the fake ncu's Nth run (from 1), one argument a line.
+ncu_run() {
+	awk -v n="$1" '$0 == "===" { i++; next } i == n - 1' "$FAKE_NCU_ARGV"
+}
+
+@test "--ncu-select 2 on bench multi's details page: sgemm_naive_k (3.13 ms) and copy_k (2 launches), fma_k left out" {
+	cp "$H200/detailed-multi.csv" "$T/t.csv"
+	run kf-read --ncu-select 2 "$T/t.csv"
+	assert_success
+	assert_output "$(printf '%s\n' --kernel-name-base demangled --kernel-name \
+		'regex:^(sgemm_naive_k\(const float \*, const float \*, float \*, int\)|copy_k\(const float4 \*, float4 \*, unsigned long\))$' \
+		--filter-mode per-launch-config --launch-count 1)"
+	run jq -c '[.top, .chosen, (.filter | length)]' "$T/ncu_top.json"
+	assert_output '[2,["'"$MULTI_SGEMM"'","'"$MULTI_COPY"'"],8]'
+}
+
+@test "--ncu-select on a real --metrics gpu__time_duration.sum log; --no-write writes no ncu_top.json" {
+	cp "$FIX/ncu-h200-nvtx/metrics-only.csv" "$T/t.csv"
+	run kf-read --ncu-select 3 --no-write "$T/t.csv"
+	assert_success
+	assert_line 'regex:^(scale_k\(float \*, int\))$'
+	[ ! -e "$T/ncu_top.json" ]
+}
+
+@test "--ncu-select leaves out framework machinery from share/kf/machinery.tsv" {
+	mkdir -p "$T/share"
+	cp "$KF_DATADIR"/* "$T/share/"
+	printf '# test table\n*sgemm_naive_k*\tTest\ta kernel set aside\n' >"$T/share/machinery.tsv"
+	cp "$H200/detailed-multi.csv" "$T/t.csv"
+	KF_DATADIR="$T/share" run kf-read --ncu-select 2 "$T/t.csv"
+	assert_success
+	assert_line 'regex:^(copy_k\(const float4 \*, float4 \*, unsigned long\)|fma_k\(float \*, int\))$'
+}
+
+@test "--ncu-select: no kernel, an unreadable file and a bad K fail with a message" {
+	run kf-read --ncu-select 2 "$H200/detailed-none.csv"
+	assert_failure 1
+	assert_output --partial 'no kernel launch with a duration (0 launches, 0 kernels'
+	run kf-read --ncu-select 2 "$T/absent.csv"
+	assert_failure 1
+	assert_output --partial "cannot read $T/absent.csv"
+	run kf-read --ncu-select 0 "$H200/detailed-multi.csv"
+	assert_failure 2
+	run kf-read --ncu-select 2
+	assert_failure 2
+	run kf-read --no-write
+	assert_failure 2
+}
+
+@test "--ncu-select: a cut-off last line, NUL bytes, a stray quote and a path with spaces and quotes" {
+	d="$T/a b \"q\" 'c'"
+	mkdir -p "$d"
+	# the last launch (copy_k, ID 3) cut inside its Duration row; a NUL in fma_k's name
+	head -c -300 "$H200/detailed-multi.csv" | sed 's/fma_k(/fma_k\x00(/; 5s/^/"unclosed /' >"$d/t.csv"
+	run kf-read --ncu-select 3 --no-write "$d/t.csv"
+	assert_success
+	assert_line --partial 'regex:^(sgemm_naive_k\(const float \*, const float \*, float \*, int\)|'
+	assert_line --partial 'fma_k\(float \*, int\)'
+}
+
+@test "kf-wrap ncu --top 2: timing run, then one launch each of the top 2 kernels; ranking from every launch" {
+	export FAKE_NCU_TIMING="$H200/detailed-multi.csv" FAKE_NCU_CSV="$H200/detailed-multi.csv"
+	chain multi --top 2 -a --clock-control -a none -a --set -a full -- /bin/echo ran
+	# details: 2 launches (copy_k's two share one launch configuration); timing: all 4
+	run bash -c 'kf-read <"$1" | jq -c "[.run.exit_code, .run.ended_by, .data.kernel_count, .data.timing.launches,
+		.data.timing.kernel_count, .data.timing.top, .data.timing.missing]"' _ "$T/multi.run"
+	assert_output '[0,"exit",2,4,3,2,[]]'
+	run jq -c '[.analysis.focus.name, (.analysis.ranking | tostring | contains("fma_k")), .analysis.missing_from_details]' "$T/multi.json"
+	assert_output '["'"$MULTI_SGEMM"'",true,[]]'
+	run jq -r .feedback "$T/multi.json"
+	assert_line 'A timing run measured all 4 kernel launches (3.62 ms of GPU time in 3 kernels); the details below come from a second run that profiled the 2 kernels with the most GPU time (2 launches).'
+	assert_line 'Over all its launches this kernel takes 86.5% of the profiled GPU time (1 launch), rank 1 of 3 kernels.'
+	# the timing run: the user's options but not --set; the detailed run: --set full and the filter
+	run ncu_run 1
+	assert_output "$(printf '%s\n' --metrics gpu__time_duration.sum --print-units base --csv \
+		--log-file "$T/out/multi/ncu.000/ncu_timing.csv" --clock-control none /bin/echo ran)"
+	run ncu_run 2
+	assert_line --index 0 -- -o
+	assert_line --index 1 "$T/out/multi/ncu.000/report"
+	assert_line -- '--filter-mode'
+	assert_line -- 'full'
+	for f in report.ncu-rep ncu_report.csv ncu_raw.csv ncu_source.csv ncu_timing.csv ncu_top.json; do
+		[ -s "$T/out/multi/ncu.000/$f" ]
+	done
+}
+
+@test "--top: the user's kernel filter (-k) narrows the timing run; the detailed run takes kf's filter instead" {
+	export FAKE_NCU_TIMING="$H200/detailed-multi.csv" FAKE_NCU_CSV="$H200/detailed-multi.csv"
+	chain k --top 2 -a -k -a 'regex:copy|fma' -- /bin/echo ran
+	run bash -c 'kf-read <"$1" | jq -c "[.data.timing.launches, .data.timing.chosen, [.data.kernels[].name]]"' _ "$T/k.run"
+	assert_output '[3,["'"$MULTI_COPY"'","fma_k(float *, int)"],["'"$MULTI_COPY"'","fma_k(float *, int)"]]'
+	run ncu_run 1
+	assert_line 'regex:copy|fma'
+	run ncu_run 2
+	refute_line 'regex:copy|fma'
+}
+
+@test "--top: a chosen kernel the detailed run did not run is named in the feedback" {
+	# the second run launches copy_k only (bench copy's recorded report)
+	export FAKE_NCU_TIMING="$H200/detailed-multi.csv" FAKE_NCU_CSV="$H200/detailed-copy.csv"
+	chain gone --top 2 -- /bin/echo ran
+	run jq -c '[.collated.timing.missing, .analysis.missing_from_details, .analysis.focus.name]' "$T/gone.json"
+	assert_output '[["'"$MULTI_SGEMM"'"],["'"$MULTI_SGEMM"'"],"'"$MULTI_COPY"'"]'
+	run jq -r .feedback "$T/gone.json"
+	assert_output --partial 'these kernels chosen from the timing run did not run in the detailed run'
+	assert_output --partial "so they have no details: $MULTI_SGEMM."
+}
+
+@test "--top: a timing run that profiled nothing ends the chain; kf-read says why from ncu_timing.csv" {
+	export FAKE_NCU_MODE=none FAKE_NCU_CSV="$H200/detailed-multi.csv"
+	chain none --top 3 -- /bin/echo ran
+	run jq -c '[.run.exit_code, (.run.stderr | contains("no kernel to detail"))]' "$T/none.run"
+	assert_output '[1,true]'
+	run bash -c 'kf-read <"$1"; echo "rc=$?"' _ "$T/none.run"
+	assert_line --partial '"kind":"no_kernels"'
+	assert_line 'rc=1'
+	[ "$(grep -c '^===$' "$FAKE_NCU_ARGV")" -eq 1 ]
+}
+
+@test "without --top: one run into report.ncu-rep, then the details, raw and source pages; NCU_DONE" {
+	export FAKE_NCU_CSV="$H200/detailed-multi.csv"
+	chain all -- /bin/echo ran
+	run jq -c '[.run.exit_code, .run.ended_by, (.run.stdout | contains("NCU_DONE")), .data.kernel_count, has("timing")]' \
+		<(kf-read <"$T/all.run")
+	assert_output '[0,"exit",true,4,false]'
+	d="$T/out/all/ncu.000"
+	cmp "$d/ncu_raw.csv" "$FAKE_NCU_RAW"
+	cmp "$d/ncu_source.csv" "$FAKE_NCU_SOURCE"
+	[ "$(grep -c '^===$' "$FAKE_NCU_ARGV")" -eq 4 ]
+	# the source page is exported for the 3 kernels with the most time only
+	run ncu_run 4
+	assert_line 'source'
+	assert_line -- '--print-source'
+	assert_line --partial 'regex:^(sgemm_naive_k'
+}
+
+@test "a failed raw or source export leaves that file out and the run whole; a failed details export fails it" {
+	export FAKE_NCU_CSV="$H200/detailed-copy.csv" FAKE_NCU_EXPORT_FAIL=source
+	chain src -- /bin/echo ran
+	run jq -c '[.run.exit_code, (.run.stderr | contains("export failed")), .data.kernel_count]' <(kf-read <"$T/src.run")
+	assert_output '[0,true,1]'
+	[ ! -e "$T/out/src/ncu.000/ncu_source.csv" ]
+	export FAKE_NCU_EXPORT_FAIL=details
+	chain det -- /bin/echo ran
+	run jq -c '[.run.exit_code, .error.kind]' <(kf-read <"$T/det.run")
+	assert_output '[3,"profiler_error"]'
+}
+
+@test "kf-read reads an output_dir with only ncu_report.csv exported from a report, and one with the other pages beside it" {
+	mkdir -p "$T/only" "$T/pages"
+	cp "$PAGES/sgemm_naive/ncu_report.csv" "$T/only/"
+	cp "$PAGES/sgemm_naive/"*.csv "$T/pages/"
+	a=$(replay s ncu "$T/only" | kf-read | jq -c 'del(.output_dir)')
+	b=$(replay s ncu "$T/pages" | kf-read | jq -c 'del(.output_dir)')
+	[ "$a" = "$b" ]
+	run jq -c '[.data.kernel_count, .data.kernels[0].name, .data.kernels[0].metrics["GPU Speed Of Light Throughput"].Duration.value, has("error")]' <<<"$a"
+	assert_output '[1,"sgemm_naive_k(const float *, const float *, float *, int)",3.13,false]'
+}
+
+@test "kf-wrap ncu: options that decide where ncu writes are refused; -f and --import-source are kf-ncu's" {
+	for a in -o --export --log-file --page -i --csv; do
+		run kf-wrap ncu -a "$a" -a x -- ./k
+		assert_failure 1
+		assert_output --partial '"kind":"bad_option"'
+	done
+	run kf-wrap ncu --top 3 -a -f -a --import-source -a no -a --nvtx -- ./k
+	assert_success
+	run jq -c '.argv[5:]' <<<"$output"
+	assert_output '["--nvtx","-+","--set","detailed","--nvtx","--","./k"]'
+	run kf-wrap ncu --top -1 -- ./k
+	assert_failure 2
+}
+
+@test "kf-ncu: usage errors exit 2 and run nothing" {
+	for args in "ncu d 0 sel -- ./k" "ncu d x sel -+ -- ./k" "ncu d 0 sel -+ --" "ncu d 0 sel -+ ./k"; do
+		# shellcheck disable=SC2086
+		run "$KF_LIBEXECDIR/kf-ncu" $args
+		assert_failure 2
+		assert_output --partial 'usage: kf-ncu'
+	done
+	[ ! -e "$FAKE_NCU_ARGV" ]
+}
