@@ -119,7 +119,7 @@ timing_row(struct timing_rd *t, struct kf_rank *rank)
 		t->want_units = 0;
 		if (first[0] == '\0') {
 			free(t->raw_unit);
-			t->raw_unit = t->c_raw >= 0 ? xstrdup(col(t, t->c_raw)) : NULL;
+			t->raw_unit = col(t, t->c_raw) ? xstrdup(col(t, t->c_raw)) : NULL;
 			return;
 		}
 	}
