@@ -22,6 +22,7 @@
 
 #define MAX_ROW_LINES 64
 #define MAX_LISTED 1000		/* kernels listed in data.timing */
+#define MAX_NAME_RE 4096	/* bytes of a kernel name quoted in the filter */
 
 struct timing_rd {
 	struct kf_lines l;
@@ -207,15 +208,23 @@ machinery(const char *name)
 }
 
 /* name as an ECMAScript (and POSIX extended) regular expression that
- * matches it alone. */
+ * matches it alone; past MAX_NAME_RE bytes (one argument must stay well
+ * under Linux's 128 KiB), its start (cut between characters) and ".*". */
 static void
 regex_quote(struct buf *b, const char *name)
 {
-	for (; *name; name++) {
-		if (strchr("\\^$.|?*+()[]{}", *name))
+	size_t n = strlen(name), i;
+
+	if (n > MAX_NAME_RE)
+		for (n = MAX_NAME_RE; n > 0 && ((unsigned char)name[n] & 0xC0) == 0x80; n--)
+			;
+	for (i = 0; i < n; i++) {
+		if (strchr("\\^$.|?*+()[]{}", name[i]))
 			buf_putc(b, '\\');
-		buf_putc(b, *name);
+		buf_putc(b, name[i]);
 	}
+	if (name[n] != '\0')
+		buf_puts(b, ".*");
 }
 
 /* ncu's arguments that profile one launch of each chosen kernel, one a

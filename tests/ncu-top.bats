@@ -90,6 +90,21 @@ ncu_run() {
 	assert_line --partial 'fma_k\(float \*, int\)'
 }
 
+@test "--ncu-select: a 2 MB kernel name gives a filter argument of its first 4096 bytes and .*, which still matches it" {
+	long="k$(head -c 2000000 /dev/zero | tr '\0' x)(int)"
+	{
+		echo '"ID","Process ID","Process Name","Host Name","Kernel Name","Section Name","Metric Name","Metric Unit","Metric Value"'
+		echo '"0","1","p","h","'"$long"'","Command line profiler metrics","gpu__time_duration.sum","us","1.5"'
+		echo '"1","1","p","h","small(int)","Command line profiler metrics","gpu__time_duration.sum","ns","1,000"'
+	} >"$T/t.csv"
+	run kf-read --ncu-select 2 --no-write "$T/t.csv"
+	assert_success
+	re=$(sed -n 4p <<<"$output")
+	[ "${#re}" -eq $((8 + 4096 + 2 + 1 + 12 + 2)) ]
+	[[ "${re: -18}" == 'x.*|small\(int\))$' ]]
+	[[ "$long" =~ ${re#regex:} ]]
+}
+
 @test "kf-wrap ncu --top 2: timing run, then one launch each of the top 2 kernels; ranking from every launch" {
 	export FAKE_NCU_TIMING="$H200/detailed-multi.csv" FAKE_NCU_CSV="$H200/detailed-multi.csv"
 	chain multi --top 2 -a --clock-control -a none -a --set -a full -- /bin/echo ran
