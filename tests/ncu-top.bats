@@ -17,6 +17,8 @@ setup() {
 	export FAKE_NCU_ARGV="$T/ncu-argv"
 	export FAKE_NCU_RAW="$PAGES/sgemm_naive/ncu_raw.csv"
 	export FAKE_NCU_SOURCE="$PAGES/sgemm_naive/ncu_source.csv"
+	# the outputs under a path with spaces, quotes and a dollar
+	O="$T/o u t 'q' \"\$(x)\""
 	cd "$T" || exit 1
 }
 
@@ -26,7 +28,7 @@ setup() {
 chain() {
 	local id=$1
 	shift
-	kf-wrap ncu --id "$id" -o "$T/out" --tool "$FAKE" "$@" | kf-run -q -t 60 >"$T/$id.run"
+	kf-wrap ncu --id "$id" -o "$O" --tool "$FAKE" "$@" | kf-run -q -t 60 >"$T/$id.run"
 	kf-read <"$T/$id.run" | kf-collate | kf-feedback >"$T/$id.json"
 }
 
@@ -120,14 +122,14 @@ ncu_run() {
 	# the timing run: the user's options but not --set; the detailed run: --set full and the filter
 	run ncu_run 1
 	assert_output "$(printf '%s\n' --metrics gpu__time_duration.sum --print-units base --csv \
-		--log-file "$T/out/multi/ncu.000/ncu_timing.csv" --clock-control none /bin/echo ran)"
+		--log-file "$O/multi/ncu.000/ncu_timing.csv" --clock-control none /bin/echo ran)"
 	run ncu_run 2
 	assert_line --index 0 -- -o
-	assert_line --index 1 "$T/out/multi/ncu.000/report"
+	assert_line --index 1 "$O/multi/ncu.000/report"
 	assert_line -- '--filter-mode'
 	assert_line -- 'full'
 	for f in report.ncu-rep ncu_report.csv ncu_raw.csv ncu_source.csv ncu_timing.csv ncu_top.json; do
-		[ -s "$T/out/multi/ncu.000/$f" ]
+		[ -s "$O/multi/ncu.000/$f" ]
 	done
 }
 
@@ -170,7 +172,7 @@ ncu_run() {
 	run jq -c '[.run.exit_code, .run.ended_by, (.run.stdout | contains("NCU_DONE")), .data.kernel_count, has("timing")]' \
 		<(kf-read <"$T/all.run")
 	assert_output '[0,"exit",true,4,false]'
-	d="$T/out/all/ncu.000"
+	d="$O/all/ncu.000"
 	cmp "$d/ncu_raw.csv" "$FAKE_NCU_RAW"
 	cmp "$d/ncu_source.csv" "$FAKE_NCU_SOURCE"
 	[ "$(grep -c '^===$' "$FAKE_NCU_ARGV")" -eq 4 ]
@@ -186,7 +188,7 @@ ncu_run() {
 	chain src -- /bin/echo ran
 	run jq -c '[.run.exit_code, (.run.stderr | contains("export failed")), .data.kernel_count]' <(kf-read <"$T/src.run")
 	assert_output '[0,true,1]'
-	[ ! -e "$T/out/src/ncu.000/ncu_source.csv" ]
+	[ ! -e "$O/src/ncu.000/ncu_source.csv" ]
 	export FAKE_NCU_EXPORT_FAIL=details
 	chain det -- /bin/echo ran
 	run jq -c '[.run.exit_code, .error.kind]' <(kf-read <"$T/det.run")
