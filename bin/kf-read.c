@@ -9,7 +9,7 @@
 #include "text.h"
 
 static const char usage[] = "[-u] [FILE ...]\n"
-	"--ncu-select K [--no-write] CSV";
+	"--ncu-select K [--no-write] [--launch-ids] CSV";
 static const char help[] =
 	"Adds \"data\": what the profiler of each record left in its output_dir.\n"
 	"  -u, --unbuffered   flush after every record\n"
@@ -18,6 +18,8 @@ static const char help[] =
 	"                     time in the ncu CSV, and write ncu_top.json beside it\n"
 	"                     (kf-wrap ncu --top runs it)\n"
 	"      --no-write     with --ncu-select: only print\n"
+	"      --launch-ids   with --ncu-select: print the ID of each one's first\n"
+	"                     launch instead\n"
 	"      --help         print this help\n"
 	"      --version      print the version\n";
 
@@ -51,16 +53,17 @@ read_one(cJSON *rec)
 int
 main(int argc, char **argv)
 {
-	enum { O_NCU_SELECT = 0x100, O_NO_WRITE };
+	enum { O_NCU_SELECT = 0x100, O_NO_WRITE, O_LAUNCH_IDS };
 	static const struct option longopts[] = {
 		{ "ncu-select", required_argument, NULL, O_NCU_SELECT },
 		{ "no-write", no_argument, NULL, O_NO_WRITE },
+		{ "launch-ids", no_argument, NULL, O_LAUNCH_IDS },
 		KF_OPT_COMMON
 	};
 	struct kf_in *in;
 	cJSON *rec;
 	long select = 0;
-	int c, write = 1;
+	int c, flags = NCU_SELECT_WRITE;
 
 	kf_init(argv[0]);
 	kf_opt_init(usage, help);
@@ -70,7 +73,10 @@ main(int argc, char **argv)
 			select = kf_opt_long(optarg, "--ncu-select", 1, 1000);
 			break;
 		case O_NO_WRITE:
-			write = 0;
+			flags &= ~NCU_SELECT_WRITE;
+			break;
+		case O_LAUNCH_IDS:
+			flags = (flags & ~NCU_SELECT_WRITE) | NCU_SELECT_IDS;
 			break;
 		default:
 			kf_usage();
@@ -79,10 +85,10 @@ main(int argc, char **argv)
 	if (select > 0) {
 		if (argc - optind != 1)
 			kf_usage_error("--ncu-select K takes one CSV file");
-		return ncu_select(select, argv[optind], write);
+		return ncu_select(select, argv[optind], flags);
 	}
-	if (!write)
-		kf_usage_error("--no-write goes with --ncu-select");
+	if (flags != NCU_SELECT_WRITE)
+		kf_usage_error("--no-write and --launch-ids go with --ncu-select");
 	in = kf_in_open(argc - optind, argv + optind);
 	while ((rec = kf_in_next(in)) != NULL) {
 		read_one(rec);

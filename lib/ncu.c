@@ -1299,23 +1299,6 @@ fail_known(struct rd *r, const char *what)
 	return 1;
 }
 
-/* ncu's messages in the --top timing run's log: why there was no
- * detailed run (no kernel at all, no permission). */
-static void
-timing_messages(struct rd *r, const char *dir)
-{
-	char *path = kf_path_join(dir, NCU_TIMING);
-	struct kf_lines l;
-
-	if (kf_lines_open(&l, path) == 0) {
-		while (kf_lines_next(&l) > 0 && l.no < 10000)
-			if (l.s[0] == '=')
-				add_message(r, l.s, NCU_TIMING);
-		kf_lines_close(&l);
-	}
-	free(path);
-}
-
 static void
 fail_no_report(struct rd *r, const char *dir)
 {
@@ -1323,7 +1306,6 @@ fail_no_report(struct rd *r, const char *dir)
 	char *what = xasprintf("no %s in %s", NCU_REPORT, dir);
 
 	run_messages(r);
-	timing_messages(r, dir);
 	if (!fail_known(r, what)) {
 		buf_puts(&b, what);
 		run_status(r, &b);

@@ -7,18 +7,22 @@
 #define NCU_LAUNCH "Launch Statistics"
 #define NCU_OCCUPANCY "Occupancy"
 
-/* The files of kf-wrap ncu --top (libexec/kf/kf-ncu): the timing run's CSV. */
+/* The files of kf-wrap ncu --top (libexec/kf/kf-ncu): the timing run's CSV,
+ * and the same with mangled kernel names (--print-kernel-base mangled). */
 #define NCU_TIMING "ncu_timing.csv"
+#define NCU_TIMING_MANGLED "ncu_timing_mangled.csv"
 
 #include <cJSON.h>
 
 struct kf_map;
 
 /* kf-read --ncu-select K CSV: print the ncu filter arguments (one a line)
- * that profile one launch of each of the K kernels with the most GPU time
- * in CSV; with write, also CSV's folder's ncu_top.json. 0, or 1 after a
- * message (no kernel, unreadable). */
-int ncu_select(long k, const char *csv, int write);
+ * that profile one launch of each launch configuration of each of the K
+ * kernels with the most GPU time in CSV; with NCU_SELECT_WRITE, also CSV's
+ * folder's ncu_top.json; with NCU_SELECT_IDS, print instead the ID of each
+ * one's first launch. 0, or 1 after a message (no kernel, unreadable). */
+enum { NCU_SELECT_WRITE = 1, NCU_SELECT_IDS = 2 };
+int ncu_select(long k, const char *csv, int flags);
 /* data.timing from dir's ncu_timing.csv (NULL when there is none); seen
  * holds the names of the kernels the details page has. */
 cJSON *ncu_timing_data(const char *dir, const struct kf_map *seen);

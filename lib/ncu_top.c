@@ -24,10 +24,17 @@
 #define MAX_LISTED 1000		/* kernels listed in data.timing */
 #define MAX_NAME_RE 4096	/* bytes of a kernel name quoted in the filter */
 
+/* Called for each launch with a duration: its ID (unique in a report, the
+ * same in each of its exports), kernel name and nanoseconds. */
+typedef void launch_fn(void *arg, const char *key, const char *name, double ns);
+
 struct timing_rd {
 	struct kf_lines l;
 	struct kf_csvrow row;
-	long c_name, c_sec, c_metric, c_unit, c_value, c_raw;
+	launch_fn *fn;
+	void *arg;
+	struct buf key;
+	long c_id, c_name, c_sec, c_metric, c_unit, c_value, c_raw;
 	char *raw_unit;		/* raw page: the unit of gpu__time_duration.sum */
 	int have_hdr, want_units;
 	long launches, bad_rows;
@@ -58,6 +65,7 @@ timing_hdr(struct timing_rd *t)
 	size_t i;
 
 	t->c_name = t->c_sec = t->c_metric = t->c_unit = t->c_value = t->c_raw = -1;
+	t->c_id = 0;
 	for (i = 0; i < t->row.n; i++) {
 		const char *f = kf_csvrow_field(&t->row, i, NULL);
 		long *c = strcmp(f, "Kernel Name") == 0 ? &t->c_name :
@@ -104,7 +112,7 @@ row_ns(const struct timing_rd *t, double *ns)
 }
 
 static void
-timing_row(struct timing_rd *t, struct kf_rank *rank)
+timing_row(struct timing_rd *t)
 {
 	const char *first = kf_csvrow_field(&t->row, 0, NULL), *name;
 	double ns;
@@ -129,18 +137,28 @@ timing_row(struct timing_rd *t, struct kf_rank *rank)
 			t->bad_rows++;
 		return;
 	}
-	kf_rank_add(rank, name, ns, 1);
+	buf_reset(&t->key);
+	buf_puts(&t->key, col(t, t->c_id));
+	t->fn(t->arg, t->key.s, name, ns);
 	t->launches++;
 }
 
-/* Sum path's launches per kernel into rank (unsorted). 0, or -1 with errno
- * when it cannot be opened. */
+static void
+rank_launch(void *arg, const char *key, const char *name, double ns)
+{
+	kf_rank_add(arg, name, ns, 1);
+}
+
+/* Each launch of path with a duration to fn. 0, or -1 with errno when it
+ * cannot be opened. */
 static int
-timing_read(const char *path, struct kf_rank *rank, struct timing_rd *t)
+timing_scan(const char *path, launch_fn *fn, void *arg, struct timing_rd *t)
 {
 	int got;
 
 	memset(t, 0, sizeof *t);
+	t->fn = fn;
+	t->arg = arg;
 	if (kf_lines_open(&t->l, path) < 0)
 		return -1;
 	kf_csvrow_init(&t->row, ',');
@@ -153,7 +171,7 @@ timing_read(const char *path, struct kf_rank *rank, struct timing_rd *t)
 			continue;	/* ==PROF== lines, the program's output */
 		if (kf_csvrow_feed(&t->row, t->l.s, t->l.len) == 1 && t->row.n > 0) {
 			if (t->l.complete)
-				timing_row(t, rank);
+				timing_row(t);
 			else
 				t->truncated = 1;
 		}
@@ -163,7 +181,15 @@ timing_read(const char *path, struct kf_rank *rank, struct timing_rd *t)
 	kf_csvrow_free(&t->row);
 	kf_lines_close(&t->l);
 	free(t->raw_unit);
+	buf_free(&t->key);
 	return 0;
+}
+
+/* Sum path's launches per kernel into rank (unsorted). */
+static int
+timing_read(const char *path, struct kf_rank *rank, struct timing_rd *t)
+{
+	return timing_scan(path, rank_launch, rank, t);
 }
 
 /* Framework machinery: share/kf/machinery.tsv, "PATTERN<TAB>FRAMEWORK<TAB>
@@ -227,19 +253,144 @@ regex_quote(struct buf *b, const char *name)
 		buf_puts(b, ".*");
 }
 
-/* ncu's arguments that profile one launch of each chosen kernel, one a
- * line into out. The one place that knows how ncu's filters select: see
- * kf-wrap(1), "--top", for what was measured. */
+/* The function name ncu's --kernel-name-base function matches, from the
+ * name the CSV shows: "void ns::f<T>(int)" -> "f". */
+static char *
+function_base(const char *name)
+{
+	const char *end = name + strlen(name), *p;
+	static const char pairs[][2] = { { '(', ')' }, { '<', '>' } };
+	size_t i;
+	int depth;
+
+	for (i = 0; i < 2; i++) {
+		if (end == name || end[-1] != pairs[i][1])
+			continue;
+		for (depth = 0, p = end - 1; p >= name; p--) {
+			if (*p == pairs[i][1])
+				depth++;
+			else if (*p == pairs[i][0] && --depth == 0)
+				break;
+		}
+		if (p >= name)
+			end = p;
+	}
+	for (p = end; p > name && p[-1] != ' ' && p[-1] != ':'; p--)
+		;
+	return p < end ? xstrndup(p, (size_t)(end - p)) : xstrdup(name);
+}
+
+/* The chosen kernels and what the CSVs tell of their launches. */
+struct choice {
+	const struct kf_rank *rank;
+	const size_t *pick;
+	size_t n;
+	struct kf_map byname;	/* chosen name: index + 1 */
+	struct kf_map launch;	/* ID of a chosen kernel's launch: index + 1 */
+	char **first;		/* each one's first launch's ID */
+	struct kf_map *mangled;	/* each one's mangled names */
+};
+
 static void
-top_filter(const char *const *names, size_t n, struct buf *out)
+choice_launch(void *arg, const char *key, const char *name, double ns)
+{
+	struct choice *c = arg;
+	size_t i = (size_t)kf_map_get(&c->byname, name);
+	int created;
+
+	if (i-- == 0)
+		return;
+	kf_map_slot(&c->launch, key, &created)->val = (void *)(i + 1);
+	if (c->first[i] == NULL)
+		c->first[i] = xstrdup(key);
+}
+
+static void
+choice_mangled(void *arg, const char *key, const char *name, double ns)
+{
+	struct choice *c = arg;
+	size_t i = (size_t)kf_map_get(&c->launch, key);
+	int created;
+
+	if (i > 0 && !strchr(name, '\n'))
+		kf_map_slot(&c->mangled[i - 1], name, &created)->val = c;
+}
+
+/* The launches of the chosen kernels in csv and, from the mangled CSV
+ * beside it (the same report exported with --print-kernel-base mangled),
+ * their mangled names. */
+static void
+choice_read(struct choice *c, const char *csv)
+{
+	const char *slash = strrchr(csv, '/');
+	char *dir = slash ? xstrndup(csv, (size_t)(slash - csv) + 1) : xstrdup("");
+	char *mangled = xasprintf("%s%s", dir, NCU_TIMING_MANGLED);
+	struct timing_rd t;
+	size_t i;
+	int created;
+
+	c->first = xcalloc(c->n + 1, sizeof *c->first);
+	c->mangled = xcalloc(c->n + 1, sizeof *c->mangled);
+	for (i = 0; i < c->n; i++)
+		kf_map_slot(&c->byname, c->rank->v[c->pick[i]].name, &created)->val =
+		    (void *)(i + 1);
+	timing_scan(csv, choice_launch, c, &t);
+	timing_scan(mangled, choice_mangled, c, &t);
+	free(mangled);
+	free(dir);
+}
+
+static void
+choice_free(struct choice *c)
 {
 	size_t i;
 
-	buf_puts(out, "--kernel-name-base\ndemangled\n--kernel-name\nregex:^(");
-	for (i = 0; i < n; i++) {
-		if (i > 0)
-			buf_putc(out, '|');
-		regex_quote(out, names[i]);
+	for (i = 0; i < c->n; i++) {
+		free(c->first[i]);
+		kf_map_free(&c->mangled[i]);
+	}
+	free(c->first);
+	free(c->mangled);
+	kf_map_free(&c->byname);
+	kf_map_free(&c->launch);
+}
+
+/* ncu's arguments that profile the chosen kernels, one a line, into out.
+ * The one place that knows how ncu's filters select (measured on an H200
+ * with ncu 2025.3.1, ResNet-18's top 3, PERFORMANCE.md): the names the CSV
+ * shows ("void f<float>(T2, const T1 *)") are not the demangled names ncu
+ * matches, so a templated kernel matches nothing with --kernel-name-base
+ * demangled; function names merge a template's instances; mangled names
+ * select exactly the chosen kernels, and per-launch-config with
+ * --launch-count 1 one launch of each of their launch configurations
+ * (13 launches for 3 kernels). A repeated --kernel-id is refused. */
+static void
+top_filter(const struct choice *c, struct buf *out)
+{
+	size_t i, j, nm = 0;
+	int mangled = 1;
+
+	for (i = 0; i < c->n; i++)
+		if (c->mangled[i].n == 0)
+			mangled = 0;
+	buf_printf(out, "--kernel-name-base\n%s\n--kernel-name\nregex:^(",
+	    mangled ? "mangled" : "function");
+	for (i = 0; i < c->n; i++) {
+		if (mangled) {
+			struct kf_map_ent **e = kf_map_list(&c->mangled[i], &nm);
+
+			for (j = 0; j < nm; j++) {
+				buf_puts(out, i + j > 0 ? "|" : "");
+				regex_quote(out, e[j]->key);
+			}
+			free(e);
+		} else {
+			char *f = function_base(c->rank->v[c->pick[i]].name);
+
+			buf_puts(out, i > 0 ? "|" : "");
+			regex_quote(out, f);
+			free(f);
+		}
 	}
 	buf_puts(out, ")$\n--filter-mode\nper-launch-config\n--launch-count\n1\n");
 }
@@ -258,8 +409,7 @@ top_pick(const struct kf_rank *rank, size_t k, size_t *pick)
 }
 
 static cJSON *
-top_json(const struct kf_rank *rank, long k, const size_t *pick, size_t n,
-    const struct buf *filter)
+top_json(const struct choice *c, long k, const struct buf *filter)
 {
 	cJSON *o = cJSON_CreateObject(), *a;
 	const char *p, *e;
@@ -267,8 +417,8 @@ top_json(const struct kf_rank *rank, long k, const size_t *pick, size_t n,
 
 	cJSON_AddNumberToObject(o, "top", (double)k);
 	a = cJSON_AddArrayToObject(o, "chosen");
-	for (i = 0; i < n; i++)
-		cJSON_AddItemToArray(a, cJSON_CreateString(rank->v[pick[i]].name));
+	for (i = 0; i < c->n; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(c->rank->v[c->pick[i]].name));
 	a = cJSON_AddArrayToObject(o, "filter");
 	for (p = filter->s; p && *p; p = e + 1) {
 		char *arg;
@@ -301,13 +451,40 @@ write_top(const char *csv, cJSON *top)
 	return ok ? 0 : -1;
 }
 
+/* What --ncu-select prints: the filter, or the first launch's ID of each. */
+static int
+select_out(const struct choice *c, long k, const char *csv, int flags)
+{
+	struct buf filter = {0};
+	size_t i;
+	int st = 0;
+
+	if (flags & NCU_SELECT_IDS) {
+		for (i = 0; i < c->n; i++)
+			if (c->first[i])
+				printf("%s\n", c->first[i]);
+		return 0;
+	}
+	top_filter(c, &filter);
+	if (flags & NCU_SELECT_WRITE) {
+		cJSON *top = top_json(c, k, &filter);
+
+		if (write_top(csv, top) != 0)
+			st = 1;
+		cJSON_Delete(top);
+	}
+	fwrite(filter.s, 1, filter.len, stdout);
+	buf_free(&filter);
+	return st;
+}
+
 int
-ncu_select(long k, const char *csv, int write)
+ncu_select(long k, const char *csv, int flags)
 {
 	struct kf_rank rank = {0};
+	struct choice c = {0};
 	struct timing_rd t;
-	struct buf filter = {0};
-	size_t *pick, n;
+	size_t *pick;
 	int st = 0;
 
 	if (timing_read(csv, &rank, &t) < 0) {
@@ -316,28 +493,17 @@ ncu_select(long k, const char *csv, int write)
 	}
 	kf_rank_sort(&rank);
 	pick = xcalloc(rank.n + 1, sizeof *pick);
-	if ((n = top_pick(&rank, (size_t)k, pick)) == 0) {
+	if ((c.n = top_pick(&rank, (size_t)k, pick)) == 0) {
 		kf_warn("%s: no kernel launch with a duration (%ld launches, %zu kernels, "
 		    "all framework machinery)", csv, t.launches, rank.n);
 		st = 1;
 	} else {
-		const char **names = xcalloc(n, sizeof *names);
-		size_t i;
-
-		for (i = 0; i < n; i++)
-			names[i] = rank.v[pick[i]].name;
-		top_filter(names, n, &filter);
-		free(names);
-		if (write) {
-			cJSON *top = top_json(&rank, k, pick, n, &filter);
-
-			if (write_top(csv, top) != 0)
-				st = 1;
-			cJSON_Delete(top);
-		}
-		fwrite(filter.s, 1, filter.len, stdout);
+		c.rank = &rank;
+		c.pick = pick;
+		choice_read(&c, csv);
+		st = select_out(&c, k, csv, flags);
+		choice_free(&c);
 	}
-	buf_free(&filter);
 	free(pick);
 	kf_rank_free(&rank);
 	return st;

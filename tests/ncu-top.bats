@@ -8,6 +8,7 @@ load helper
 
 H200="$FIX/ncu-h200"
 PAGES="$FIX/ncu-h200-pages"
+TOPFIX="$FIX/ncu-h200-top"
 FAKE="$TOP/tests/fake/ncu"
 MULTI_SGEMM='sgemm_naive_k(const float *, const float *, float *, int)'
 MULTI_COPY='copy_k(const float4 *, float4 *, unsigned long)'
@@ -37,22 +38,40 @@ ncu_run() {
 	awk -v n="$1" '$0 == "===" { i++; next } i == n - 1' "$FAKE_NCU_ARGV"
 }
 
-@test "--ncu-select 2 on bench multi's details page: sgemm_naive_k (3.13 ms) and copy_k (2 launches), fma_k left out" {
+@test "--ncu-select 2 on bench multi's details page: sgemm_naive_k (3.13 ms) and copy_k (2 launches) by function name, fma_k left out" {
 	cp "$H200/detailed-multi.csv" "$T/t.csv"
 	run kf-read --ncu-select 2 "$T/t.csv"
 	assert_success
-	assert_output "$(printf '%s\n' --kernel-name-base demangled --kernel-name \
-		'regex:^(sgemm_naive_k\(const float \*, const float \*, float \*, int\)|copy_k\(const float4 \*, float4 \*, unsigned long\))$' \
-		--filter-mode per-launch-config --launch-count 1)"
+	assert_output "$(printf '%s\n' --kernel-name-base function --kernel-name \
+		'regex:^(sgemm_naive_k|copy_k)$' --filter-mode per-launch-config --launch-count 1)"
 	run jq -c '[.top, .chosen, (.filter | length)]' "$T/ncu_top.json"
 	assert_output '[2,["'"$MULTI_SGEMM"'","'"$MULTI_COPY"'"],8]'
+	run kf-read --ncu-select 2 --launch-ids "$T/t.csv"
+	assert_output "$(printf '2\n0')"
+}
+
+@test "--ncu-select 3 on ResNet-18's real timing run and its mangled export: the filter measured to profile exactly the top 3" {
+	cp "$TOPFIX/resnet18.timing1.csv" "$T/ncu_timing.csv"
+	cp "$TOPFIX/resnet18.timing2-mangled.csv" "$T/ncu_timing_mangled.csv"
+	run kf-read --ncu-select 3 "$T/ncu_timing.csv"
+	assert_success
+	assert_output "$(printf '%s\n' --kernel-name-base mangled --kernel-name \
+		'regex:^(_ZN5cudnn26bn_fw_inf_1C11_kernel_NCHWIffLb1ELi1EEEvT0_S1_17cudnnTensorStructPKT_S2_PS3_S2_PKS1_S8_S8_S8_S1_|_ZN5cudnn19engines_precompiled16nchwToNhwcKernelIfffLb0ELb1EL21cudnnKernelDataType_t0EEEvNS0_18nchw2nhwc_params_tIT1_EEPKT_PT0_|sm80_xmma_fprop_implicit_gemm_tf32f32_tf32f32_f32_nhwckrsc_nchw_tilesize128x64x32_stage5_warpsize2x2x1_g1_tensor16x8x8_execute_kernel__5x_cudnn)$' \
+		--filter-mode per-launch-config --launch-count 1)"
+	# the first launches of the three: IDs 5, 35 and 10
+	run kf-read --ncu-select 3 --launch-ids "$T/ncu_timing.csv"
+	assert_output "$(printf '5\n35\n10')"
+	# without the mangled export: function names, as measured (18 launches)
+	rm "$T/ncu_timing_mangled.csv"
+	run kf-read --ncu-select 3 --no-write "$T/ncu_timing.csv"
+	assert_line 'regex:^(bn_fw_inf_1C11_kernel_NCHW|nchwToNhwcKernel|sm80_xmma_fprop_implicit_gemm_tf32f32_tf32f32_f32_nhwckrsc_nchw_tilesize128x64x32_stage5_warpsize2x2x1_g1_tensor16x8x8_execute_kernel__5x_cudnn)$'
 }
 
 @test "--ncu-select on a real --metrics gpu__time_duration.sum log; --no-write writes no ncu_top.json" {
 	cp "$FIX/ncu-h200-nvtx/metrics-only.csv" "$T/t.csv"
 	run kf-read --ncu-select 3 --no-write "$T/t.csv"
 	assert_success
-	assert_line 'regex:^(scale_k\(float \*, int\))$'
+	assert_line 'regex:^(scale_k)$'
 	[ ! -e "$T/ncu_top.json" ]
 }
 
@@ -63,7 +82,7 @@ ncu_run() {
 	cp "$H200/detailed-multi.csv" "$T/t.csv"
 	KF_DATADIR="$T/share" run kf-read --ncu-select 2 "$T/t.csv"
 	assert_success
-	assert_line 'regex:^(copy_k\(const float4 \*, float4 \*, unsigned long\)|fma_k\(float \*, int\))$'
+	assert_line 'regex:^(copy_k|fma_k)$'
 }
 
 @test "--ncu-select: no kernel, an unreadable file and a bad K fail with a message" {
@@ -88,8 +107,7 @@ ncu_run() {
 	head -c -300 "$H200/detailed-multi.csv" | sed 's/fma_k(/fma_k\x00(/; 5s/^/"unclosed /' >"$d/t.csv"
 	run kf-read --ncu-select 3 --no-write "$d/t.csv"
 	assert_success
-	assert_line --partial 'regex:^(sgemm_naive_k\(const float \*, const float \*, float \*, int\)|'
-	assert_line --partial 'fma_k\(float \*, int\)'
+	assert_line 'regex:^(sgemm_naive_k|copy_k|fma_k)$'
 }
 
 @test "--ncu-select: a 2 MB kernel name gives a filter argument of its first 4096 bytes and .*, which still matches it" {
@@ -102,8 +120,8 @@ ncu_run() {
 	run kf-read --ncu-select 2 --no-write "$T/t.csv"
 	assert_success
 	re=$(sed -n 4p <<<"$output")
-	[ "${#re}" -eq $((8 + 4096 + 2 + 1 + 12 + 2)) ]
-	[[ "${re: -18}" == 'x.*|small\(int\))$' ]]
+	[ "${#re}" -eq $((8 + 4096 + 2 + 1 + 5 + 2)) ]
+	[[ "${re: -11}" == 'x.*|small)$' ]]
 	[[ "$long" =~ ${re#regex:} ]]
 }
 
@@ -121,14 +139,20 @@ ncu_run() {
 	assert_line 'Over all its launches this kernel takes 86.5% of the profiled GPU time (1 launch), rank 1 of 3 kernels.'
 	# the timing run: the user's options but not --set; the detailed run: --set full and the filter
 	run ncu_run 1
-	assert_output "$(printf '%s\n' --metrics gpu__time_duration.sum --print-units base --csv \
-		--log-file "$O/multi/ncu.000/ncu_timing.csv" --clock-control none /bin/echo ran)"
-	run ncu_run 2
+	assert_output "$(printf '%s\n' -o "$O/multi/ncu.000/timing" -f --metrics gpu__time_duration.sum \
+		--clock-control none /bin/echo ran)"
+	# its exports, by name and mangled (the fake mangles: _Zf...)
+	run ncu_run 3
+	assert_output "$(printf '%s\n' -i "$O/multi/ncu.000/timing.ncu-rep" --page details --csv \
+		--print-units base --print-kernel-base mangled)"
+	run ncu_run 4
+	assert_line 'regex:^(_Zfsgemm_naive_k_const_float____const_float____float____int_|_Zfcopy_k_const_float4____float4____unsigned_long_)$'
 	assert_line --index 0 -- -o
 	assert_line --index 1 "$O/multi/ncu.000/report"
 	assert_line -- '--filter-mode'
 	assert_line -- 'full'
-	for f in report.ncu-rep ncu_report.csv ncu_raw.csv ncu_source.csv ncu_timing.csv ncu_top.json; do
+	for f in report.ncu-rep ncu_report.csv ncu_raw.csv ncu_source.csv timing.ncu-rep ncu_timing.csv \
+	    ncu_timing_mangled.csv ncu_top.json; do
 		[ -s "$O/multi/ncu.000/$f" ]
 	done
 }
@@ -140,8 +164,9 @@ ncu_run() {
 	assert_output '[3,["'"$MULTI_COPY"'","fma_k(float *, int)"],["'"$MULTI_COPY"'","fma_k(float *, int)"]]'
 	run ncu_run 1
 	assert_line 'regex:copy|fma'
-	run ncu_run 2
+	run ncu_run 4
 	refute_line 'regex:copy|fma'
+	assert_line --partial 'regex:^(_Zfcopy_k'
 }
 
 @test "--top: a chosen kernel the detailed run did not run is named in the feedback" {
@@ -155,10 +180,10 @@ ncu_run() {
 	assert_output --partial "so they have no details: $MULTI_SGEMM."
 }
 
-@test "--top: a timing run that profiled nothing ends the chain; kf-read says why from ncu_timing.csv" {
+@test "--top: a timing run that profiled nothing ends the chain; kf-read says why from its output" {
 	export FAKE_NCU_MODE=none FAKE_NCU_CSV="$H200/detailed-multi.csv"
 	chain none --top 3 -- /bin/echo ran
-	run jq -c '[.run.exit_code, (.run.stderr | contains("no kernel to detail"))]' "$T/none.run"
+	run jq -c '[.run.exit_code, (.run.stderr | contains("timing run failed"))]' "$T/none.run"
 	assert_output '[1,true]'
 	run bash -c 'kf-read <"$1"; echo "rc=$?"' _ "$T/none.run"
 	assert_line --partial '"kind":"no_kernels"'
@@ -174,13 +199,17 @@ ncu_run() {
 	assert_output '[0,"exit",true,4,false]'
 	d="$O/all/ncu.000"
 	cmp "$d/ncu_raw.csv" "$FAKE_NCU_RAW"
-	cmp "$d/ncu_source.csv" "$FAKE_NCU_SOURCE"
-	[ "$(grep -c '^===$' "$FAKE_NCU_ARGV")" -eq 4 ]
-	# the source page is exported for the 3 kernels with the most time only
-	run ncu_run 4
-	assert_line 'source'
-	assert_line -- '--print-source'
-	assert_line --partial 'regex:^(sgemm_naive_k'
+	cmp "$d/ncu_source.csv" <(cat "$FAKE_NCU_SOURCE" "$FAKE_NCU_SOURCE" "$FAKE_NCU_SOURCE")
+	[ "$(grep -c '^===$' "$FAKE_NCU_ARGV")" -eq 6 ]
+	# the source page: the first launch of each of the 3 kernels with the most
+	# time, sgemm_naive_k (ID 2), copy_k (ID 0), fma_k (ID 1), one export each
+	for i in 4 5 6; do
+		run ncu_run $i
+		assert_line 'source'
+		assert_line -- '--print-source'
+		assert_line -- '--launch-skip'
+		assert_line --index 8 "$(( (i + 1) % 3 ))"
+	done
 }
 
 @test "a failed raw or source export leaves that file out and the run whole; a failed details export fails it" {
