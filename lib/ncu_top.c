@@ -356,43 +356,50 @@ choice_free(struct choice *c)
 }
 
 /* ncu's arguments that profile the chosen kernels, one a line, into out.
- * The one place that knows how ncu's filters select (measured on an H200
- * with ncu 2025.3.1, ResNet-18's top 3, PERFORMANCE.md): the names the CSV
- * shows ("void f<float>(T2, const T1 *)") are not the demangled names ncu
- * matches, so a templated kernel matches nothing with --kernel-name-base
- * demangled; function names merge a template's instances; mangled names
- * select exactly the chosen kernels, and per-launch-config with
- * --launch-count 1 one launch of each of their launch configurations
- * (13 launches for 3 kernels). A repeated --kernel-id is refused. */
+ * The one place that knows how ncu's filters select. Measured on an H200
+ * with ncu 2025.3.1 on ResNet-18's top 3 (PERFORMANCE.md): the names the
+ * CSV shows ("void f<float>(T2, const T1 *)") are not the demangled names
+ * ncu matches, so templated kernels match nothing with --kernel-name-base
+ * demangled; function names merge a template's instances (18 launches with
+ * per-launch-config); mangled names select exactly the chosen kernels, and
+ * "--kernel-id ::regex:^(A|B|C)$:1" (one --kernel-id: a second is refused)
+ * the first launch of each: 3 launches. --kernel-id splits at ':', so a
+ * name with one falls back to --kernel-name and one launch per launch
+ * configuration (13 launches for the same 3). */
 static void
 top_filter(const struct choice *c, struct buf *out)
 {
+	struct buf re = {0};
 	size_t i, j, nm = 0;
 	int mangled = 1;
 
 	for (i = 0; i < c->n; i++)
 		if (c->mangled[i].n == 0)
 			mangled = 0;
-	buf_printf(out, "--kernel-name-base\n%s\n--kernel-name\nregex:^(",
-	    mangled ? "mangled" : "function");
 	for (i = 0; i < c->n; i++) {
 		if (mangled) {
 			struct kf_map_ent **e = kf_map_list(&c->mangled[i], &nm);
 
 			for (j = 0; j < nm; j++) {
-				buf_puts(out, i + j > 0 ? "|" : "");
-				regex_quote(out, e[j]->key);
+				buf_puts(&re, i + j > 0 ? "|" : "");
+				regex_quote(&re, e[j]->key);
 			}
 			free(e);
 		} else {
 			char *f = function_base(c->rank->v[c->pick[i]].name);
 
-			buf_puts(out, i > 0 ? "|" : "");
-			regex_quote(out, f);
+			buf_puts(&re, i > 0 ? "|" : "");
+			regex_quote(&re, f);
 			free(f);
 		}
 	}
-	buf_puts(out, ")$\n--filter-mode\nper-launch-config\n--launch-count\n1\n");
+	buf_printf(out, "--kernel-name-base\n%s\n", mangled ? "mangled" : "function");
+	if (strchr(re.s, ':'))
+		buf_printf(out, "--kernel-name\nregex:^(%s)$\n--filter-mode\nper-launch-config\n"
+		    "--launch-count\n1\n", re.s);
+	else
+		buf_printf(out, "--kernel-id\n::regex:^(%s)$:1\n", re.s);
+	buf_free(&re);
 }
 
 /* The k kernels with the most time, machinery and names that cannot be

@@ -42,10 +42,9 @@ ncu_run() {
 	cp "$H200/detailed-multi.csv" "$T/t.csv"
 	run kf-read --ncu-select 2 "$T/t.csv"
 	assert_success
-	assert_output "$(printf '%s\n' --kernel-name-base function --kernel-name \
-		'regex:^(sgemm_naive_k|copy_k)$' --filter-mode per-launch-config --launch-count 1)"
+	assert_output "$(printf '%s\n' --kernel-name-base function --kernel-id '::regex:^(sgemm_naive_k|copy_k)$:1')"
 	run jq -c '[.top, .chosen, (.filter | length)]' "$T/ncu_top.json"
-	assert_output '[2,["'"$MULTI_SGEMM"'","'"$MULTI_COPY"'"],8]'
+	assert_output '[2,["'"$MULTI_SGEMM"'","'"$MULTI_COPY"'"],4]'
 	run kf-read --ncu-select 2 --launch-ids "$T/t.csv"
 	assert_output "$(printf '2\n0')"
 }
@@ -55,23 +54,31 @@ ncu_run() {
 	cp "$TOPFIX/resnet18.timing2-mangled.csv" "$T/ncu_timing_mangled.csv"
 	run kf-read --ncu-select 3 "$T/ncu_timing.csv"
 	assert_success
-	assert_output "$(printf '%s\n' --kernel-name-base mangled --kernel-name \
-		'regex:^(_ZN5cudnn26bn_fw_inf_1C11_kernel_NCHWIffLb1ELi1EEEvT0_S1_17cudnnTensorStructPKT_S2_PS3_S2_PKS1_S8_S8_S8_S1_|_ZN5cudnn19engines_precompiled16nchwToNhwcKernelIfffLb0ELb1EL21cudnnKernelDataType_t0EEEvNS0_18nchw2nhwc_params_tIT1_EEPKT_PT0_|sm80_xmma_fprop_implicit_gemm_tf32f32_tf32f32_f32_nhwckrsc_nchw_tilesize128x64x32_stage5_warpsize2x2x1_g1_tensor16x8x8_execute_kernel__5x_cudnn)$' \
-		--filter-mode per-launch-config --launch-count 1)"
+	assert_output "$(printf '%s\n' --kernel-name-base mangled --kernel-id \
+		'::regex:^(_ZN5cudnn26bn_fw_inf_1C11_kernel_NCHWIffLb1ELi1EEEvT0_S1_17cudnnTensorStructPKT_S2_PS3_S2_PKS1_S8_S8_S8_S1_|_ZN5cudnn19engines_precompiled16nchwToNhwcKernelIfffLb0ELb1EL21cudnnKernelDataType_t0EEEvNS0_18nchw2nhwc_params_tIT1_EEPKT_PT0_|sm80_xmma_fprop_implicit_gemm_tf32f32_tf32f32_f32_nhwckrsc_nchw_tilesize128x64x32_stage5_warpsize2x2x1_g1_tensor16x8x8_execute_kernel__5x_cudnn)$:1')"
 	# the first launches of the three: IDs 5, 35 and 10
 	run kf-read --ncu-select 3 --launch-ids "$T/ncu_timing.csv"
 	assert_output "$(printf '5\n35\n10')"
 	# without the mangled export: function names, as measured (18 launches)
 	rm "$T/ncu_timing_mangled.csv"
 	run kf-read --ncu-select 3 --no-write "$T/ncu_timing.csv"
-	assert_line 'regex:^(bn_fw_inf_1C11_kernel_NCHW|nchwToNhwcKernel|sm80_xmma_fprop_implicit_gemm_tf32f32_tf32f32_f32_nhwckrsc_nchw_tilesize128x64x32_stage5_warpsize2x2x1_g1_tensor16x8x8_execute_kernel__5x_cudnn)$'
+	assert_line '::regex:^(bn_fw_inf_1C11_kernel_NCHW|nchwToNhwcKernel|sm80_xmma_fprop_implicit_gemm_tf32f32_tf32f32_f32_nhwckrsc_nchw_tilesize128x64x32_stage5_warpsize2x2x1_g1_tensor16x8x8_execute_kernel__5x_cudnn)$:1'
+}
+
+@test "--ncu-select: a mangled name with a colon cannot go into --kernel-id: --kernel-name, one launch per launch configuration" {
+	cp "$FIX/ncu-h200-nvtx/metrics-only.csv" "$T/ncu_timing.csv"
+	sed 's/scale_k(float \*, int)/a:b(float *, int)/' "$T/ncu_timing.csv" >"$T/ncu_timing_mangled.csv"
+	run kf-read --ncu-select 1 --no-write "$T/ncu_timing.csv"
+	assert_success
+	assert_output "$(printf '%s\n' --kernel-name-base mangled --kernel-name 'regex:^(a:b\(float \*, int\))$' \
+		--filter-mode per-launch-config --launch-count 1)"
 }
 
 @test "--ncu-select on a real --metrics gpu__time_duration.sum log; --no-write writes no ncu_top.json" {
 	cp "$FIX/ncu-h200-nvtx/metrics-only.csv" "$T/t.csv"
 	run kf-read --ncu-select 3 --no-write "$T/t.csv"
 	assert_success
-	assert_line 'regex:^(scale_k)$'
+	assert_line '::regex:^(scale_k)$:1'
 	[ ! -e "$T/ncu_top.json" ]
 }
 
@@ -82,7 +89,7 @@ ncu_run() {
 	cp "$H200/detailed-multi.csv" "$T/t.csv"
 	KF_DATADIR="$T/share" run kf-read --ncu-select 2 "$T/t.csv"
 	assert_success
-	assert_line 'regex:^(copy_k|fma_k)$'
+	assert_line '::regex:^(copy_k|fma_k)$:1'
 }
 
 @test "--ncu-select: no kernel, an unreadable file and a bad K fail with a message" {
@@ -107,7 +114,7 @@ ncu_run() {
 	head -c -300 "$H200/detailed-multi.csv" | sed 's/fma_k(/fma_k\x00(/; 5s/^/"unclosed /' >"$d/t.csv"
 	run kf-read --ncu-select 3 --no-write "$d/t.csv"
 	assert_success
-	assert_line 'regex:^(sgemm_naive_k|copy_k|fma_k)$'
+	assert_line '::regex:^(sgemm_naive_k|copy_k|fma_k)$:1'
 }
 
 @test "--ncu-select: a 2 MB kernel name gives a filter argument of its first 4096 bytes and .*, which still matches it" {
@@ -120,9 +127,10 @@ ncu_run() {
 	run kf-read --ncu-select 2 --no-write "$T/t.csv"
 	assert_success
 	re=$(sed -n 4p <<<"$output")
-	[ "${#re}" -eq $((8 + 4096 + 2 + 1 + 5 + 2)) ]
-	[[ "${re: -11}" == 'x.*|small)$' ]]
-	[[ "$long" =~ ${re#regex:} ]]
+	[ "${#re}" -eq $((10 + 4096 + 2 + 1 + 5 + 4)) ]
+	[[ "${re: -13}" == 'x.*|small)$:1' ]]
+	re=${re#::regex:}
+	[[ "$long" =~ ${re%:1} ]]
 }
 
 @test "kf-wrap ncu --top 2: timing run, then one launch each of the top 2 kernels; ranking from every launch" {
@@ -146,10 +154,9 @@ ncu_run() {
 	assert_output "$(printf '%s\n' -i "$O/multi/ncu.000/timing.ncu-rep" --page details --csv \
 		--print-units base --print-kernel-base mangled)"
 	run ncu_run 4
-	assert_line 'regex:^(_Zfsgemm_naive_k_const_float____const_float____float____int_|_Zfcopy_k_const_float4____float4____unsigned_long_)$'
+	assert_line '::regex:^(_Zfsgemm_naive_k_const_float____const_float____float____int_|_Zfcopy_k_const_float4____float4____unsigned_long_)$:1'
 	assert_line --index 0 -- -o
 	assert_line --index 1 "$O/multi/ncu.000/report"
-	assert_line -- '--filter-mode'
 	assert_line -- 'full'
 	for f in report.ncu-rep ncu_report.csv ncu_raw.csv ncu_source.csv timing.ncu-rep ncu_timing.csv \
 	    ncu_timing_mangled.csv ncu_top.json; do
