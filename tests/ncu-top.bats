@@ -133,6 +133,28 @@ ncu_run() {
 	[[ "$long" =~ ${re%:1} ]]
 }
 
+@test "real --top outputs of ResNet-18 (H200): every launch ranked, bn_fw_inf focused, the rule the full run gives it" {
+	cp -r "$TOPFIX/resnet18-top" "$T/rn"
+	kf-read --ncu-select 3 "$T/rn/ncu_timing.csv" >/dev/null
+	replay rn ncu "$T/rn" | kf-read | kf-collate | kf-feedback >"$T/rn.json"
+	run jq -c '[.collated.kernel_count, .collated.timing.launches, .collated.timing.kernel_count,
+		.collated.timing.missing, .analysis.focus.name[0:38], .analysis.rules[0].name, .analysis.rules[0].speedup]' "$T/rn.json"
+	assert_output '[3,241,20,[],"void cudnn::bn_fw_inf_1C11_kernel_NCHW","LaunchConfiguration",50]'
+	run jq -r .feedback "$T/rn.json"
+	assert_line --partial 'A timing run measured all 241 kernel launches ('
+	assert_line 'Over all its launches this kernel takes 14.5% of the profiled GPU time (40 launches), rank 1 of 20 kernels.'
+}
+
+@test "real --top outputs of the transformer (H200): the three kernels chosen are the three profiled" {
+	cp -r "$TOPFIX/transformer-top" "$T/tf"
+	run kf-read --ncu-select 3 "$T/tf/ncu_timing.csv"
+	assert_line '::regex:^(nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_bias_TNT|nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_gelubias_TNT|cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_7_64x128x64_4x1x1_cga1x1x1_kernel0_0)$:1'
+	replay tf ncu "$T/tf" | kf-read | kf-collate | kf-feedback >"$T/tf.json"
+	run jq -c '[.collated.kernel_count, .collated.timing.launches, .collated.timing.missing,
+		([.collated.timing.kernels[] | select(.detailed)] | length), .analysis.focus.name, .analysis.rules[0].name]' "$T/tf.json"
+	assert_output '[3,61,[],3,"nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_bias_TNT","MemoryL2Compression"]'
+}
+
 @test "kf-wrap ncu --top 2: timing run, then one launch each of the top 2 kernels; ranking from every launch" {
 	export FAKE_NCU_TIMING="$H200/detailed-multi.csv" FAKE_NCU_CSV="$H200/detailed-multi.csv"
 	chain multi --top 2 -a --clock-control -a none -a --set -a full -- /bin/echo ran
