@@ -1,7 +1,8 @@
 /* The ncu --top path: how much GPU time each kernel took in the timing run
  * (ncu_timing.csv: one gpu__time_duration.sum per launch), which K kernels
  * to profile in detail (framework machinery left out), and the ncu filter
- * arguments that select one launch of each. kf-read --ncu-select makes the
+ * arguments that select one launch of each (by mangled name, from
+ * ncu_timing_mangled.csv, the same launches). kf-read --ncu-select makes the
  * choice during the run (libexec/kf/kf-ncu calls it); ncu_read adds the
  * timing to "data" afterwards.
  *
@@ -90,8 +91,9 @@ col(const struct timing_rd *t, long c)
 	return c < 0 || (size_t)c >= t->row.n ? NULL : kf_csvrow_field(&t->row, (size_t)c, NULL);
 }
 
-/* The launch's duration in this row, if it has one: the timing run's
- * metric, a details page's Speed Of Light "Duration", a raw page's column. */
+/* The launch's duration in this row: the timing run's metric, a details
+ * page's Speed Of Light "Duration", a raw page's column. 1, 0 for a row of
+ * another metric, -1 for a duration that cannot be read (value, unit). */
 static int
 row_ns(const struct timing_rd *t, double *ns)
 {
@@ -108,7 +110,7 @@ row_ns(const struct timing_rd *t, double *ns)
 		v = col(t, t->c_raw);
 		u = t->raw_unit;
 	}
-	return v && u && kf_parse_number(v, &d) && to_ns(u, d, ns);
+	return v && u && kf_parse_number(v, &d) && to_ns(u, d, ns) ? 1 : -1;
 }
 
 static void
@@ -116,6 +118,7 @@ timing_row(struct timing_rd *t)
 {
 	const char *first = kf_csvrow_field(&t->row, 0, NULL), *name;
 	double ns;
+	int got;
 
 	if (strcmp(first, "ID") == 0 && t->row.n > 1 &&
 	    strcmp(kf_csvrow_field(&t->row, 1, NULL), "Process ID") == 0) {
@@ -132,11 +135,12 @@ timing_row(struct timing_rd *t)
 			return;
 		}
 	}
-	if ((name = col(t, t->c_name)) == NULL || !row_ns(t, &ns)) {
-		if (t->c_metric < 0 || name == NULL)
-			t->bad_rows++;
+	if ((name = col(t, t->c_name)) == NULL || (got = row_ns(t, &ns)) < 0) {
+		t->bad_rows++;
 		return;
 	}
+	if (got == 0)
+		return;
 	buf_reset(&t->key);
 	buf_puts(&t->key, col(t, t->c_id));
 	t->fn(t->arg, t->key.s, name, ns);
@@ -686,6 +690,12 @@ ncu_timing_say(struct kf_fb *fb, const cJSON *data, size_t nl)
 
 	if (t == NULL)
 		return;
+	if (kf_num(t, "launches", 0) <= 0) {
+		kf_fb_add(fb, FB_KEY, "Note: the timing run's %s holds no launch duration, so "
+		    "the ranking covers only the %zu launch%s profiled in detail.",
+		    kf_str(t, "file") ? kf_str(t, "file") : NCU_TIMING, nl, nl == 1 ? "" : "es");
+		return;
+	}
 	buf_printf(&b, "A timing run measured all %.0f kernel launches (", kf_num(t, "launches", 0));
 	kf_fmt_ns(&b, total);
 	buf_printf(&b, " of GPU time in %.0f kernels); ", kf_num(t, "kernel_count", 0));

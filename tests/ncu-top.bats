@@ -253,6 +253,19 @@ ncu_run() {
 	assert_output '[3,"profiler_error"]'
 }
 
+@test "a damaged ncu_timing.csv (no durations, NUL bytes, a cut row) is data: timing with 0 launches, the details still read" {
+	mkdir -p "$T/d"
+	cp "$H200/detailed-copy.csv" "$T/d/ncu_report.csv"
+	printf '"ID","Process ID","Kernel Name","Metric Name","Metric Unit","Metric Value"\n"0","1","k\0(int)","gpu__time_duration.sum","furlong","5"\n"1","1","k(int)","gpu__time' >"$T/d/ncu_timing.csv"
+	replay d ncu "$T/d" | kf-read >"$T/d.json"
+	run jq -c '[.data.kernel_count, .data.timing.launches, .data.timing.truncated, .data.timing.notes]' "$T/d.json"
+	assert_output '[1,0,true,["1 CSV row without a launch duration skipped"]]'
+	run bash -c 'kf-collate <"$1" | kf-feedback --text' _ "$T/d.json"
+	assert_success
+	assert_line "Note: the timing run's ncu_timing.csv holds no launch duration, so the ranking covers only the 1 launch profiled in detail."
+	assert_line 'Kernel: copy_k(const float4 *, float4 *, unsigned long)'
+}
+
 @test "kf-read reads an output_dir with only ncu_report.csv exported from a report, and one with the other pages beside it" {
 	mkdir -p "$T/only" "$T/pages"
 	cp "$PAGES/sgemm_naive/ncu_report.csv" "$T/only/"
