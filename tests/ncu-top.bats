@@ -186,6 +186,16 @@ ncu_run() {
 	done
 }
 
+@test "--top 3 through the chain on ResNet-18's recorded runs: 241 launches timed, the first launch of each of the top 3 detailed" {
+	# the detailed run replays the 13 launches a per-launch-config run recorded
+	export FAKE_NCU_TIMING="$TOPFIX/resnet18.timing1.csv" FAKE_NCU_CSV="$TOPFIX/filter.mangled-plc1.csv"
+	chain rn --top 3 -- /bin/echo ran
+	run bash -c 'kf-read <"$1" | jq -c "[.run.exit_code, .data.kernel_count, [.data.kernels[].id], .data.timing.launches, .data.timing.missing]"' _ "$T/rn.run"
+	assert_output '[0,3,[0,1,3],241,[]]'
+	run jq -r .analysis.focus.name "$T/rn.json"
+	assert_output 'void cudnn::bn_fw_inf_1C11_kernel_NCHW<float, float, 1, 1>(T2, T2, cudnnTensorStruct, const T1 *, cudnnTensorStruct, T1 *, cudnnTensorStruct, const T2 *, const T2 *, const T2 *, const T2 *, T2)'
+}
+
 @test "--top: the user's kernel filter (-k) narrows the timing run; the detailed run takes kf's filter instead" {
 	export FAKE_NCU_TIMING="$H200/detailed-multi.csv" FAKE_NCU_CSV="$H200/detailed-multi.csv"
 	chain k --top 2 -a -k -a 'regex:copy|fma' -- /bin/echo ran
