@@ -308,5 +308,9 @@ ncu_run() {
 		assert_failure 2
 		assert_output --partial 'usage: kf-ncu'
 	done
+	run "$KF_LIBEXECDIR/kf-ncu" "$FAKE" "$T/a
+b" 0 sel -+ -- ./k
+	assert_failure 2
+	assert_output --partial 'DIR may not hold a line end'
 	[ ! -e "$FAKE_NCU_ARGV" ]
 }
