@@ -268,6 +268,12 @@ ncu_wrap(cJSON *rec, char *const *cmd, int ncmd, const struct kf_wrap_opts *o)
 		kf_fail(rec, "bad_record", "no command to profile");
 		return -1;
 	}
+	if (strchr(dir, '\n')) {
+		kf_fail(rec, "output_dir", "output_dir %s holds a line end, which kf-ncu "
+		    "cannot pass to ncu", dir);
+		kf_fail_hint(rec, "choose another kf-wrap -o DIR");
+		return -1;
+	}
 	if (check_user_args(rec, o) != 0)
 		return -1;
 	if ((script = kf_libexec_file("kf-ncu")) == NULL) {

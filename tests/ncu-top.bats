@@ -299,6 +299,10 @@ ncu_run() {
 	assert_output '["--nvtx","-+","--set","detailed","--nvtx","--","./k"]'
 	run kf-wrap ncu --top -1 -- ./k
 	assert_failure 2
+	run kf-wrap ncu -o "$T/a
+b" -- ./k
+	assert_failure 1
+	assert_output --partial '"kind":"output_dir"'
 }
 
 @test "kf-ncu: usage errors exit 2 and run nothing" {
