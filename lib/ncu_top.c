@@ -600,9 +600,11 @@ ncu_timing_data(const char *dir, const struct kf_map *seen)
 	struct kf_rank rank = {0};
 	struct timing_rd t;
 	cJSON *o, *top, *notes;
+	int saved = errno;	/* a write error on stdout is told by it */
 
 	if (timing_read(path, &rank, &t) < 0) {
 		free(path);
+		errno = saved;
 		return NULL;
 	}
 	free(path);
@@ -636,6 +638,7 @@ ncu_timing_data(const char *dir, const struct kf_map *seen)
 	}
 	cJSON_Delete(top);
 	kf_rank_free(&rank);
+	errno = saved;
 	return o;
 }
 
