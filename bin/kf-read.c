@@ -7,11 +7,20 @@
 #include "record.h"
 #include "text.h"
 
-static const char usage[] = "[-u] [FILE ...]";
+static const char usage[] = "[-u] [FILE ...]\n"
+	"--profiler P --select K [--no-write] [--launch-ids] FILE";
 static const char help[] =
 	"Adds \"data\": what the profiler of each record left in its output_dir.\n"
 	"  -u, --unbuffered   flush after every record\n"
 	"  -h, --help         print this help\n"
+	"      --profiler P --select K FILE\n"
+	"                     print the profiler's filter arguments, one a line, that\n"
+	"                     detail one launch of each of the K kernels with the most\n"
+	"                     GPU time in its timing run FILE, and write the choice\n"
+	"                     beside it (kf-wrap ncu --top runs it)\n"
+	"      --no-write     with --select: only print\n"
+	"      --launch-ids   with --select: print the ID of each one's first\n"
+	"                     launch instead\n"
 	"      --version      print the version\n";
 
 static void
@@ -44,18 +53,52 @@ read_one(cJSON *rec)
 int
 main(int argc, char **argv)
 {
+	enum { O_SELECT = 0x100, O_PROFILER, O_NO_WRITE, O_LAUNCH_IDS };
 	static const struct option longopts[] = {
+		{ "select", required_argument, NULL, O_SELECT },
+		{ "profiler", required_argument, NULL, O_PROFILER },
+		{ "no-write", no_argument, NULL, O_NO_WRITE },
+		{ "launch-ids", no_argument, NULL, O_LAUNCH_IDS },
 		KF_OPT_COMMON
 	};
 	struct kf_in *in;
 	cJSON *rec;
-	int c;
+	const struct kf_profiler *p = NULL;
+	long select = 0;
+	int c, flags = KF_SELECT_WRITE;
 
 	kf_init(argv[0]);
 	kf_opt_init(usage, help);
 	while ((c = kf_getopt(argc, argv, "u", longopts)) != -1) {
-		kf_usage();
+		switch (c) {
+		case O_SELECT:
+			select = kf_opt_long(optarg, "--select", 1, 1000);
+			break;
+		case O_PROFILER:
+			if ((p = kf_profiler_find(optarg)) == NULL)
+				kf_usage_error("--profiler: unknown profiler '%s' (one of %s)",
+				    optarg, kf_profiler_names());
+			break;
+		case O_NO_WRITE:
+			flags &= ~KF_SELECT_WRITE;
+			break;
+		case O_LAUNCH_IDS:
+			flags = (flags & ~KF_SELECT_WRITE) | KF_SELECT_IDS;
+			break;
+		default:
+			kf_usage();
+		}
 	}
+	if (select > 0) {
+		if (argc - optind != 1)
+			kf_usage_error("--select K takes one file");
+		if (p == NULL || p->select == NULL)
+			kf_usage_error("--select needs --profiler, one that times every "
+			    "launch first (%s)", "ncu");
+		return p->select(select, argv[optind], flags);
+	}
+	if (flags != KF_SELECT_WRITE || p)
+		kf_usage_error("--profiler, --no-write and --launch-ids go with --select");
 	in = kf_in_open(argc - optind, argv + optind);
 	while ((rec = kf_in_next(in)) != NULL) {
 		read_one(rec);

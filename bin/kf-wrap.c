@@ -15,7 +15,7 @@
 #include "wrap.h"
 
 static const char usage[] =
-	"[-u] [-o dir] [--tool path] [-a arg] [--sudo] [--no-timeline]\n"
+	"[-u] [-o dir] [--tool path] [-a arg] [--sudo] [--no-timeline] [--top k]\n"
 	"[--end-marker str] [--timeout s] [--inactivity s] [FILE ...]\n"
 	"PROFILER [options] [--id name] [--language lang] [profiler options] -- CMD [ARG ...]";
 static const char help[] =
@@ -28,6 +28,8 @@ static const char help[] =
 	"  -a, --arg ARG          one more profiler argument (repeatable)\n"
 	"      --sudo             run the profiler under sudo -E\n"
 	"      --no-timeline      unitrace: no Chrome kernel and ITT logging\n"
+	"      --top K            ncu: time every launch, then profile in detail one\n"
+	"                         launch of each of the K kernels with the most GPU time\n"
 	"      --end-marker STR   output that ends the run (none: no marker)\n"
 	"      --timeout S        kf-run's limit for the whole run (90s, 5m, 1h)\n"
 	"      --inactivity S     kf-run's limit for a run without output\n"
@@ -39,7 +41,7 @@ static const char help[] =
 
 enum {
 	O_TOOL = 0x100, O_SUDO, O_NO_TIMELINE, O_END_MARKER, O_TIMEOUT,
-	O_INACTIVITY, O_ID, O_LANGUAGE,
+	O_INACTIVITY, O_ID, O_LANGUAGE, O_TOP,
 };
 
 static struct {
@@ -47,7 +49,7 @@ static struct {
 	const char *tool;
 	char **args;
 	int nargs;
-	int sudo, no_timeline;
+	int sudo, no_timeline, top;
 	const char *end_marker;
 	int end_marker_set;
 	double timeout, inactivity;
@@ -249,6 +251,7 @@ wrap_one(cJSON *rec)
 	wo.nargs = nargs;
 	wo.sudo = opt.sudo;
 	wo.no_timeline = opt.no_timeline;
+	wo.top = opt.top;
 	job_env = cJSON_DetachItemFromObjectCaseSensitive(rec, "env");
 	if (p->wrap(rec, cmd, ncmd, &wo) == 0) {
 		if (job_env)
@@ -315,6 +318,7 @@ static const struct option longopts[] = {
 	{ "arg", required_argument, NULL, 'a' },
 	{ "sudo", no_argument, NULL, O_SUDO },
 	{ "no-timeline", no_argument, NULL, O_NO_TIMELINE },
+	{ "top", required_argument, NULL, O_TOP },
 	{ "end-marker", required_argument, NULL, O_END_MARKER },
 	{ "timeout", required_argument, NULL, O_TIMEOUT },
 	{ "inactivity", required_argument, NULL, O_INACTIVITY },
@@ -334,6 +338,7 @@ apply_option(int c, const char *arg)
 	case 'a': add_arg(arg); break;
 	case O_SUDO: opt.sudo = 1; break;
 	case O_NO_TIMELINE: opt.no_timeline = 1; break;
+	case O_TOP: opt.top = (int)kf_opt_long(arg, "--top", 0, 1000); break;
 	case O_END_MARKER:
 		opt.end_marker_set = 1;
 		opt.end_marker = strcmp(arg, "none") == 0 ? NULL : arg;

@@ -23,6 +23,7 @@ struct kf_wrap_opts {
 	int nargs;
 	int sudo;		/* run the profiler under sudo -E */
 	int no_timeline;	/* unitrace: leave out the Chrome logging */
+	int top;		/* ncu: time every launch, detail the top kernels; 0: all */
 	const char *session;	/* unitrace: session id; NULL: a fresh one */
 };
 
@@ -40,6 +41,14 @@ typedef void kf_read_fn(cJSON *rec, const char *dir);
 /* kf-collate: merge the "data" of one job's good passes (n >= 1, in pass
  * order) into a new "collated" object. NULL after kf_fail(out, ...). */
 typedef cJSON *kf_collate_fn(cJSON *out, cJSON *const *passes, int n);
+
+/* kf-read --select K FILE (kf-wrap --top's helper): print the filter
+ * arguments, one a line, that detail one launch of each of the K kernels
+ * with the most GPU time in FILE, a timing run's output; with
+ * KF_SELECT_WRITE also write the choice beside FILE; with KF_SELECT_IDS
+ * print instead the ID of each one's first launch. 0, or 1 after a message. */
+enum { KF_SELECT_WRITE = 1, KF_SELECT_IDS = 2 };
+typedef int kf_select_fn(long k, const char *file, int flags);
 
 /* kf-feedback: add the sections and the analysis for a collated record. */
 typedef void kf_feedback_fn(const cJSON *rec, struct kf_fb *fb);
@@ -72,6 +81,7 @@ struct kf_profiler {
 	kf_read_fn *read;
 	kf_collate_fn *collate;		/* NULL: the one pass's data as it is */
 	kf_feedback_fn *feedback;
+	kf_select_fn *select;		/* NULL: no timing run to select from */
 };
 
 /* Every profiler, in a fixed order, ending with NULL. */

@@ -23,17 +23,18 @@ need_ocl_helper() {
 	fi
 }
 
-@test "kf-wrap ncu -- CMD: one pass, the report where kf-read looks, output_dir created" {
+@test "kf-wrap ncu -- CMD: one pass, the kf-ncu chain into output_dir, NCU_DONE, output_dir created" {
 	need_wrap ncu
 	run kf-wrap ncu -- ./bench copy
 	assert_success
 	[ "$(echo "$output" | wc -l)" -eq 1 ]
 	echo "$output" | jq -e '.id == "bench" and .profiler == "ncu" and .pass == "ncu.000"
 		and .mode == "query" and .cmd == ["./bench", "copy"]
-		and .output_dir == "kf-out/bench/ncu.000" and .end_marker == null
+		and .output_dir == "kf-out/bench/ncu.000" and .end_marker == "NCU_DONE"
 		and (.env | type) == "object"'
-	[ "$(echo "$output" | jq -c .argv)" = \
-		'["ncu","--set","detailed","--csv","--log-file","kf-out/bench/ncu.000/ncu_report.csv","./bench","copy"]' ]
+	[ "$(echo "$output" | jq -c '.argv | .[0:4] + .[5:]')" = \
+		'["'"$KF_LIBEXECDIR"'/kf-ncu","ncu","kf-out/bench/ncu.000","0","-+","--set","detailed","--","./bench","copy"]' ]
+	[ "$(echo "$output" | jq -r '.argv[4]')" = "$(dirname "$(command -v kf-wrap)")/kf-read" ]
 	[ -d kf-out/bench/ncu.000 ]
 }
 
@@ -41,18 +42,18 @@ need_ocl_helper() {
 	need_wrap ncu
 	run kf-wrap ncu -a --clock-control -a none -a --target-processes -a all --arg --nvtx -- ./k
 	assert_success
-	[ "$(echo "$output" | jq -c '.argv[6:]')" = \
-		'["--clock-control","none","--target-processes","all","--nvtx","./k"]' ]
+	[ "$(echo "$output" | jq -c '.argv[5:]')" = \
+		'["--clock-control","none","--target-processes","all","--nvtx","-+","--set","detailed","--clock-control","none","--target-processes","all","--nvtx","--","./k"]' ]
 	jq -cn '{id:"k", profiler:"ncu", cmd:["./k"], profiler_args:["-k","regex:copy"]}' |
 		kf-wrap -a --nvtx -o out > rec
-	[ "$(jq -c '.argv[6:]' rec)" = '["--nvtx","-k","regex:copy","./k"]' ]
+	[ "$(jq -c '.argv[5:]' rec)" = '["--nvtx","-k","regex:copy","-+","--set","detailed","--nvtx","-k","regex:copy","--","./k"]' ]
 }
 
 @test "--tool names the profiler program, -o the output base" {
 	need_wrap ncu
 	run kf-wrap ncu --tool "/opt/nv tools/ncu" -o "my out" --id k1 -- ./k
 	assert_success
-	[ "$(echo "$output" | jq -r '.argv[0]')" = "/opt/nv tools/ncu" ]
+	[ "$(echo "$output" | jq -r '.argv[1]')" = "/opt/nv tools/ncu" ]
 	[ "$(echo "$output" | jq -r .output_dir)" = "my out/k1/ncu.000" ]
 	[ -d "my out/k1/ncu.000" ]
 }
@@ -97,14 +98,14 @@ x'
 @test "--sudo: sudo -E env PYTHONPATH=VALUE as the reference, sudo -E alone without it, never twice" {
 	need_wrap ncu
 	PYTHONPATH='/a b:/c' run kf-wrap ncu --sudo -- ./k
-	[ "$(echo "$output" | jq -c '.argv[:5]')" = '["sudo","-E","env","PYTHONPATH=/a b:/c","ncu"]' ]
+	[ "$(echo "$output" | jq -c '.argv[:6]')" = '["sudo","-E","env","PYTHONPATH=/a b:/c","'"$KF_LIBEXECDIR"'/kf-ncu","ncu"]' ]
 	run env -u PYTHONPATH kf-wrap ncu --sudo -- ./k
-	[ "$(echo "$output" | jq -c '.argv[:3]')" = '["sudo","-E","ncu"]' ]
+	[ "$(echo "$output" | jq -c '.argv[:4]')" = '["sudo","-E","'"$KF_LIBEXECDIR"'/kf-ncu","ncu"]' ]
 	run kf-wrap ncu --sudo --tool sudo -- ./k
 	[ "$(echo "$output" | jq -r '.argv[0:2] | join(" ")')" != "sudo sudo" ]
 	# off by default
 	run kf-wrap ncu -- ./k
-	[ "$(echo "$output" | jq -r '.argv[0]')" = ncu ]
+	[ "$(echo "$output" | jq -r '.argv[1]')" = ncu ]
 }
 
 @test "unitrace: three passes, one group each, the reference's arguments" {
@@ -148,7 +149,7 @@ x'
 	need_wrap unitrace
 	printf '%s\n' '{"id":"c","cmd":["./c"],"language":"cuda"}' \
 		'{"id":"s","cmd":["./s"],"language":"sycl"}' | kf-select | kf-wrap -o w > recs
-	[ "$(jq -r '"\(.id) \(.pass) \(.argv[0])"' recs | paste -sd,)" = \
+	[ "$(jq -r '"\(.id) \(.pass) \(.argv[if .profiler == "ncu" then 1 else 0 end])"' recs | paste -sd,)" = \
 		"c ncu.000 ncu,s unitrace.000 unitrace,s unitrace.001 unitrace,s unitrace.002 unitrace" ]
 	[ "$(find w -mindepth 2 -type d | sort | paste -sd,)" = \
 		"w/c/ncu.000,w/s/unitrace.000,w/s/unitrace.001,w/s/unitrace.002" ]

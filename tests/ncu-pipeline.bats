@@ -43,20 +43,20 @@ args_prog() {
 	printf '%s\n' "$BATS_TEST_TMPDIR/prog"
 }
 
-@test "kf-wrap ncu: argv is ncu --set detailed --csv --log-file OUTPUT_DIR/ncu_report.csv, options, command" {
+@test "kf-wrap ncu: argv is kf-ncu NCU OUTPUT_DIR 0 KF-READ, options -+ --set detailed options -- command" {
 	need_kf_wrap
 	run kf-wrap ncu -o "$BATS_TEST_TMPDIR/w" --tool "$FAKE" -a --clock-control -a none -- ./k 'a b' '$(x)'
 	assert_success
-	run jq -c '[.argv == ["'"$FAKE"'", "--set", "detailed", "--csv", "--log-file", (.output_dir + "/ncu_report.csv"), "--clock-control", "none", "./k", "a b", "$(x)"], .env, .end_marker]' <<<"$output"
-	assert_output '[true,{},null]'
+	run jq -c '[.argv[0:4] + .argv[5:] == ["'"$KF_LIBEXECDIR/kf-ncu"'", "'"$FAKE"'", .output_dir, "0", "--clock-control", "none", "-+", "--set", "detailed", "--clock-control", "none", "--", "./k", "a b", "$(x)"], .env, .end_marker]' <<<"$output"
+	assert_output '[true,{},"NCU_DONE"]'
 }
 
-@test "kf-wrap ncu: the user's own --set replaces detailed" {
+@test "kf-wrap ncu: the user's own --set replaces detailed, and only in the detailed run" {
 	need_kf_wrap
 	run kf-wrap ncu -o "$BATS_TEST_TMPDIR/w" -a --set -a full -- ./k
 	assert_success
-	run jq -c '.argv' <<<"$output"
-	assert_output '["ncu","--csv","--log-file","'"$BATS_TEST_TMPDIR"'/w/k/ncu.000/ncu_report.csv","--set","full","./k"]'
+	run jq -c '.argv[5:]' <<<"$output"
+	assert_output '["-+","--set","full","--","./k"]'
 }
 
 @test "fake ncu by hand: the log it writes reads as the recorded report" {

@@ -36,6 +36,9 @@ want resnet18-full && job resnet18-full -a --set -a full -a --launch-skip -a 60 
 want transformer && job transformer -a --launch-skip -a 40 -a --launch-count -a 80 \
 	-- python3 examples/torch/transformer.py
 want triton-softmax && job triton-softmax -- python3 examples/triton/softmax.py
+# --top: every launch timed, one launch of each of the top 3 kernels in detail
+want resnet18-top && job resnet18-top --top 3 -- python3 examples/torch/resnet18.py
+want transformer-top && job transformer-top --top 3 -- python3 examples/torch/transformer.py
 want missing && job missing -- /tmp/does-not-exist
 want none && job none -- examples/cuda/bench none
 exit 0

@@ -143,27 +143,125 @@ struct rd {
 	char *format;
 	struct ncu_raw *raw;	/* the raw and source pages, if there */
 	struct ncu_src *src;
+	const char *dir;
+	struct kf_map seen;	/* the kernels' names, for data.timing */
 };
 
 /* kf-wrap */
 
+/* An option that takes a value as the next word, unless given as NAME=V. */
+static int
+opt_is(const char *a, const char *name, int *words)
+{
+	size_t n = strlen(name);
+
+	if (strncmp(a, name, n) != 0 || (a[n] != '\0' && a[n] != '='))
+		return 0;
+	*words = a[n] == '\0' ? 2 : 1;
+	return 1;
+}
+
+/* What the user's option says: 'c' chooses what to collect (the timing
+ * run leaves it out), 'k' which kernels (the detailed run of --top leaves
+ * it out: its own filter picks among what the timing run saw), 'o' where
+ * ncu writes (kf-ncu decides that), 'x' what kf-ncu always gives (-f,
+ * --import-source: left out), 0 anything else (both runs). */
+static int
+opt_kind(const char *a, int *words)
+{
+	static const char *const collect[] = { "--set", "--section", "--metrics",
+		"--section-folder", "--section-folder-recursive", NULL };
+	static const char *const pick[] = { "-k", "-c", "-s", "--kernel-name", "--kernel-id",
+		"--kernel-name-base", "--launch-skip", "--launch-count", "--filter-mode",
+		"--launch-skip-before-match", NULL };
+	static const char *const out[] = { "-o", "--export", "--log-file", "-i",
+		"--import", "--page", NULL };
+	int i;
+
+	*words = 1;
+	if (strcmp(a, "-f") == 0 || strcmp(a, "--force-overwrite") == 0)
+		return 'x';
+	if (opt_is(a, "--import-source", words))
+		return 'x';
+	for (i = 0; collect[i]; i++)
+		if (opt_is(a, collect[i], words))
+			return 'c';
+	for (i = 0; pick[i]; i++)
+		if (opt_is(a, pick[i], words))
+			return 'k';
+	if (strcmp(a, "--csv") == 0)
+		return 'o';
+	for (i = 0; out[i]; i++)
+		if (opt_is(a, out[i], words))
+			return 'o';
+	return 0;
+}
+
+static void
+add_str(cJSON *a, const char *s)
+{
+	cJSON_AddItemToArray(a, cJSON_CreateString(s));
+}
+
+/* The user's arguments for one run of kf-ncu ('t' timing, 'd' detailed). */
+static void
+add_user_args(cJSON *argv, const struct kf_wrap_opts *o, int run)
+{
+	int i, w, kind;
+
+	for (i = 0; i < o->nargs; i += w) {
+		kind = opt_kind(o->args[i], &w);
+		if (kind == 'x' || (run == 't' && kind == 'c') ||
+		    (run == 'd' && o->top > 0 && kind == 'k'))
+			continue;
+		add_str(argv, o->args[i]);
+		if (w == 2 && i + 1 < o->nargs)
+			add_str(argv, o->args[i + 1]);
+	}
+}
+
+/* The user's options that would break the chain: 0, or -1 after kf_fail. */
+static int
+check_user_args(cJSON *rec, const struct kf_wrap_opts *o)
+{
+	int i, w;
+
+	for (i = 0; i < o->nargs; i += w) {
+		if (strcmp(o->args[i], "--") == 0 || strcmp(o->args[i], "-+") == 0) {
+			kf_fail(rec, "bad_option", "ncu argument '%s' would end ncu's "
+			    "options before the program", o->args[i]);
+			return -1;
+		}
+		if (opt_kind(o->args[i], &w) == 'o') {
+			kf_fail(rec, "bad_option", "ncu argument '%s': kf-wrap decides where "
+			    "ncu writes (report.ncu-rep and its pages in output_dir)",
+			    o->args[i]);
+			kf_fail_hint(rec, "leave out -o, --export, --log-file, --csv and "
+			    "--page; open output_dir/report.ncu-rep for any other page");
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static int
 has_set_option(const struct kf_wrap_opts *o)
 {
-	int i;
+	int i, w;
 
 	for (i = 0; i < o->nargs; i++)
-		if (strcmp(o->args[i], "--set") == 0 || kf_startswith(o->args[i], "--set="))
+		if (opt_is(o->args[i], "--set", &w))
 			return 1;
 	return 0;
 }
 
+/* kf-ncu NCU DIR TOP SELECT [TIMING_ARG ...] -+ [DETAIL_ARG ...] -- CMD */
 int
 ncu_wrap(cJSON *rec, char *const *cmd, int ncmd, const struct kf_wrap_opts *o)
 {
 	const char *dir = kf_str(rec, "output_dir");
+	char *script, *top, *sel;
 	cJSON *argv;
-	char *log;
 	int i;
 
 	if (dir == NULL) {
@@ -174,26 +272,47 @@ ncu_wrap(cJSON *rec, char *const *cmd, int ncmd, const struct kf_wrap_opts *o)
 		kf_fail(rec, "bad_record", "no command to profile");
 		return -1;
 	}
+	if (strchr(dir, '\n')) {
+		kf_fail(rec, "output_dir", "output_dir %s holds a line end, which kf-ncu "
+		    "cannot pass to ncu", dir);
+		kf_fail_hint(rec, "choose another kf-wrap -o DIR");
+		return -1;
+	}
+	if (check_user_args(rec, o) != 0)
+		return -1;
+	if ((script = kf_libexec_file("kf-ncu")) == NULL) {
+		kf_fail(rec, "no_helper", "cannot find the helper script kf-ncu");
+		kf_fail_hint(rec, "install kf (make install), or set KF_LIBEXECDIR to "
+		    "the folder holding kf-ncu");
+		return -1;
+	}
+	/* kf-read, beside kf-wrap, picks the kernels for --top. */
+	sel = kf_path_join(kf_exe_dir(), "kf-read");
+	top = xasprintf("%d", o->top > 0 ? o->top : 0);
 	argv = cJSON_CreateArray();
-	cJSON_AddItemToArray(argv, cJSON_CreateString(o->tool ? o->tool : "ncu"));
+	add_str(argv, script);
+	add_str(argv, o->tool ? o->tool : "ncu");
+	add_str(argv, dir);
+	add_str(argv, top);
+	add_str(argv, sel);
+	add_user_args(argv, o, 't');
+	add_str(argv, "-+");
 	/* The user's own --set (full, basic) replaces ours: ncu takes one. */
 	if (!has_set_option(o)) {
-		cJSON_AddItemToArray(argv, cJSON_CreateString("--set"));
-		cJSON_AddItemToArray(argv, cJSON_CreateString("detailed"));
+		add_str(argv, "--set");
+		add_str(argv, "detailed");
 	}
-	cJSON_AddItemToArray(argv, cJSON_CreateString("--csv"));
-	cJSON_AddItemToArray(argv, cJSON_CreateString("--log-file"));
-	log = kf_path_join(dir, NCU_REPORT);
-	cJSON_AddItemToArray(argv, cJSON_CreateString(log));
-	free(log);
-	for (i = 0; i < o->nargs; i++)
-		cJSON_AddItemToArray(argv, cJSON_CreateString(o->args[i]));
+	add_user_args(argv, o, 'd');
+	add_str(argv, "--");
 	for (i = 0; i < ncmd; i++)
-		cJSON_AddItemToArray(argv, cJSON_CreateString(cmd[i]));
+		add_str(argv, cmd[i]);
 	kf_set(rec, "argv", argv);
 	kf_set(rec, "env", cJSON_CreateObject());
 	if (!cJSON_GetObjectItemCaseSensitive(rec, "end_marker"))
-		kf_set(rec, "end_marker", cJSON_CreateNull());
+		kf_set_str(rec, "end_marker", "NCU_DONE");
+	free(script);
+	free(sel);
+	free(top);
 	return 0;
 }
 
@@ -896,6 +1015,11 @@ kernel_done(struct rd *r)
 		putchar(',');
 	launch_write(r);
 	r->kernels++;
+	if (kf_str(r->cur, "name") && r->seen.n < 100000) {
+		int created;
+
+		kf_map_slot(&r->seen, kf_str(r->cur, "name"), &created)->val = r;
+	}
 	kernel_drop(r);
 	free(r->last_sec);
 	r->last_sec = NULL;
@@ -1092,6 +1216,7 @@ app_error(const struct rd *r, long *code)
 static void
 emit_end(struct rd *r)
 {
+	cJSON *timing;
 	long code;
 
 	if (r->bad_rows)
@@ -1111,6 +1236,11 @@ emit_end(struct rd *r)
 	kf_json_write(stdout, r->msgs);
 	printf(",\"truncated\":%s,\"notes\":", r->truncated ? "true" : "false");
 	kf_json_write(stdout, r->notes);
+	if ((timing = ncu_timing_data(r->dir, &r->seen)) != NULL) {
+		fputs(",\"timing\":", stdout);
+		kf_json_write(stdout, timing);
+		cJSON_Delete(timing);
+	}
 	putchar('}');
 	kf_emit_end();
 	if (r->truncated)
@@ -1256,6 +1386,7 @@ rd_free(struct rd *r)
 	kf_map_free(&r->msgidx);
 	ncu_raw_close(r->raw, r->notes);
 	ncu_src_close(r->src, r->notes);
+	kf_map_free(&r->seen);
 	cJSON_Delete(r->msgs);
 	cJSON_Delete(r->notes);
 	free(r->format);
@@ -1271,6 +1402,7 @@ ncu_read(cJSON *rec, const char *dir)
 	memset(&r, 0, sizeof r);
 	r.rec = rec;
 	r.path = path;
+	r.dir = dir;
 	r.msgs = cJSON_CreateArray();
 	r.notes = cJSON_CreateArray();
 	r.prefix_ok = 1;

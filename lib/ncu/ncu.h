@@ -14,4 +14,27 @@ kf_feedback_fn ncu_feedback;	/* ncu_feedback.c */
 #define NCU_LAUNCH "Launch Statistics"
 #define NCU_OCCUPANCY "Occupancy"
 
+/* The files of kf-wrap ncu --top (libexec/kf/kf-ncu): the timing run's CSV,
+ * and the same with mangled kernel names (--print-kernel-base mangled). */
+#define NCU_TIMING "ncu_timing.csv"
+#define NCU_TIMING_MANGLED "ncu_timing_mangled.csv"
+
+struct kf_map;
+
+/* kf-read --profiler ncu --select K CSV (profiler.h): the ncu filter
+ * arguments for the K kernels with the most GPU time in CSV; with
+ * KF_SELECT_WRITE, also CSV's folder's ncu_top.json. ncu_top.c. */
+kf_select_fn ncu_select;
+/* data.timing from dir's ncu_timing.csv (NULL when there is none); seen
+ * holds the names of the kernels the details page has. */
+cJSON *ncu_timing_data(const char *dir, const struct kf_map *seen);
+
+struct kf_rank;
+/* kf-feedback: the ranking from data.timing (every launch of the timing
+ * run), sorted; 0 when there is none. */
+int ncu_timing_rank(const cJSON *data, struct kf_rank *rank);
+/* What the timing run covered, and the chosen kernels the detailed run
+ * missed. */
+void ncu_timing_say(struct kf_fb *fb, const cJSON *data, size_t nl);
+
 #endif

@@ -22,4 +22,5 @@ const struct kf_profiler kf_ncu = {
 	.wrap = ncu_wrap,
 	.read = ncu_read,
 	.feedback = ncu_feedback,
+	.select = ncu_select,
 };

@@ -514,6 +514,7 @@ struct pick {
 	enum kf_focus_how how;
 	size_t matches;
 	size_t nlaunch;			/* launches profiled, all kernels */
+	int timed;			/* the ranking is a timing run's (--top) */
 };
 
 /* "Kernel: NAME", one line saying why this kernel, and which launch the
@@ -529,12 +530,14 @@ say_head(struct kf_fb *fb, const struct kf_rank *rank, const struct pick *p,
 	struct buf b = {0}, why = {0};
 
 	buf_printf(&b, "Kernel: %s", shortname);
-	if (p->nlaunch == 1) {
+	if (p->nlaunch == 1 && !p->timed) {
 		buf_puts(&b, "\nThe only kernel launch profiled");
 	} else {
 		kf_rank_why(rank, p->e, p->how, fb->opt->focus, p->matches, &why);
 		buf_printf(&b, "\n%s\nThe numbers below are from ", why.s);
-		if (p->how == KF_FOCUS_LONGEST)
+		if (p->timed && p->how != KF_FOCUS_LONGEST)
+			buf_puts(&b, "its launch profiled in detail");
+		else if (p->how == KF_FOCUS_LONGEST)
 			buf_printf(&b, "the longest of the %zu kernel launches profiled", p->nlaunch);
 		else if (p->e->launches > 1)
 			buf_printf(&b, "its longest launch of %ld", p->e->launches);
@@ -552,7 +555,7 @@ say_head(struct kf_fb *fb, const struct kf_rank *rank, const struct pick *p,
 	if (pid)
 		cJSON_AddItemToObject(focus, "process_id", cJSON_Duplicate(pid, 1));
 	cJSON_AddItemToObject(focus, "duration_ns", num_or_null(f->has_ns, f->ns));
-	cJSON_AddStringToObject(focus, "reason", p->nlaunch == 1 ? "only_launch" :
+	cJSON_AddStringToObject(focus, "reason", p->nlaunch == 1 && !p->timed ? "only_launch" :
 	    kf_focus_how_name(p->how));
 	if (why.s)
 		cJSON_AddStringToObject(focus, "why", why.s + strlen("Why this kernel: "));
@@ -836,6 +839,23 @@ say_notes(struct kf_fb *fb, const cJSON *data, size_t nl)
  * with the most GPU time), and the launch the details come from (its
  * longest; with --focus longest the longest launch of the program's own
  * kernels, of all if only machinery ran). */
+/* The longest of the launches of kernel name in l, or NULL. */
+static const struct launch *
+longest_of(const struct launch *l, size_t nl, const char *name)
+{
+	const struct launch *f = NULL;
+	size_t i;
+
+	for (i = 0; i < nl; i++) {
+		const char *n = kf_str(l[i].k, "name");
+
+		if (strcmp(n ? n : "unnamed kernel", name) == 0 &&
+		    (f == NULL || (l[i].has_ns && (!f->has_ns || l[i].ns > f->ns))))
+			f = &l[i];
+	}
+	return f;
+}
+
 static const struct launch *
 pick_focus(const struct kf_fb *fb, const struct kf_rank *rank, const struct launch *l,
     size_t nl, struct pick *p)
@@ -861,7 +881,14 @@ pick_focus(const struct kf_fb *fb, const struct kf_rank *rank, const struct laun
 		if (ok && (f == NULL || (l[i].has_ns && (!f->has_ns || l[i].ns > f->ns))))
 			f = &l[i];
 	}
-	if (p->how == KF_FOCUS_LONGEST) {
+	/* A kernel of the timing run with no launch profiled in detail (it
+	 * did not run the second time): the next one by time that has one. */
+	for (i = 0; f == NULL && i < rank->n; i++)
+		f = longest_of(l, nl, rank->v[i].name);
+	if (f == NULL)
+		f = &l[0];
+	if (p->how == KF_FOCUS_LONGEST || strcmp(kf_str(f->k, "name") ?
+	    kf_str(f->k, "name") : "unnamed kernel", want) != 0) {
 		const char *name = kf_str(f->k, "name");
 
 		p->e = kf_rank_find(rank, name ? name : "unnamed kernel", NULL);
@@ -879,7 +906,7 @@ ncu_feedback(const cJSON *rec, struct kf_fb *fb)
 	const struct launch *f;
 	struct pick pk;
 	size_t nl = 0, i;
-	int raw;
+	int raw, timed;
 
 	cJSON_ArrayForEach(k, kf_arr(data, "kernels")) {
 		l = xrealloc(l, (nl + 1) * sizeof *l);
@@ -896,15 +923,22 @@ ncu_feedback(const cJSON *rec, struct kf_fb *fb)
 		free(l);
 		return;
 	}
-	for (i = 0; i < nl; i++) {
-		const char *name = kf_str(l[i].k, "name");
+	/* The ranking: every launch of the timing run (kf-wrap --top), else
+	 * the launches profiled in detail. */
+	timed = ncu_timing_rank(data, &rank);
+	if (!timed) {
+		for (i = 0; i < nl; i++) {
+			const char *name = kf_str(l[i].k, "name");
 
-		kf_rank_add(&rank, name ? name : "unnamed kernel", l[i].ns, 1);
+			kf_rank_add(&rank, name ? name : "unnamed kernel", l[i].ns, 1);
+		}
+		kf_rank_sort(&rank);
 	}
-	kf_rank_sort(&rank);
 	f = pick_focus(fb, &rank, l, nl, &pk);
+	pk.timed = timed;
 	focus = cJSON_AddObjectToObject(fb->analysis, "focus");
 	say_notes(fb, data, nl);
+	ncu_timing_say(fb, data, nl);
 	say_head(fb, &rank, &pk, f, focus);
 	if (kf_rank_own(&rank) < rank.n) {
 		struct buf b = {0};
