@@ -14,7 +14,7 @@ DATADIR = $(PREFIX)/share/kf
 LIBEXECDIR = $(PREFIX)/libexec/kf
 DESTDIR ?=
 
-PROGS = kf-select kf-wrap kf-run kf-read kf-collate kf-feedback
+PROGS = kf-select kf-wrap kf-run kf-read kf-collate kf-feedback kf-report
 SCRIPTS = $(wildcard libexec/kf/*)
 DATA = $(wildcard share/kf/*)
 MAN1 = $(PROGS:%=man/%.1)
