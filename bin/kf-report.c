@@ -1,6 +1,8 @@
 /* kf-report: final records (kf-feedback's output) in, one self-contained
  * HTML page out. */
+#include <errno.h>
 #include <stdio.h>
+#include <string.h>
 #include <stdlib.h>
 
 #include "opt.h"
@@ -66,8 +68,13 @@ main(int argc, char **argv)
 		cJSON_Delete(rec);
 	}
 	kf_in_close(in);
-	if (kf_report_write(r, stdout) != 0)
-		kf_set_failed();
+	if (kf_report_write(r, stdout) != 0 || fflush(stdout) != 0) {
+		/* As kf_finish() says it: quiet for a reader that went away. */
+		if (errno != EPIPE)
+			kf_warn("write error on standard output: %s", strerror(errno));
+		kf_report_free(r);
+		return 1;
+	}
 	kf_report_free(r);
 	return kf_finish();
 }

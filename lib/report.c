@@ -352,6 +352,7 @@ kf_report_write(struct kf_report *r, FILE *f)
 	struct buf head = { 0 };
 	int ok;
 
+	errno = 0;
 	page_head(r, &head);
 	ok = fwrite(head.s, 1, head.len, f) == head.len &&
 	    fwrite(r->index.s ? r->index.s : "", 1, r->index.len, f) == r->index.len &&

@@ -43,7 +43,7 @@ SH
 	assert_success
 	run cat "$APT_LOG"
 	assert_line --index 0 "apt-get update -qq"
-	assert_line --index 1 "apt-get install -y bats-assert bats-support clang libclang-rt-14-dev parallel -qq"
+	assert_line --index 1 "apt-get install -y bats-assert bats-support clang libclang-rt-14-dev parallel chromium -qq"
 }
 
 @test "make check needs the test tools; make demo only what building needs" {
