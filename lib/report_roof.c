@@ -20,17 +20,28 @@ struct roof {
 	const char *xunit, *yunit;
 	double bw;			/* bytes/s: the memory roof's slope */
 	int nceil, npt;
-	struct { char name[32]; double peak; } ceil[MAXCEIL];
+	struct { char name[32]; double peak, ridge; } ceil[MAXCEIL];
 	struct { const char *name; char tag[48]; double x, y; int focus; } pt[MAXPT];
 	const char *note;		/* why there are no points, or NULL */
 };
 
+/* A compute roof; one of the same height as another joins its name. */
 static void
 add_ceil(struct roof *r, const char *name, double peak)
 {
+	int i;
+
 	if (r->nceil == MAXCEIL || !(peak > 0) || !isfinite(peak))
 		return;
+	for (i = 0; i < r->nceil; i++)
+		if (fabs(r->ceil[i].peak - peak) <= 1e-9 * peak) {
+			size_t n = strlen(r->ceil[i].name);
+
+			snprintf(r->ceil[i].name + n, sizeof r->ceil[0].name - n, "/%s", name);
+			return;
+		}
 	snprintf(r->ceil[r->nceil].name, sizeof r->ceil[0].name, "%s", name);
+	r->ceil[r->nceil].ridge = peak / r->bw;
 	r->ceil[r->nceil++].peak = peak;
 }
 
@@ -59,8 +70,11 @@ ncu_roof(struct roof *r, const cJSON *an, int n)
 	r->xunit = "FLOP/byte";
 	r->yunit = "FLOP/s";
 	r->bw = kf_num(ro, "peak_dram_bytes_per_s", NAN);
-	snprintf(name, sizeof name, "%.20s peak", prec ? prec : "compute");
+	snprintf(name, sizeof name, "%.20s", prec ? prec : "compute");
 	add_ceil(r, name, kf_num(ro, "peak_flops", NAN));
+	/* The record's own ridge, when it gives one, is the one to print. */
+	if (r->nceil && kf_num(ro, "ridge", NAN) > 0)
+		r->ceil[0].ridge = kf_num(ro, "ridge", NAN);
 	add_pt(r, kf_report_kname(f), "focus", kf_num(ro, "arithmetic_intensity", NAN),
 	    kf_num(ro, "achieved_flops", NAN), 1);
 	cJSON_ArrayForEach(k, kf_arr(an, "kernels")) {
@@ -75,7 +89,7 @@ ncu_roof(struct roof *r, const cJSON *an, int n)
 	}
 	if (r->npt == 0)
 		r->note = "analysis.focus.roof holds no achieved FLOP/s and arithmetic intensity";
-	return isfinite(r->bw) && r->nceil;
+	return r->bw > 0 && isfinite(r->bw) && r->nceil;
 }
 
 /* ncu without roof: the GPU's FP32 and DRAM roofs, no points. */
@@ -87,10 +101,10 @@ gpu_roof(struct roof *r, const cJSON *rec, const char *gpus_file)
 	r->xunit = "FLOP/byte";
 	r->yunit = "FLOP/s";
 	r->bw = kf_hw_roof(g, "GPU_MEMORY_BYTE_READ") * 1e9;
-	add_ceil(r, "FP32 peak", kf_hw_roof(g, "FP32_TFLOPS") * 1e12);
+	add_ceil(r, "FP32", kf_hw_roof(g, "FP32_TFLOPS") * 1e12);
 	r->note = "this record holds no achieved FLOP/s (analysis.focus.roof): "
 	    "the GPU's roofs only";
-	return g && isfinite(r->bw) && r->nceil;
+	return g && r->bw > 0 && isfinite(r->bw) && r->nceil;
 }
 
 /* unitrace: each ALU's instructions per byte and per second. */
@@ -117,14 +131,17 @@ unitrace_roof(struct roof *r, const cJSON *an, const char *gpus_file, int n)
 	const cJSON *gi = kf_obj(an, "gpu"), *f = kf_report_focus(an), *k, *a;
 	const cJSON *g = kf_hw_find(kf_str(gi, "roofs"), gpus_file, NULL);
 
-	r->xunit = "instructions/byte";
-	r->yunit = "instructions/s";
+	r->xunit = "inst/byte";
+	r->yunit = "inst/s";
 	r->bw = kf_num(gi, "dram_gbps", NAN) * 1e9;
 	cJSON_ArrayForEach(a, kf_arr(f, "alus")) {
+		const char *alu = kf_str(a, "name");
 		char metric[64], name[32];
 
-		snprintf(metric, sizeof metric, "XVE_INST_EXECUTED_%.8s_ALL", kf_str(a, "name"));
-		snprintf(name, sizeof name, "%.8s peak", kf_str(a, "name"));
+		if (alu == NULL || g == NULL)
+			continue;
+		snprintf(metric, sizeof metric, "XVE_INST_EXECUTED_%.8s_ALL", alu);
+		snprintf(name, sizeof name, "%.8s", alu);
 		add_ceil(r, name, kf_hw_roof(g, metric) * 1e9);
 	}
 	alu_points(r, f, 1);
@@ -135,7 +152,7 @@ unitrace_roof(struct roof *r, const cJSON *an, const char *gpus_file, int n)
 		    strcmp(kf_str(k, "name"), kf_str(f, "name")) == 0))
 			alu_points(r, k, 0);
 	}
-	return g && isfinite(r->bw) && r->nceil;
+	return g && r->bw > 0 && isfinite(r->bw) && r->nceil;
 }
 
 static void
@@ -190,9 +207,9 @@ roofs(struct buf *b, const struct roof *r, const struct logaxis *xa, const struc
 		svg_line(b, logaxis_px(xa, ridge), logaxis_px(ya, r->ceil[i].peak),
 		    logaxis_px(xa, ridge), RH - MB, "ridge");
 		buf_reset(&t);
-		buf_printf(&t, "%s ", r->ceil[i].name);
+		buf_printf(&t, "%s peak ", r->ceil[i].name);
 		html_si(&t, r->ceil[i].peak, r->yunit);
-		buf_printf(&t, ", ridge %.3g", ridge);
+		buf_printf(&t, ", ridge %.4g", r->ceil[i].ridge);
 		svg_text(b, RW - MR - 2, logaxis_px(ya, r->ceil[i].peak) - 4, "end", "lab", t.s);
 	}
 	buf_reset(&t);
