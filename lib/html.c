@@ -59,8 +59,9 @@ put_text(struct buf *b, const char *s, size_t max)
 	size_t chars = 0;
 
 	while (*p) {
-		size_t n = utf8_len(p);
-		const char *e = n == 1 ? escape_of(*p) : n == 0 ? "\xEF\xBF\xBD" : NULL;
+		/* C0 80 is how kf keeps a NUL byte: one U+FFFD, as for a control byte. */
+		size_t n = p[0] == 0xC0 && p[1] == 0x80 ? 2 : utf8_len(p);
+		const char *e = n == 1 ? escape_of(*p) : n == 0 || *p == 0xC0 ? "\xEF\xBF\xBD" : NULL;
 
 		if (chars++ == max)
 			return 1;
