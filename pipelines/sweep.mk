@@ -41,12 +41,19 @@ ifneq ($(filter KF_SPLIT_FAILED,$(NAMES)),)
 $(error cannot split $(JOBS) into $(OUT)/jobs)
 endif
 
-all: $(OUT)/summary.tsv
+all: $(OUT)/summary.tsv $(OUT)/report.html
 
 # jobs/.names, the list of jobs (rewritten by the split when it changed),
 # makes a job removed from JOBS rewrite the summary.
 $(OUT)/summary.tsv: $(NAMES:%=$(OUT)/%.json) $(OUT)/jobs/.names
 	'$(PIPELINES)/kf-sweep-summary' '$(OUT)' $(NAMES) > '$@.tmp'
+	mv -f '$@.tmp' '$@'
+
+# The page to look at, beside the summary: kf-report over the same records,
+# REPORT_FLAGS its options. A record it cannot draw is listed as failed on
+# the page (status 1), which does not fail the make.
+$(OUT)/report.html: $(NAMES:%=$(OUT)/%.json) $(OUT)/jobs/.names
+	$(BIN)kf-report -T 'kf sweep' $(REPORT_FLAGS) $(NAMES:%='$(OUT)/%.json') > '$@.tmp' || [ $$? -eq 1 ]
 	mv -f '$@.tmp' '$@'
 
 # One job: its earlier outputs removed, then the six stages, the profiler's
