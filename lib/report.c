@@ -30,7 +30,7 @@ static const char css[] =
 	"td.num,th.num{text-align:right;white-space:nowrap}\n"
 	"tr.failed td{background:#fbeee6}.st-failed{color:var(--verm);font-weight:bold}\n"
 	"code,pre{font:13px/1.35 ui-monospace,monospace}pre{white-space:pre-wrap;margin:0}\n"
-	".charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(30rem,1fr));"
+	".charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(26rem,1fr));"
 	"gap:1rem}\n"
 	"figure{margin:0}figcaption{font-size:.85rem;color:#444}\n"
 	"svg{width:100%;max-width:44rem;height:auto;font:12px system-ui,sans-serif}\n"

@@ -9,8 +9,8 @@
 #include "record.h"
 #include "report.h"
 
-enum { W = 640, LABEL_W = 230, BAR_X = 240, BAR_W = 260, ROW_H = 22, TOP = 26, AXIS_H = 40 };
-enum { LABEL_CHARS = 34 };
+enum { W = 540, BAR_X = 210, BAR_W = 220, ROW_H = 22, TOP = 26, AXIS_H = 40 };
+enum { LABEL_CHARS = 32 };
 
 struct bar {
 	const char *label, *full;	/* full: the tooltip, NULL: the label */
