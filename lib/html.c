@@ -83,9 +83,14 @@ html_text(struct buf *b, const char *s)
 void
 html_text_max(struct buf *b, const char *s, size_t max)
 {
-	if (max > 0 && put_text(b, s, max - 1) && html_chars(s) > max - 1) {
-		buf_puts(b, "\xE2\x80\xA6");
+	if (max == 0)
+		return;
+	if (html_chars(s) <= max) {
+		html_text(b, s);
+		return;
 	}
+	put_text(b, s, max - 1);
+	buf_puts(b, "\xE2\x80\xA6");
 }
 
 size_t
@@ -95,7 +100,7 @@ html_chars(const char *s)
 	size_t chars = 0, n;
 
 	for (; *p; p += n ? n : 1, chars++)
-		n = utf8_len(p);
+		n = p[0] == 0xC0 && p[1] == 0x80 ? 2 : utf8_len(p);
 	return chars;
 }
 

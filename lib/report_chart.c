@@ -97,14 +97,18 @@ bar_row(struct buf *b, const struct bar *r, const struct scale *s, double y, int
 /* A figure of horizontal bars; time: values in ns, else percentages. */
 static void
 bars(struct buf *b, const char *cls, const char *title, const char *axis_title,
-    const struct bar *r, int n, int time)
+    struct bar *r, int n, int time)
 {
 	struct scale s;
 	double max = 0;
 	int i, h = TOP + n * ROW_H + AXIS_H;
 
-	for (i = 0; i < n; i++)
+	/* A hostile or broken record's NaN, infinity or negative time is drawn as 0. */
+	for (i = 0; i < n; i++) {
+		if (!isfinite(r[i].v) || r[i].v < 0)
+			r[i].v = 0;
 		max = fmax(max, r[i].v);
+	}
 	scale_fit(&s, max, time);
 	buf_printf(b, "<figure class=\"%s\">", cls);
 	svg_begin(b, W, h, cls, title);

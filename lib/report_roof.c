@@ -166,17 +166,26 @@ tick_label(struct buf *b, double x, double y, const char *anchor, double v)
 	buf_free(&t);
 }
 
+/* A tick every decade, or every few when there are many (at most 8 ticks). */
+static double
+tick_step(const struct logaxis *a)
+{
+	double decades = log10(a->hi / a->lo);
+
+	return pow(10, decades <= 8 ? 1 : ceil(decades / 8));
+}
+
 static void
 axes(struct buf *b, const struct roof *r, const struct logaxis *xa, const struct logaxis *ya)
 {
+	double xstep = tick_step(xa), ystep = tick_step(ya), v;
 	char t[96];
-	double v;
 
-	for (v = xa->lo; v <= xa->hi * 1.001; v *= 10) {
+	for (v = xa->lo; v <= xa->hi * 1.001; v *= xstep) {
 		svg_line(b, logaxis_px(xa, v), MT, logaxis_px(xa, v), RH - MB, "grid");
 		tick_label(b, logaxis_px(xa, v), RH - MB + 15, "middle", v);
 	}
-	for (v = ya->lo; v <= ya->hi * 1.001; v *= 10) {
+	for (v = ya->lo; v <= ya->hi * 1.001; v *= ystep) {
 		svg_line(b, ML, logaxis_px(ya, v), RW - MR, logaxis_px(ya, v), "grid");
 		tick_label(b, ML - 4, logaxis_px(ya, v) + 4, "end", v);
 	}

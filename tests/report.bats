@@ -276,3 +276,22 @@ unitrace_final() {
 	[ "$(head -c 8 "$T/shot.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ]
 	[ "$(stat -c %s "$T/shot.png")" -gt 10000 ]
 }
+
+@test "printable: Chromium prints the index and each job from a new page" {
+	kf-report "$R/copy.json" "$R/missing.json" "$R/sgemm_naive.json" >"$T/r.html"
+	chrome "$T/r.html" --no-pdf-header-footer --print-to-pdf="$T/r.pdf" >/dev/null
+	[ "$(head -c 5 "$T/r.pdf")" = "%PDF-" ]
+	pages=$(grep -ao '/Count [0-9]*' "$T/r.pdf" | awk '{ if ($2 > m) m = $2 } END { print m + 0 }')
+	[ "$pages" -ge 4 ] || fail "$pages pages for the index and 3 jobs"
+}
+
+@test "hostile numbers: an infinite time and a roof 600 decades wide draw finite shapes" {
+	jq -c '.analysis.ranking.kernels[0].total_ns = 1e999
+		| .analysis.focus.roof = {achieved_flops:1e-300, arithmetic_intensity:1e300,
+			peak_flops:1e12, peak_dram_bytes_per_s:1e9}' "$R/copy.json" >"$T/in.json"
+	kf-report "$T/in.json" >"$T/r.html"
+	! grep -qiE '"-?(inf|nan)' "$T/r.html"
+	[ "$(grep -o '<line class="grid"' "$T/r.html" | wc -l)" -le 18 ]
+	dom "$T/r.html" >"$T/dom"
+	[ "$(count '<circle class="pt focus"' <"$T/dom")" -eq 1 ]
+}
