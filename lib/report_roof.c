@@ -21,7 +21,7 @@ struct roof {
 	double bw;			/* bytes/s: the memory roof's slope */
 	int nceil, npt;
 	struct { char name[32]; double peak, ridge; } ceil[MAXCEIL];
-	struct { const char *name; char tag[48]; double x, y; int focus; } pt[MAXPT];
+	struct { const char *name; char tag[48]; double x, y, pct; int focus; } pt[MAXPT];
 	const char *note;		/* why there are no points, or NULL */
 };
 
@@ -54,12 +54,27 @@ add_pt(struct roof *r, const char *name, const char *tag, double x, double y, in
 	snprintf(r->pt[r->npt].tag, sizeof r->pt[0].tag, "%s", tag);
 	r->pt[r->npt].x = x;
 	r->pt[r->npt].y = y;
+	r->pt[r->npt].pct = NAN;
 	r->pt[r->npt++].focus = focus;
 }
 
-/* ncu: analysis.focus.roof, and the roof of the other top kernels. */
+/* The GPU's DRAM roof, where the record has none; with ceil, its FP32 roof
+ * too, where the record has no compute roof. */
+static void
+gpu_peaks(struct roof *r, const cJSON *rec, const char *gpus_file, int ceil)
+{
+	const cJSON *g = kf_hw_find(kf_str(kf_obj(rec, "worker"), "gpu_name"), gpus_file, NULL);
+
+	if (!(r->bw > 0) || !isfinite(r->bw))
+		r->bw = kf_hw_roof(g, "GPU_MEMORY_BYTE_READ") * 1e9;
+	if (ceil && r->nceil == 0 && r->bw > 0)
+		add_ceil(r, "FP32", kf_hw_roof(g, "FP32_TFLOPS") * 1e12);
+}
+
+/* ncu: analysis.focus.roof, and the roof of the other top kernels; peaks
+ * the record lacks from gpus.json. */
 static int
-ncu_roof(struct roof *r, const cJSON *an, int n)
+ncu_roof(struct roof *r, const cJSON *rec, const cJSON *an, const char *gpus_file, int n)
 {
 	const cJSON *f = kf_report_focus(an), *ro = kf_obj(f, "roof"), *k;
 	const char *prec = kf_str(ro, "precision");
@@ -71,12 +86,17 @@ ncu_roof(struct roof *r, const cJSON *an, int n)
 	r->yunit = "FLOP/s";
 	r->bw = kf_num(ro, "peak_dram_bytes_per_s", NAN);
 	snprintf(name, sizeof name, "%.20s", prec ? prec : "compute");
-	add_ceil(r, name, kf_num(ro, "peak_flops", NAN));
+	gpu_peaks(r, rec, gpus_file, 0);
+	if (r->bw > 0)
+		add_ceil(r, name, kf_num(ro, "peak_flops", NAN));
+	gpu_peaks(r, rec, gpus_file, 1);
 	/* The record's own ridge, when it gives one, is the one to print. */
 	if (r->nceil && kf_num(ro, "ridge", NAN) > 0)
 		r->ceil[0].ridge = kf_num(ro, "ridge", NAN);
 	add_pt(r, kf_report_kname(f), "focus", kf_num(ro, "arithmetic_intensity", NAN),
 	    kf_num(ro, "achieved_flops", NAN), 1);
+	if (r->npt)
+		r->pt[0].pct = kf_num(ro, "pct_of_roof", NAN);
 	cJSON_ArrayForEach(k, kf_arr(an, "kernels")) {
 		const cJSON *kr = kf_obj(k, "roof");
 		const char *role = kf_str(k, "role");
@@ -92,19 +112,16 @@ ncu_roof(struct roof *r, const cJSON *an, int n)
 	return r->bw > 0 && isfinite(r->bw) && r->nceil;
 }
 
-/* ncu without roof: the GPU's FP32 and DRAM roofs, no points. */
+/* ncu without roof: the GPU's roofs, no points. */
 static int
 gpu_roof(struct roof *r, const cJSON *rec, const char *gpus_file)
 {
-	const cJSON *g = kf_hw_find(kf_str(kf_obj(rec, "worker"), "gpu_name"), gpus_file, NULL);
-
 	r->xunit = "FLOP/byte";
 	r->yunit = "FLOP/s";
-	r->bw = kf_hw_roof(g, "GPU_MEMORY_BYTE_READ") * 1e9;
-	add_ceil(r, "FP32", kf_hw_roof(g, "FP32_TFLOPS") * 1e12);
+	gpu_peaks(r, rec, gpus_file, 1);
 	r->note = "this record holds no achieved FLOP/s (analysis.focus.roof): "
 	    "the GPU's roofs only";
-	return g && r->bw > 0 && isfinite(r->bw) && r->nceil;
+	return r->bw > 0 && isfinite(r->bw) && r->nceil;
 }
 
 /* unitrace: each ALU's instructions per byte and per second. */
@@ -266,7 +283,10 @@ legend(struct buf *b, const struct roof *r)
 		buf_puts(b, r->pt[i].tag[0] ? ")" : "");
 		buf_puts(b, ": ");
 		html_si(b, r->pt[i].y, r->yunit);
-		buf_printf(b, " at %.3g %s</li>", r->pt[i].x, r->xunit);
+		buf_printf(b, " at %.3g %s", r->pt[i].x, r->xunit);
+		if (isfinite(r->pt[i].pct))
+			buf_printf(b, ", %.3g%% of the roof", r->pt[i].pct);
+		buf_puts(b, "</li>");
 	}
 	buf_puts(b, r->npt ? "</ol></figcaption>" : "</figcaption>");
 }
@@ -313,7 +333,7 @@ kf_report_roofline(struct buf *b, const cJSON *rec, const cJSON *an, const char 
 	if (prof && strcmp(prof, "unitrace") == 0)
 		ok = unitrace_roof(&r, an, gpus_file, n);
 	else if (prof && strcmp(prof, "ncu") == 0 && kf_obj(kf_report_focus(an), "roof"))
-		ok = ncu_roof(&r, an, n);
+		ok = ncu_roof(&r, rec, an, gpus_file, n);
 	else if (prof && strcmp(prof, "ncu") == 0)
 		ok = gpu_roof(&r, rec, gpus_file);
 	if (ok)

@@ -134,7 +134,7 @@ unitrace_final() {
 	[ "$(count '<line class="ridge"' <"$T/roof")" -eq 1 ]
 	grep -qF '>fp32 peak 67 TFLOP/s, ridge 13.96</text>' "$T/roof"
 	grep -qF '>memory 4.8 TB/s</text>' "$T/roof"
-	grep -qF ': 150 GFLOP/s at 0.0735 FLOP/byte</li>' "$T/roof"
+	grep -qF ': 150 GFLOP/s at 0.0735 FLOP/byte, 42.5% of the roof</li>' "$T/roof"
 	grep -qF ': 2.5 TFLOP/s at 3.2 FLOP/byte</li>' "$T/roof"
 	grep -qF 'Arithmetic intensity (FLOP/byte)' "$T/roof"
 	grep -qF 'Performance (FLOP/s)' "$T/roof"
@@ -294,4 +294,17 @@ unitrace_final() {
 	[ "$(grep -o '<line class="grid"' "$T/r.html" | wc -l)" -le 18 ]
 	dom "$T/r.html" >"$T/dom"
 	[ "$(count '<circle class="pt focus"' <"$T/dom")" -eq 1 ]
+}
+
+@test "a roof without peaks takes the H200's from gpus.json; pct_of_roof in the legend" {
+	jq -c '.analysis.focus.roof = {precision:"fp32", achieved_flops:1.5e11,
+		arithmetic_intensity:0.0735, bound:"memory", pct_of_roof:42.5}' "$R/copy.json" >"$T/in.json"
+	kf-report "$T/in.json" >"$T/r.html"
+	dom "$T/r.html" >"$T/dom"
+	figure roofline <"$T/dom" >"$T/roof"
+	bw=$(jq '.gpus[] | select(.name == "NVIDIA H200 141GB") | .roofs.GPU_MEMORY_BYTE_READ.value' "$KF_DATADIR/gpus.json")
+	grep -qF ">memory $(awk -v b="$bw" 'BEGIN { printf "%.4g", b / 1000 }') TB/s</text>" "$T/roof"
+	grep -qF '>FP32 peak 67 TFLOP/s, ridge' "$T/roof"
+	grep -qF ': 150 GFLOP/s at 0.0735 FLOP/byte, 42.5% of the roof</li>' "$T/roof"
+	[ "$(count '<circle class="pt focus"' <"$T/roof")" -eq 1 ]
 }
