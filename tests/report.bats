@@ -308,3 +308,24 @@ unitrace_final() {
 	grep -qF ': 150 GFLOP/s at 0.0735 FLOP/byte, 42.5% of the roof</li>' "$T/roof"
 	[ "$(count '<circle class="pt focus"' <"$T/roof")" -eq 1 ]
 }
+
+@test "hostile lines (an array, a raw NUL, 100000 '[', a 24 MB line) are failed rows, the jobs around them drawn" {
+	{
+		cat "$R/copy.json"
+		echo '[1,2]'
+		printf '{"id":"a\0b"}\n'
+		awk 'BEGIN { for (i = 0; i < 100000; i++) printf "["; print "" }'
+		awk 'BEGIN { s = "0123456789abcdef"; for (i = 0; i < 16; i++) s = s s
+			printf "{\"id\": "; for (i = 0; i < 24; i++) printf "%s", s; print "" }'
+		cat "$R/sgemm_naive.json"
+	} >"$T/in.json"
+	run --separate-stderr kf-report "$T/in.json"
+	assert_failure 1
+	echo "$output" >"$T/r.html"
+	[ "$(grep -c '^<tr class="ok">' "$T/r.html")" -eq 2 ]
+	[ "$(grep -c '^<tr class="failed">' "$T/r.html")" -eq 4 ]
+	grep -qF "<td class=\"reason\" colspan=\"5\">bad_json: $T/in.json: line 2: not a JSON object</td>" "$T/r.html"
+	grep -qF "<td class=\"reason\" colspan=\"5\">bad_json: $T/in.json: line 3: not JSON: the line holds a NUL byte</td>" "$T/r.html"
+	[ "$(wc -c <"$T/r.html")" -lt 200000 ]
+	[[ $stderr == *'line 5: '* ]]
+}
