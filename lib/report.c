@@ -26,7 +26,7 @@ static const char css[] =
 	"table{border-collapse:collapse;width:100%;font-size:.9rem}\n"
 	"th,td{text-align:left;padding:.25rem .4rem;border-bottom:1px solid var(--grid);"
 	"vertical-align:top;overflow-wrap:break-word}\n"
-	"td.kernel,td.reason,td.text,td.where{overflow-wrap:anywhere}\n"
+	"td.kernel,td.reason,td.text,td.where,td.rule{overflow-wrap:anywhere}td.kernel{min-width:10rem}td.rule{min-width:7rem}\n"
 	"td.num,th.num{text-align:right;white-space:nowrap}\n"
 	"tr.failed td{background:#fbeee6}.st-failed{color:var(--verm);font-weight:bold}\n"
 	"code,pre{font:13px/1.35 ui-monospace,monospace}pre{white-space:pre-wrap;margin:0}\n"
@@ -43,6 +43,7 @@ static const char css[] =
 	"dl{display:grid;grid-template-columns:max-content 1fr;gap:.1rem 1rem}dd{margin:0;"
 	"overflow-wrap:anywhere}dt{font-weight:bold}\n"
 	".none{color:#555;font-style:italic}\n"
+	"@media (max-width:60rem){body{font-size:13px;padding:.5rem}}\n"
 	"@media print{body{max-width:none;font-size:11pt}section.job{break-before:page}"
 	"figure,table{break-inside:avoid}a{color:inherit;text-decoration:none}}\n";
 
