@@ -23,7 +23,8 @@ static const char css[] =
 	"margin:0 auto;padding:1rem}\n"
 	"h1{font-size:1.5rem}h2{font-size:1.2rem;border-bottom:2px solid var(--blue);"
 	"padding-bottom:.2rem;overflow-wrap:anywhere}h3{font-size:1rem;margin:1rem 0 .3rem}\n"
-	"table{border-collapse:collapse;width:100%;font-size:.9rem}\n"
+	"table{border-collapse:collapse;width:100%;font-size:.9rem}"
+	"table.delta-metrics,table.delta-kernels{width:auto;min-width:50%}\n"
 	"th,td{text-align:left;padding:.25rem .4rem;border-bottom:1px solid var(--grid);"
 	"vertical-align:top;overflow-wrap:break-word}\n"
 	"td.kernel,td.reason,td.text,td.where,td.rule{overflow-wrap:anywhere}td.kernel{min-width:10rem}td.rule{min-width:7rem}\n"
@@ -193,6 +194,24 @@ dl_item(struct buf *b, const char *term, const char *text)
 	buf_puts(b, "</dd>");
 }
 
+/* The roof's limiting level: the memory or unit closest to its peak. */
+static void
+limiter(struct buf *b, const cJSON *roof)
+{
+	double pct = kf_num(roof, "limiter_pct", NAN);
+
+	if (kf_str(roof, "limiter") == NULL)
+		return;
+	buf_puts(b, "<dt>Limit</dt><dd class=\"limiter\">");
+	html_text(b, kf_str(roof, "limiter"));
+	if (isfinite(pct)) {
+		buf_puts(b, " at ");
+		html_pct(b, pct);
+		buf_puts(b, " of its peak");
+	}
+	buf_puts(b, "</dd>");
+}
+
 static void
 job_summary(struct buf *b, const cJSON *rec, const cJSON *an, const cJSON *f)
 {
@@ -210,6 +229,7 @@ job_summary(struct buf *b, const cJSON *rec, const cJSON *an, const cJSON *f)
 		buf_puts(b, "</dd>");
 	}
 	dl_item(b, "Bound", bound_of(an, f));
+	limiter(b, kf_obj(f, "roof"));
 	buf_puts(b, "</dl>\n");
 }
 
@@ -245,6 +265,19 @@ rules_table(struct buf *b, const cJSON *an, const cJSON *f, int max)
 	buf_puts(b, "</tbody></table>\n");
 }
 
+/* The line's main stall reason (the first of its stalls). */
+static void
+top_stall(struct buf *b, const cJSON *stalls)
+{
+	const char *why = stalls && stalls->child ? kf_str(stalls->child, "reason") : NULL;
+
+	if (why == NULL)
+		return;
+	buf_puts(b, " <span class=\"stall\">");
+	html_text(b, why);
+	buf_puts(b, "</span>");
+}
+
 static void
 source_lines(struct buf *b, const cJSON *f, int max)
 {
@@ -267,6 +300,7 @@ source_lines(struct buf *b, const cJSON *f, int max)
 		buf_puts(b, "</td><td class=\"num\">");
 		if (isfinite(st))
 			html_pct(b, st);
+		top_stall(b, kf_arr(x, "stalls"));
 		buf_puts(b, "</td><td><pre><code>");
 		html_text(b, kf_str(x, "text"));
 		buf_puts(b, "</code></pre></td></tr>\n");
@@ -308,12 +342,14 @@ job_section(struct kf_report *r, const cJSON *rec, const cJSON *an, const cJSON 
 	job_summary(b, rec, an, f);
 	kf_report_delta(b, an);
 	buf_puts(b, "<div class=\"charts\">");
+	kf_report_delta_chart(b, an);
 	kf_report_time_chart(b, an, r->o.top);
 	kf_report_roofline(b, rec, an, r->o.gpus_file, r->o.top);
 	kf_report_pct_chart(b, an);
 	buf_puts(b, "</div>\n");
 	rules_table(b, an, f, r->o.rules);
 	source_lines(b, f, r->o.lines);
+	kf_report_delta_details(b, an, r->o.top);
 	buf_puts(b, "</section>\n");
 }
 

@@ -28,17 +28,31 @@ void kf_report_add(struct kf_report *r, const cJSON *rec);
 int kf_report_write(struct kf_report *r, FILE *f);
 void kf_report_free(struct kf_report *r);
 
-/* The parts of a job's section (lib/report_chart.c, lib/report_roof.c). */
+/* The parts of a job's section (lib/report_chart.c, lib/report_delta.c,
+ * lib/report_roof.c). */
 /* The focus kernel of an analysis: focus, else the first of kernels. */
 const cJSON *kf_report_focus(const cJSON *an);
 /* A kernel's name for people: short_name, else name. */
 const char *kf_report_kname(const cJSON *k);
+/* A figure of horizontal bars; time: values in ns, else percentages. */
+struct kf_report_bar {
+	const char *label, *full;	/* full: the tooltip, NULL: the label */
+	double v, pct;			/* pct: NAN when the value alone says it */
+	const char *cls;		/* "bar", "rest", "after" */
+};
+void kf_report_bars(struct buf *b, const char *cls, const char *title, const char *axis_title,
+    struct kf_report_bar *r, int n, int time);
 /* GPU time by kernel: the top n of analysis.ranking and the rest. */
 void kf_report_time_chart(struct buf *b, const cJSON *an, int n);
 /* Bars of percentages (throughput, occupancy, stalls) of the focus kernel. */
 void kf_report_pct_chart(struct buf *b, const cJSON *an);
-/* Before and after a baseline (analysis.delta). */
+/* Before and after a baseline (analysis.delta; lib/report_delta.c): the
+ * verdict, or why there is no comparison. */
 void kf_report_delta(struct buf *b, const cJSON *an);
+/* Its times as bars: total GPU time and the focus kernel's. */
+void kf_report_delta_chart(struct buf *b, const cJSON *an);
+/* Its details: the focus kernel's metrics, the top n kernels, the rules. */
+void kf_report_delta_details(struct buf *b, const cJSON *an, int n);
 /* The roofline chart, or a line saying why there is none. */
 void kf_report_roofline(struct buf *b, const cJSON *rec, const cJSON *an,
     const char *gpus_file, int n);

@@ -1,5 +1,5 @@
 /* kf: kf-report's bar charts: GPU time by kernel, the focus kernel's
- * percentages, before and after a baseline. */
+ * percentages. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,12 +11,6 @@
 
 enum { W = 540, BAR_X = 210, BAR_W = 220, ROW_H = 22, TOP = 26, AXIS_H = 40 };
 enum { LABEL_CHARS = 32 };
-
-struct bar {
-	const char *label, *full;	/* full: the tooltip, NULL: the label */
-	double v, pct;			/* pct: NAN when the value alone says it */
-	const char *cls;		/* "bar", "rest", "after" */
-};
 
 /* The scale of an axis: its unit and a tick step of 1, 2 or 5 times 10^k. */
 struct scale {
@@ -69,7 +63,7 @@ axis(struct buf *b, const struct scale *s, double y, const char *title)
 }
 
 static void
-bar_row(struct buf *b, const struct bar *r, const struct scale *s, double y, int time)
+bar_row(struct buf *b, const struct kf_report_bar *r, const struct scale *s, double y, int time)
 {
 	struct buf v = { 0 };
 
@@ -94,10 +88,9 @@ bar_row(struct buf *b, const struct bar *r, const struct scale *s, double y, int
 	buf_free(&v);
 }
 
-/* A figure of horizontal bars; time: values in ns, else percentages. */
-static void
-bars(struct buf *b, const char *cls, const char *title, const char *axis_title,
-    struct bar *r, int n, int time)
+void
+kf_report_bars(struct buf *b, const char *cls, const char *title, const char *axis_title,
+    struct kf_report_bar *r, int n, int time)
 {
 	struct scale s;
 	double max = 0;
@@ -141,7 +134,7 @@ kf_report_time_chart(struct buf *b, const cJSON *an, int n)
 	const cJSON *rk = kf_obj(an, "ranking"), *k;
 	double total = kf_num(rk, "total_ns", NAN), shown = 0;
 	int count = 0, all = 0;
-	struct bar *r;
+	struct kf_report_bar *r;
 
 	cJSON_ArrayForEach(k, kf_arr(rk, "kernels"))
 		all++;
@@ -153,16 +146,16 @@ kf_report_time_chart(struct buf *b, const cJSON *an, int n)
 	cJSON_ArrayForEach(k, kf_arr(rk, "kernels")) {
 		if (count == n)
 			break;
-		r[count] = (struct bar){ short_of(an, kf_str(k, "name")), kf_str(k, "name"),
+		r[count] = (struct kf_report_bar){ short_of(an, kf_str(k, "name")), kf_str(k, "name"),
 		    kf_num(k, "total_ns", 0), kf_num(k, "share_pct", NAN), "bar" };
 		if (r[count].label == NULL)
 			r[count].label = "(no name)";
 		shown += r[count++].v;
 	}
 	if (isfinite(total) && total - shown > 0.5)
-		r[count++] = (struct bar){ "all other kernels", NULL, total - shown,
+		r[count++] = (struct kf_report_bar){ "all other kernels", NULL, total - shown,
 		    100 * (total - shown) / total, "rest" };
-	bars(b, "time", "GPU time by kernel (all launches)", "GPU time", r, count, 1);
+	kf_report_bars(b, "time", "GPU time by kernel (all launches)", "GPU time", r, count, 1);
 	free(r);
 }
 
@@ -187,7 +180,7 @@ void
 kf_report_pct_chart(struct buf *b, const cJSON *an)
 {
 	const cJSON *f = kf_report_focus(an);
-	struct bar r[sizeof pcts / sizeof *pcts];
+	struct kf_report_bar r[sizeof pcts / sizeof *pcts];
 	int n = 0;
 	size_t i;
 
@@ -196,51 +189,8 @@ kf_report_pct_chart(struct buf *b, const cJSON *an)
 		double v = kf_num(o, pcts[i].key, NAN);
 
 		if (isfinite(v))
-			r[n++] = (struct bar){ pcts[i].label, NULL, fmax(v, 0), NAN, "bar" };
+			r[n++] = (struct kf_report_bar){ pcts[i].label, NULL, fmax(v, 0), NAN, "bar" };
 	}
 	if (n)
-		bars(b, "pct", "Focus kernel: share of peak, of time", "share", r, n, 0);
-}
-
-/* before and after of member key of delta; 0 when it has not both. */
-static int
-before_after(const cJSON *d, const char *key, double *bef, double *aft)
-{
-	const cJSON *o = kf_obj(d, key);
-
-	*bef = kf_num(o, "before", NAN);
-	*aft = kf_num(o, "after", NAN);
-	return isfinite(*bef) && isfinite(*aft);
-}
-
-void
-kf_report_delta(struct buf *b, const cJSON *an)
-{
-	const cJSON *d = kf_obj(an, "delta");
-	double s = kf_num(d, "speedup", NAN), bef, aft;
-	struct bar r[4];
-	int n = 0;
-
-	if (d == NULL)
-		return;
-	buf_puts(b, "<p class=\"delta\"><b>Against the baseline:</b> ");
-	if (isfinite(s))
-		buf_printf(b, "speedup <span class=\"speedup\">%.3g\xC3\x97</span>", s);
-	if (kf_str(d, "verdict")) {
-		buf_puts(b, isfinite(s) ? ", " : "");
-		buf_puts(b, "<span class=\"verdict\">");
-		html_text(b, kf_str(d, "verdict"));
-		buf_puts(b, "</span>");
-	}
-	buf_puts(b, ".</p>\n");
-	if (before_after(d, "total_gpu_time_ns", &bef, &aft)) {
-		r[n++] = (struct bar){ "GPU time, baseline", NULL, bef, NAN, "bar" };
-		r[n++] = (struct bar){ "GPU time, this run", NULL, aft, NAN, "after" };
-	}
-	if (before_after(d, "focus_duration_ns", &bef, &aft)) {
-		r[n++] = (struct bar){ "focus kernel, baseline", NULL, bef, NAN, "bar" };
-		r[n++] = (struct bar){ "focus kernel, this run", NULL, aft, NAN, "after" };
-	}
-	if (n)
-		bars(b, "delta", "Before and after", "time", r, n, 1);
+		kf_report_bars(b, "pct", "Focus kernel: share of peak, of time", "share", r, n, 0);
 }

@@ -107,7 +107,10 @@ ncu_roof(struct roof *r, const cJSON *rec, const cJSON *an, const char *gpus_fil
 			add_pt(r, kf_report_kname(k), "", kf_num(kr, "arithmetic_intensity", NAN),
 			    kf_num(kr, "achieved_flops", NAN), 0);
 	}
-	if (r->npt == 0)
+	if (r->npt == 0 && kf_num(ro, "achieved_flops", NAN) == 0)
+		r->note = "the focus kernel did no floating-point work (0 FLOP/s): "
+		    "it has no point on this roofline";
+	else if (r->npt == 0)
 		r->note = "analysis.focus.roof holds no achieved FLOP/s and arithmetic intensity";
 	return r->bw > 0 && isfinite(r->bw) && r->nceil;
 }
