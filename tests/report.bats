@@ -329,3 +329,66 @@ unitrace_final() {
 	[ "$(wc -c <"$T/r.html")" -lt 200000 ]
 	[[ $stderr == *'line 5: '* ]]
 }
+
+@test "real roof (sgemm_naive, raw page): the focus point, the fp32 roof and ridge, the L1 limit" {
+	f="$R/roof-sgemm_naive.json"
+	kf-report "$f" >"$T/r.html"
+	dom "$T/r.html" >"$T/dom"
+	figure roofline <"$T/dom" >"$T/roof"
+	read -r flops ai pct peak ridge bw < <(jq -r '.analysis.focus.roof |
+		[.achieved_flops, .arithmetic_intensity, .pct_of_roof, .peak_flops, .ridge,
+		 .peak_dram_bytes_per_s] | map(tostring) | join(" ")' "$f")
+	exp=$(awk -v f="$flops" -v a="$ai" -v p="$pct" 'BEGIN { printf ": %.4g TFLOP/s at %.3g FLOP/byte, %.3g%% of the roof</li>", f / 1e12, a, p }')
+	[ "$exp" = ": 5.487 TFLOP/s at 374 FLOP/byte, 8.2% of the roof</li>" ]
+	grep -qF "$exp" "$T/roof"
+	grep -qF ">fp32 peak $(awk -v p="$peak" -v r="$ridge" 'BEGIN { printf "%.4g TFLOP/s, ridge %.4g", p / 1e12, r }')</text>" "$T/roof"
+	grep -qF ">memory $(awk -v b="$bw" 'BEGIN { printf "%.4g", b / 1e12 }') TB/s</text>" "$T/roof"
+	[ "$(count '<circle class="pt focus"' <"$T/roof")" -eq 1 ]
+	grep -qF '<td class="bound">compute</td>' "$T/dom"
+	grep -qF '<dd class="limiter">L1 at 99.4% of its peak</dd>' "$T/dom"
+}
+
+@test "real roof without FLOPs (transpose_naive): no point, and why; the hot lines with their main stall" {
+	f="$R/roof-transpose_naive.json"
+	kf-report --lines 3 "$f" >"$T/r.html"
+	dom "$T/r.html" >"$T/dom"
+	figure roofline <"$T/dom" >"$T/roof"
+	[ "$(jq '.analysis.focus.roof.achieved_flops' "$f")" = 0 ]
+	[ "$(count '<circle' <"$T/roof")" -eq 0 ]
+	grep -qF 'did no floating-point work (0 FLOP/s)' "$T/roof"
+	[ "$(count '<td class="where">' <"$T/dom")" -eq 3 ]
+	jq -r '.analysis.focus.source_lines[0:3][] | "\(.file):\(.line)\t\(.stall_pct)\t\(.stalls[0].reason)\t\(.text)"' "$f" |
+	while IFS=$'\t' read -r where st why text; do
+		grep -qF "<td class=\"where\">$where</td><td class=\"num\">$(printf '%.1f' "$st")% <span class=\"stall\">$why</span></td><td><pre><code>$(esc "$text")</code></pre></td>" "$T/dom" ||
+			fail "no row for $where"
+	done
+}
+
+@test "real baseline (sgemm naive -> tiled): speedup, times, the focus metrics, the kernels and rules" {
+	f="$R/delta-sgemm.json"
+	kf-report "$f" >"$T/r.html"
+	dom "$T/r.html" >"$T/dom"
+	sp=$(jq '.analysis.delta.speedup' "$f")
+	grep -qF "<td class=\"speedup num\">$(printf '%.3g' "$sp")× faster</td>" "$T/dom"
+	grep -qF '<td class="speedup num">1.31× faster</td>' "$T/dom"
+	figure delta <"$T/dom" >"$T/delta"
+	for ns in $(jq '.analysis.delta.total_gpu_time_ns | .before, .after' "$f"); do
+		grep -qF ">$(awk -v n="$ns" 'BEGIN { printf "%.4g", n / 1e6 }') ms</text>" "$T/delta" || fail "no $ns ns"
+	done
+	n=$(jq '[.analysis.delta.focus | paths(objects | select(has("before")))] | length' "$f")
+	[ "$(perl -ne 'print $1 if m{(<table class="delta-metrics">.*?</table>)}' "$T/dom" | grep -o '<tr>' | wc -l)" -eq $((n + 1)) ]
+	read -r b a < <(jq -r '.analysis.delta.focus.throughput.compute_sm_pct | "\(.before) \(.after)"' "$f")
+	grep -qF "<td class=\"metric\">throughput.compute_sm_pct</td><td class=\"num\">$b</td><td class=\"num\">$a</td>" "$T/dom"
+	grep -qF '<td>faster</td>' "$T/dom"
+	grep -qF '<li>changed: HighPipeUtilization</li>' "$T/dom"
+}
+
+@test "no baseline for a record: the reason, no speedup" {
+	jq -c '.analysis.delta = {status:"no_baseline", message:"base.json has no record with id <copy>"}' \
+		"$R/copy.json" >"$T/in.json"
+	kf-report "$T/in.json" >"$T/r.html"
+	dom "$T/r.html" >"$T/dom"
+	grep -qF '<p class="delta none">No comparison with a baseline: base.json has no record with id &lt;copy&gt;</p>' "$T/dom"
+	grep -qF '<td class="speedup num"></td>' "$T/dom"
+	[ "$(count '<figure class="delta">' <"$T/dom")" -eq 0 ]
+}
