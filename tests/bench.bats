@@ -76,8 +76,8 @@ table_row() {
 	quick
 	assert_success
 	assert_line "kf-report (tests/bench/kf-report-bench.sh):"
-	assert_line --regexp "^kf-report: 20 jobs \($NUM MB of final records\): $NUM ms \(goal < 1000\)$"
-	assert_line --regexp "^kf-report: 40 jobs: $NUM ms, 80 jobs: $NUM ms; per job $NUM, $NUM, $NUM ms; 4x the jobs took $NUM""x the time \(linear: 4\)$"
+	assert_line --regexp "^kf-report: 20 jobs \($NUM MB of final records\): $NUM ms wall, $NUM ms CPU \(goal < 1000\)$"
+	assert_line --regexp "^kf-report: CPU per job at 20, 40, 80 jobs: $NUM, $NUM, $NUM ms; 4x the jobs took $NUM""x the CPU time, $NUM""x the wall time \(linear: 4\)$"
 	assert_line --regexp "^kf-report: 80 jobs: peak RSS $NUM MB, a page of $NUM MB$"
 }
 
