@@ -392,3 +392,17 @@ unitrace_final() {
 	grep -qF '<td class="speedup num"></td>' "$T/dom"
 	[ "$(count '<figure class="delta">' <"$T/dom")" -eq 0 ]
 }
+
+@test "--gpus-file: a GPU kf does not know gets its roofs from the file" {
+	jq -c '.worker.gpu_name = "Acme X1"' "$R/copy.json" >"$T/in.json"
+	kf-report "$T/in.json" >"$T/r.html"
+	grep -qF 'No roofline data in this record.' "$T/r.html"
+	jq -n '{gpus: [{name: "Acme X1", vendor: "nvidia", roofs: {
+		GPU_MEMORY_BYTE_READ: {value: 1000, source: "measured"},
+		FP32_TFLOPS: {value: 10, source: "measured"}}}]}' >"$T/gpus.json"
+	kf-report --gpus-file "$T/gpus.json" "$T/in.json" >"$T/r.html"
+	dom "$T/r.html" >"$T/dom"
+	figure roofline <"$T/dom" >"$T/roof"
+	grep -qF '>FP32 peak 10 TFLOP/s, ridge 10</text>' "$T/roof"
+	grep -qF '>memory 1 TB/s</text>' "$T/roof"
+}
