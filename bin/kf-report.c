@@ -5,6 +5,7 @@
 #include <string.h>
 #include <stdlib.h>
 
+#include "hw.h"
 #include "opt.h"
 #include "record.h"
 #include "report.h"
@@ -26,6 +27,17 @@ static const char help[] =
 
 /* kf-report reads only analysis and a few fields: the profiler's data stays text. */
 static const char *const keep[] = { "collated", "data", "feedback", NULL };
+
+/* A --gpus-file that cannot be used is said at once, not as missing roofs. */
+static void
+check_gpus_file(const char *path)
+{
+	char *err = NULL;
+
+	kf_hw_find("", path, &err);
+	if (err)
+		kf_die(2, "%s", err);
+}
 
 int
 main(int argc, char **argv)
@@ -58,6 +70,8 @@ main(int argc, char **argv)
 		default: kf_usage();
 		}
 	}
+	if (o.gpus_file)
+		check_gpus_file(o.gpus_file);
 	r = kf_report_new(&o);
 	in = kf_in_open(argc - optind, argv + optind);
 	kf_in_keep(in, keep);

@@ -406,3 +406,14 @@ unitrace_final() {
 	grep -qF '>FP32 peak 10 TFLOP/s, ridge 10</text>' "$T/roof"
 	grep -qF '>memory 1 TB/s</text>' "$T/roof"
 }
+
+@test "--gpus-file that cannot be read or holds no GPUs: status 2 and why, no page" {
+	run --separate-stderr kf-report --gpus-file "$T/no such.json" "$R/copy.json"
+	[ "$status" -eq 2 ]
+	assert_output ""
+	[ "$stderr" = "kf-report: cannot read GPU roofs $T/no such.json: No such file or directory" ]
+	echo '{}' >"$T/g.json"
+	run --separate-stderr kf-report --gpus-file "$T/g.json" "$R/copy.json"
+	[ "$status" -eq 2 ]
+	[ "$stderr" = "kf-report: GPU roofs $T/g.json: no \"gpus\" array of {\"name\", \"roofs\"}" ]
+}
