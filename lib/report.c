@@ -357,13 +357,22 @@ void
 kf_report_add(struct kf_report *r, const cJSON *rec)
 {
 	const cJSON *an = kf_obj(rec, "analysis"), *err = kf_error(rec);
+	const char *st = kf_str(an, "status");
+	cJSON *made = NULL;
 
 	if (err == NULL)
 		err = kf_obj(an, "error");
+	if (err == NULL && st && strcmp(st, "failed") == 0) {
+		made = cJSON_CreateObject();
+		kf_set_str(made, "kind", "failed");
+		kf_set_str(made, "message", "analysis.status is \"failed\", with no error object");
+		err = made;
+	}
 	r->n++;
 	r->failed += err != NULL;
 	index_row(r, rec, an, err);
 	job_section(r, rec, an, err);
+	cJSON_Delete(made);
 }
 
 static void

@@ -245,6 +245,7 @@ unitrace_final() {
 		echo 'not json'
 		echo '{"id":"raw","profiler":"ncu"}'
 		cat "$R/sgemm_naive.json"
+		echo '{"id":"f","profiler":"ncu","analysis":{"status":"failed"}}'
 		head -c 500 "$R/copy.json"
 	} >"$T/in.json"
 	run --separate-stderr kf-report "$T/in.json"
@@ -254,8 +255,9 @@ unitrace_final() {
 	[[ $stderr == *'line 3: no "analysis" object: run kf-feedback first'* ]]
 	dom "$T/r.html" >"$T/dom"
 	[ "$(count '<tr class="ok">' <"$T/dom")" -eq 2 ]
-	[ "$(count '<tr class="failed">' <"$T/dom")" -eq 3 ]
+	[ "$(count '<tr class="failed">' <"$T/dom")" -eq 4 ]
 	grep -qF 'bad_record: no "analysis" object: run kf-feedback first' "$T/dom"
+	grep -qF '>failed: analysis.status is "failed", with no error object</td>' "$T/dom"
 }
 
 @test "operands with spaces and quotes in their names; usage errors are status 2" {
