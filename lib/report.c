@@ -9,10 +9,16 @@
 #include "record.h"
 #include "report.h"
 
+enum { OVERVIEW_MAX = 60 };	/* jobs in the speedup chart; the index has all */
+
 struct kf_report {
 	struct kf_report_opts o;
 	struct buf index, jobs;
 	int n, failed;
+	/* The speedups against the baseline, in input order. */
+	struct kf_report_bar sp[OVERVIEW_MAX];
+	char *sp_id[OVERVIEW_MAX];
+	int nsp, nsp_all;
 };
 
 /* Okabe-Ito colours: told apart with any colour vision, and in grey print. */
@@ -35,7 +41,9 @@ static const char css[] =
 	"gap:1rem}\n"
 	"figure{margin:0}figcaption{font-size:.85rem;color:#444}\n"
 	"svg{width:100%;max-width:44rem;height:auto;font:12px system-ui,sans-serif}\n"
-	"svg .bar{fill:var(--blue)}svg .rest{fill:var(--sky)}svg .after{fill:var(--orange)}\n"
+	"svg .bar{fill:var(--blue)}svg .rest{fill:var(--sky)}svg .after{fill:var(--orange)}"
+	"svg .slower{fill:var(--verm)}svg .one{stroke:var(--ink);stroke-dasharray:3 3}\n"
+	".overview{max-width:44rem}\n"
 	"svg .axis{stroke:var(--ink)}svg .grid{stroke:var(--grid)}\n"
 	"svg .roof{stroke:var(--verm);stroke-width:2;fill:none}\n"
 	"svg .ridge{stroke:var(--verm);stroke-dasharray:4 3}\n"
@@ -60,8 +68,12 @@ kf_report_new(const struct kf_report_opts *o)
 void
 kf_report_free(struct kf_report *r)
 {
+	int i;
+
 	if (r == NULL)
 		return;
+	for (i = 0; i < r->nsp; i++)
+		free(r->sp_id[i]);
 	buf_free(&r->index);
 	buf_free(&r->jobs);
 	free(r);
@@ -353,6 +365,24 @@ job_section(struct kf_report *r, const cJSON *rec, const cJSON *an, const cJSON 
 	buf_puts(b, "</section>\n");
 }
 
+/* Keep the job's speedup for the overview: faster, slower or unchanged. */
+static void
+add_speedup(struct kf_report *r, const cJSON *rec, const cJSON *d)
+{
+	double s = kf_num(d, "speedup", NAN);
+	const char *v = kf_str(d, "verdict");
+
+	if (!isfinite(s))
+		return;
+	r->nsp_all++;
+	if (r->nsp == OVERVIEW_MAX)
+		return;
+	r->sp_id[r->nsp] = xasprintf("%d. %s", r->n, kf_str(rec, "id") ? kf_str(rec, "id") : "(no id)");
+	r->sp[r->nsp] = (struct kf_report_bar){ r->sp_id[r->nsp], NULL, s, NAN,
+	    v && strcmp(v, "faster") == 0 ? "bar" : v && strcmp(v, "slower") == 0 ? "slower" : "rest" };
+	r->nsp++;
+}
+
 void
 kf_report_add(struct kf_report *r, const cJSON *rec)
 {
@@ -370,6 +400,8 @@ kf_report_add(struct kf_report *r, const cJSON *rec)
 	}
 	r->n++;
 	r->failed += err != NULL;
+	if (err == NULL)
+		add_speedup(r, rec, kf_obj(an, "delta"));
 	index_row(r, rec, an, err);
 	job_section(r, rec, an, err);
 	cJSON_Delete(made);
@@ -387,9 +419,21 @@ page_head(struct kf_report *r, struct buf *b)
 	html_text(b, r->o.title);
 	buf_printf(b, "</h1>\n<p class=\"counts\">%d job%s, %d failed.</p>\n", r->n,
 	    r->n == 1 ? "" : "s", r->failed);
-	buf_puts(b, "<table class=\"index\"><thead><tr><th class=\"num\">#</th><th>id</th>"
-	    "<th>profiler</th><th>status</th><th>focus kernel</th><th class=\"num\">time</th>"
-	    "<th>bound</th><th>top rule</th><th class=\"num\">speedup</th></tr></thead><tbody>\n");
+}
+
+/* The speedups of the jobs that have a baseline, as one chart. */
+static void
+overview(struct kf_report *r, struct buf *b)
+{
+	if (r->nsp == 0)
+		return;
+	buf_puts(b, "<div class=\"overview\">");
+	kf_report_bars(b, "speedups", "Speedup against the baseline (total GPU time)", "speedup",
+	    r->sp, r->nsp, KF_BAR_RATIO);
+	if (r->nsp_all > r->nsp)
+		buf_printf(b, "<p class=\"none\">The first %d of %d jobs with a baseline; the index "
+		    "has them all.</p>", r->nsp, r->nsp_all);
+	buf_puts(b, "</div>\n");
 }
 
 int
@@ -400,6 +444,10 @@ kf_report_write(struct kf_report *r, FILE *f)
 
 	errno = 0;
 	page_head(r, &head);
+	overview(r, &head);
+	buf_puts(&head, "<table class=\"index\"><thead><tr><th class=\"num\">#</th><th>id</th>"
+	    "<th>profiler</th><th>status</th><th>focus kernel</th><th class=\"num\">time</th>"
+	    "<th>bound</th><th>top rule</th><th class=\"num\">speedup</th></tr></thead><tbody>\n");
 	ok = fwrite(head.s, 1, head.len, f) == head.len &&
 	    fwrite(r->index.s ? r->index.s : "", 1, r->index.len, f) == r->index.len &&
 	    fputs("</tbody></table>\n", f) >= 0 &&

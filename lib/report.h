@@ -34,14 +34,16 @@ void kf_report_free(struct kf_report *r);
 const cJSON *kf_report_focus(const cJSON *an);
 /* A kernel's name for people: short_name, else name. */
 const char *kf_report_kname(const cJSON *k);
-/* A figure of horizontal bars; time: values in ns, else percentages. */
+/* A figure of horizontal bars of values of one kind: percentages, times in
+ * ns, or ratios (speedups, with a line at 1). */
+enum { KF_BAR_PCT, KF_BAR_TIME, KF_BAR_RATIO };
 struct kf_report_bar {
 	const char *label, *full;	/* full: the tooltip, NULL: the label */
 	double v, pct;			/* pct: NAN when the value alone says it */
 	const char *cls;		/* "bar", "rest", "after" */
 };
 void kf_report_bars(struct buf *b, const char *cls, const char *title, const char *axis_title,
-    struct kf_report_bar *r, int n, int time);
+    struct kf_report_bar *r, int n, int kind);
 /* GPU time by kernel: the top n of analysis.ranking and the rest. */
 void kf_report_time_chart(struct buf *b, const cJSON *an, int n);
 /* Bars of percentages (throughput, occupancy, stalls) of the focus kernel. */

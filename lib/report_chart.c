@@ -19,7 +19,7 @@ struct scale {
 };
 
 static void
-scale_fit(struct scale *s, double max, int time)
+scale_fit(struct scale *s, double max, int kind)
 {
 	static const struct { double div; const char *unit; } tu[] = {
 		{ 1e9, "s" }, { 1e6, "ms" }, { 1e3, "\xC2\xB5s" }, { 1, "ns" },
@@ -28,8 +28,8 @@ scale_fit(struct scale *s, double max, int time)
 	size_t i = 0;
 
 	s->div = 1;
-	s->unit = "%";
-	if (time) {
+	s->unit = kind == KF_BAR_RATIO ? "\xC3\x97" : "%";
+	if (kind == KF_BAR_TIME) {
 		while (i < 3 && max < tu[i].div)
 			i++;
 		s->div = tu[i].div;
@@ -39,7 +39,7 @@ scale_fit(struct scale *s, double max, int time)
 	p = pow(10, floor(log10(m / 4)));
 	s->step = m / 4 / p <= 1 ? p : m / 4 / p <= 2 ? 2 * p : m / 4 / p <= 5 ? 5 * p : 10 * p;
 	s->max = ceil(m / s->step - 1e-9) * s->step;
-	if (!time && s->max > 100 && max <= 100)
+	if (kind == KF_BAR_PCT && s->max > 100 && max <= 100)
 		s->max = 100;
 }
 
@@ -63,7 +63,7 @@ axis(struct buf *b, const struct scale *s, double y, const char *title)
 }
 
 static void
-bar_row(struct buf *b, const struct kf_report_bar *r, const struct scale *s, double y, int time)
+bar_row(struct buf *b, const struct kf_report_bar *r, const struct scale *s, double y, int kind)
 {
 	struct buf v = { 0 };
 
@@ -75,8 +75,10 @@ bar_row(struct buf *b, const struct kf_report_bar *r, const struct scale *s, dou
 	html_text_max(b, r->label, LABEL_CHARS);
 	buf_puts(b, "</text>");
 	svg_rect(b, BAR_X, y + 3, BAR_W * (r->v / s->div) / s->max, ROW_H - 6, r->cls);
-	if (time)
+	if (kind == KF_BAR_TIME)
 		html_ns(&v, r->v);
+	else if (kind == KF_BAR_RATIO)
+		buf_printf(&v, "%.3g\xC3\x97", r->v);
 	else
 		html_pct(&v, r->v);
 	if (isfinite(r->pct)) {
@@ -90,7 +92,7 @@ bar_row(struct buf *b, const struct kf_report_bar *r, const struct scale *s, dou
 
 void
 kf_report_bars(struct buf *b, const char *cls, const char *title, const char *axis_title,
-    struct kf_report_bar *r, int n, int time)
+    struct kf_report_bar *r, int n, int kind)
 {
 	struct scale s;
 	double max = 0;
@@ -102,13 +104,15 @@ kf_report_bars(struct buf *b, const char *cls, const char *title, const char *ax
 			r[i].v = 0;
 		max = fmax(max, r[i].v);
 	}
-	scale_fit(&s, max, time);
+	scale_fit(&s, max, kind);
 	buf_printf(b, "<figure class=\"%s\">", cls);
 	svg_begin(b, W, h, cls, title);
 	svg_text(b, 0, 14, "start", "lab title", title);
 	for (i = 0; i < n; i++)
-		bar_row(b, &r[i], &s, TOP + i * ROW_H, time);
+		bar_row(b, &r[i], &s, TOP + i * ROW_H, kind);
 	axis(b, &s, TOP + n * ROW_H, axis_title);
+	if (kind == KF_BAR_RATIO)	/* no change */
+		svg_line(b, BAR_X + BAR_W / s.max, TOP - 4, BAR_X + BAR_W / s.max, TOP + n * ROW_H, "one");
 	svg_end(b);
 	buf_puts(b, "</figure>\n");
 }
@@ -155,7 +159,7 @@ kf_report_time_chart(struct buf *b, const cJSON *an, int n)
 	if (isfinite(total) && total - shown > 0.5)
 		r[count++] = (struct kf_report_bar){ "all other kernels", NULL, total - shown,
 		    100 * (total - shown) / total, "rest" };
-	kf_report_bars(b, "time", "GPU time by kernel (all launches)", "GPU time", r, count, 1);
+	kf_report_bars(b, "time", "GPU time by kernel (all launches)", "GPU time", r, count, KF_BAR_TIME);
 	free(r);
 }
 
@@ -192,5 +196,5 @@ kf_report_pct_chart(struct buf *b, const cJSON *an)
 			r[n++] = (struct kf_report_bar){ pcts[i].label, NULL, fmax(v, 0), NAN, "bar" };
 	}
 	if (n)
-		kf_report_bars(b, "pct", "Focus kernel: share of peak, of time", "share", r, n, 0);
+		kf_report_bars(b, "pct", "Focus kernel: share of peak, of time", "share", r, n, KF_BAR_PCT);
 }

@@ -53,7 +53,7 @@ time_bars(struct buf *b, const cJSON *d)
 		r[n++] = (struct kf_report_bar){ "focus kernel, this run", NULL, aft, NAN, "after" };
 	}
 	if (n)
-		kf_report_bars(b, "delta", "Before and after", "time", r, n, 1);
+		kf_report_bars(b, "delta", "Before and after", "time", r, n, KF_BAR_TIME);
 }
 
 /* One row per {before, after} leaf under o, named by its path. */

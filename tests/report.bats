@@ -222,8 +222,9 @@ unitrace_final() {
 	[ "$(count '<style>' <"$T/skel")" -eq 1 ]
 	[ "$(count ' on[a-z]+=' <"$T/skel")" -eq 0 ]
 	[ "$(count '<a ' <"$T/skel")" -eq 2 ]	# the two index links
-	# time and percentages; the GPU "<object ...>" is none kf knows: no roofs
-	[ "$(count '<svg ' <"$T/skel")" -eq 2 ]
+	# speedups, time and percentages; the GPU "<object ...>" is none kf
+	# knows: no roofs
+	[ "$(count '<svg ' <"$T/skel")" -eq 3 ]
 	grep -qF 'No roofline data in this record.' "$T/dom"
 	grep -qF '<title>"&gt;&lt;svg onload=alert(4)&gt;</title>' "$T/dom"
 	grep -qF '&lt;/a&gt;&lt;/td&gt;&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x onerror=alert(2)&gt;</a>' "$T/dom"
@@ -418,4 +419,35 @@ unitrace_final() {
 	run --separate-stderr kf-report --gpus-file "$T/g.json" "$R/copy.json"
 	[ "$status" -eq 2 ]
 	[ "$stderr" = "kf-report: GPU roofs $T/g.json: no \"gpus\" array of {\"name\", \"roofs\"}" ]
+}
+
+@test "a sweep with baselines: the speedups as one chart above the index, coloured by verdict" {
+	{
+		cat "$R/delta-sgemm.json"
+		jq -c '.id = "copy2" | .analysis.delta = {status:"ok", speedup:0.76, verdict:"slower"}' "$R/copy.json"
+		jq -c '.analysis.delta = {status:"ok", speedup:1.01, verdict:"unchanged"}' "$R/transformer.json"
+		cat "$R/missing.json"
+	} >"$T/in.json"
+	kf-report "$T/in.json" >"$T/r.html"
+	dom "$T/r.html" >"$T/dom"
+	figure speedups <"$T/dom" >"$T/sp"
+	[ "$(count '<g class="row">' <"$T/sp")" -eq 3 ]
+	sp=$(jq -r 'select(.id == "sgemm") | .analysis.delta.speedup' "$T/in.json")
+	grep -qF ">1. sgemm</text><rect class=\"bar\"" "$T/sp"
+	grep -qF ">$(printf '%.3g' "$sp")×</text>" "$T/sp"
+	grep -qF '>2. copy2</text><rect class="slower"' "$T/sp"
+	grep -qF '>0.76×</text>' "$T/sp"
+	grep -qF '>3. transformer</text><rect class="rest"' "$T/sp"
+	[ "$(count '<line class="one"' <"$T/sp")" -eq 1 ]
+	# above the index
+	perl -ne 'exit !(m{<figure class="speedups">.*<table class="index">})' "$T/dom"
+}
+
+@test "more than 60 jobs with a baseline: the first 60 drawn, the index has all" {
+	jq -c '.analysis.delta = {status:"ok", speedup:1.5, verdict:"faster"}' "$R/copy.json" >"$T/one"
+	for i in $(seq 70); do sed "s/\"id\":\"copy\"/\"id\":\"c$i\"/" "$T/one"; done >"$T/in.json"
+	kf-report "$T/in.json" >"$T/r.html"
+	[ "$(tr "\n" " " <"$T/r.html" | figure speedups | grep -o '<g class="row">' | wc -l)" -eq 60 ]
+	grep -qF 'The first 60 of 70 jobs with a baseline; the index has them all.' "$T/r.html"
+	[ "$(grep -c '^<tr class="ok">' "$T/r.html")" -eq 70 ]
 }
