@@ -259,9 +259,11 @@ points(struct buf *b, const struct roof *r, const struct logaxis *xa, const stru
 		buf_printf(b, "</title><circle class=\"pt%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"%d\"/>",
 		    r->pt[i].focus ? " focus" : "", logaxis_px(xa, r->pt[i].x),
 		    logaxis_px(ya, r->pt[i].y), r->pt[i].focus ? 6 : 4);
-		buf_printf(b, "<text class=\"lab\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"start\">%d%s%s</text></g>",
+		buf_printf(b, "<text class=\"lab\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"start\">%d%s",
 		    logaxis_px(xa, r->pt[i].x) + 8, logaxis_px(ya, r->pt[i].y) - 6, i + 1,
-		    r->pt[i].tag[0] ? " " : "", r->pt[i].tag);
+		    r->pt[i].tag[0] ? " " : "");
+		html_text(b, r->pt[i].tag);	/* holds an ALU's name from the record */
+		buf_puts(b, "</text></g>");
 	}
 }
 

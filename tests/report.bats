@@ -451,3 +451,11 @@ unitrace_final() {
 	grep -qF 'The first 60 of 70 jobs with a baseline; the index has them all.' "$T/r.html"
 	[ "$(grep -c '^<tr class="ok">' "$T/r.html")" -eq 70 ]
 }
+
+@test "an ALU name from a unitrace record is escaped in the roofline's labels (found by fuzz_report)" {
+	unitrace_final | jq -c '.analysis.focus.alus[0].name = "<i>A</i>"' >"$T/in.json"
+	kf-report "$T/in.json" >"$T/r.html"
+	dom "$T/r.html" >"$T/dom"
+	[ "$(skeleton <"$T/dom" | count '<i>')" -eq 0 ]
+	figure roofline <"$T/dom" | grep -qF '>1 focus &lt;i&gt;A&lt;/i&gt;</text>'
+}
