@@ -36,7 +36,7 @@ FLAVOR = plain
 endif
 
 WARN = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
-KF_CPPFLAGS = -D_GNU_SOURCE -Ilib $(CJSON_CFLAGS) -DKF_VERSION='"$(VERSION)"' \
+KF_CPPFLAGS = -D_GNU_SOURCE $(CJSON_CFLAGS) -DKF_VERSION='"$(VERSION)"' \
 	-DKF_DATADIR_DEFAULT='"$(DATADIR)"' -DKF_LIBEXECDIR_DEFAULT='"$(LIBEXECDIR)"'
 ALL_CFLAGS = -std=c11 $(WARN) $(CFLAGS) $(SANFLAGS) $(KF_CPPFLAGS) $(CPPFLAGS)
 LIBS = $(CJSON_LIBS) -lcsv -lm
@@ -50,8 +50,20 @@ OUTBIN = $(O)/bin
 BUILD = $(O)/obj
 endif
 OBJDIR = $(BUILD)/$(FLAVOR)
-LIBSRC = $(wildcard lib/*.c)
-LIBOBJ = $(LIBSRC:lib/%.c=$(OBJDIR)/%.o)
+# The library's layers (lib/README.md): each sees only the headers below it.
+# core knows nothing of kf's stages; run is kf-run's engine; lib/ itself holds
+# the shared stages, and lib/ncu, lib/unitrace, lib/vtune one profiler each.
+LIBDIRS = core run ncu unitrace vtune
+INC_core = -Ilib/core
+INC_run = -Ilib/core -Ilib/run
+INC_top = -Ilib/core -Ilib
+INC_ncu = $(INC_top)
+INC_unitrace = $(INC_top)
+INC_vtune = $(INC_top)
+INC_bin = -Ilib/core -Ilib/run -Ilib
+LIBSRC = $(wildcard lib/*.c $(LIBDIRS:%=lib/%/*.c))
+LIBOBJ = $(patsubst lib/%.c,$(OBJDIR)/%.o,$(LIBSRC))
+LIBHDR = $(wildcard lib/*.h $(LIBDIRS:%=lib/%/*.h))
 LIBKF = $(OBJDIR)/libkf.a
 BINS = $(PROGS:%=$(OUTBIN)/%)
 
@@ -61,8 +73,16 @@ $(shell mkdir -p $(BUILD) $(OUTBIN); echo $(FLAVOR) | cmp -s - $(FLAVOR_STAMP) |
 
 all: deps-build $(BINS)
 
-$(OBJDIR)/%.o: lib/%.c $(wildcard lib/*.h) | $(OBJDIR)
-	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+define libdir_rule
+$$(OBJDIR)/$(1)/%.o: lib/$(1)/%.c $$(LIBHDR) | $$(OBJDIR)/$(1)
+	$$(CC) $$(ALL_CFLAGS) $$(INC_$(1)) -c -o $$@ $$<
+$$(OBJDIR)/$(1):
+	mkdir -p $$@
+endef
+$(foreach d,$(LIBDIRS),$(eval $(call libdir_rule,$(d))))
+
+$(OBJDIR)/%.o: lib/%.c $(LIBHDR) | $(OBJDIR)
+	$(CC) $(ALL_CFLAGS) $(INC_top) -c -o $@ $<
 
 $(OBJDIR):
 	mkdir -p $@
@@ -71,8 +91,8 @@ $(LIBKF): $(LIBOBJ)
 	rm -f $@
 	ar rcs $@ $(LIBOBJ)
 
-$(OUTBIN)/%: bin/%.c $(LIBKF) $(FLAVOR_STAMP)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIBKF) $(LIBS)
+$(OUTBIN)/%: bin/%.c $(LIBKF) $(LIBHDR) $(FLAVOR_STAMP)
+	$(CC) $(ALL_CFLAGS) $(INC_bin) $(LDFLAGS) -o $@ $< $(LIBKF) $(LIBS)
 
 # Dependencies: checked (and installed with apt-get when run as root).
 # NODEPS=1 skips the check (a machine whose libraries are not Debian packages).

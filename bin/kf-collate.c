@@ -20,7 +20,8 @@ static const char help[] =
 
 struct job {
 	cJSON **recs;
-	int n, cap, expected;
+	int n, expected;
+	size_t cap;
 };
 
 static char *
@@ -96,10 +97,7 @@ main(int argc, char **argv)
 			((struct job *)e->val)->expected = expected_passes(rec);
 		}
 		j = e->val;
-		if (j->n == j->cap) {
-			j->cap = j->cap ? j->cap * 2 : 4;
-			j->recs = xrealloc(j->recs, (size_t)j->cap * sizeof *j->recs);
-		}
+		KF_GROW(j->recs, j->n, j->cap, 4);
 		j->recs[j->n++] = rec;
 		if (j->n >= j->expected) {
 			kf_map_del(&jobs, key);

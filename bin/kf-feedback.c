@@ -131,7 +131,7 @@ main(int argc, char **argv)
 		}
 	}
 	in = kf_in_open(argc - optind, argv + optind);
-	kf_in_keep(in, kf_fb_keep);
+	kf_in_keep(in, kf_profiler_keep_paths());
 	while ((rec = kf_in_next(in)) != NULL) {
 		feedback_one(rec, &opt, text_only);
 		cJSON_Delete(rec);

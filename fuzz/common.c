@@ -215,7 +215,7 @@ fz_pipeline(const char *out, size_t n, int npass, int variant)
 			cJSON *fb;
 
 			kf_json_buf(&b, job);
-			if ((fb = kf_json_parse_keep(b.s, b.len, kf_fb_keep)) == NULL)
+			if ((fb = kf_json_parse_keep(b.s, b.len, kf_profiler_keep_paths())) == NULL)
 				abort();
 			kf_fb_unkeep(fb);
 			fz_feedback(fb, variant);

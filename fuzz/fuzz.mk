@@ -23,14 +23,15 @@ CJSON_CFLAGS := $(shell pkg-config --cflags libcjson 2>/dev/null || echo -I/usr/
 CJSON_LIBS := $(shell pkg-config --libs libcjson 2>/dev/null || echo -lcjson)
 FUZZ_SANITIZE = -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 WARN = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
-CFLAGS_FUZZ = -std=c11 $(WARN) -g -O1 -fno-omit-frame-pointer $(FUZZ_SANITIZE) -D_GNU_SOURCE -Ilib \
+CFLAGS_FUZZ = -std=c11 $(WARN) -g -O1 -fno-omit-frame-pointer $(FUZZ_SANITIZE) -D_GNU_SOURCE -Ilib/core -Ilib/run -Ilib -Ilib/ncu -Ilib/unitrace -Ilib/vtune \
 	$(CJSON_CFLAGS) -DKF_VERSION='"fuzz"' -DFUZZ_DATADIR='"$(CURDIR)/share/kf"' \
 	-DKF_DATADIR_DEFAULT='"$(CURDIR)/share/kf"' \
 	-DKF_LIBEXECDIR_DEFAULT='"$(CURDIR)/libexec/kf"'
 LIBS = $(CJSON_LIBS) -lcsv -lm
 
-LIBSRC = $(wildcard lib/*.c)
-LIBOBJ = $(LIBSRC:lib/%.c=$(FB)/obj/%.o)
+LIBSRC = $(wildcard lib/*.c lib/*/*.c)
+LIBOBJ = $(patsubst lib/%.c,$(FB)/obj/%.o,$(LIBSRC))
+LIBHDR = $(wildcard lib/*.h lib/*/*.h)
 COMMON = $(FB)/obj/fuzz-common.o
 BINS = $(TARGETS:%=$(FB)/fuzz_%)
 
@@ -38,11 +39,11 @@ all: build run
 
 build: $(BINS)
 
-$(FB)/obj/%.o: lib/%.c $(wildcard lib/*.h)
-	@mkdir -p $(FB)/obj
+$(FB)/obj/%.o: lib/%.c $(LIBHDR)
+	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(CFLAGS_FUZZ) -c -o $@ $<
 
-$(COMMON): fuzz/common.c fuzz/fuzz.h $(wildcard lib/*.h)
+$(COMMON): fuzz/common.c fuzz/fuzz.h $(LIBHDR)
 	@mkdir -p $(FB)/obj
 	$(FUZZ_CC) $(CFLAGS_FUZZ) -c -o $@ fuzz/common.c
 

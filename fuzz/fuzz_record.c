@@ -10,6 +10,7 @@
 #include "collate.h"
 #include "feedback.h"
 #include "fuzz.h"
+#include "profiler.h"
 #include "record.h"
 #include "util.h"
 
@@ -29,7 +30,7 @@ same_kept(const char *s, size_t n, const char *const *paths, int variant)
 	kf_json_buf(&b, kept);
 	if (a.len != b.len || memcmp(a.s, b.s, a.len) != 0)
 		abort();	/* kept text is what the writer writes */
-	if (cJSON_IsObject(kept) && paths == kf_fb_keep) {
+	if (cJSON_IsObject(kept) && paths == kf_profiler_keep_paths()) {
 		kf_fb_unkeep(kept);
 		fz_feedback(kept, variant);	/* ncu's lazy reads */
 	}
@@ -59,7 +60,7 @@ LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 		if ((nl = memchr(s, '\n', (size_t)(end - s))) == NULL)
 			nl = end;
 		same_kept(s, (size_t)(nl - s), kf_collate_keep, 0);
-		same_kept(s, (size_t)(nl - s), kf_fb_keep, (int)(n & 1));
+		same_kept(s, (size_t)(nl - s), kf_profiler_keep_paths(), (int)(n & 1));
 		rec = kf_parse_line(s, (size_t)(nl - s), NULL, ++line);
 		if (rec == NULL)
 			continue;

@@ -1,3 +1,5 @@
+/* kf: kf-collate's merge of one job's passes into one record: the job's
+ * fields once, a summary of every pass, and the profiler's "collated". */
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,8 +11,24 @@ const char *const kf_collate_keep[] = { "data", NULL };
 
 const char *const kf_pass_fields[] = {
 	"data", "pass", "group", "mode", "run", "output_dir", "argv", "env",
-	"end_marker", "error", "passes_total", "unitrace_link", NULL,
+	"end_marker", "error", "passes_total", NULL,
 };
+
+/* Is key a field of one pass, common or of some profiler's own? */
+static int
+pass_field(const char *key)
+{
+	size_t i, k;
+
+	for (k = 0; kf_pass_fields[k]; k++)
+		if (strcmp(key, kf_pass_fields[k]) == 0)
+			return 1;
+	for (i = 0; kf_profilers[i]; i++)
+		for (k = 0; kf_profilers[i]->pass_fields && kf_profilers[i]->pass_fields[k]; k++)
+			if (strcmp(key, kf_profilers[i]->pass_fields[k]) == 0)
+				return 1;
+	return 0;
+}
 
 static int
 by_pass(const void *a, const void *b)
@@ -70,14 +88,9 @@ kf_collate_job(cJSON **recs, int n)
 	}
 	base = ngood ? good[0] : recs[0];
 	out = cJSON_CreateObject();
-	for (c = base->child; c; c = c->next) {
-		int skip = 0, k;
-
-		for (k = 0; kf_pass_fields[k]; k++)
-			skip |= c->string && strcmp(c->string, kf_pass_fields[k]) == 0;
-		if (!skip && c->string)
+	for (c = base->child; c; c = c->next)
+		if (c->string && !pass_field(c->string))
 			cJSON_AddItemToObject(out, c->string, cJSON_Duplicate(c, 1));
-	}
 	passes = cJSON_CreateArray();
 	for (i = 0; i < n; i++)
 		cJSON_AddItemToArray(passes, pass_summary(recs[i]));

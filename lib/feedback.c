@@ -1,3 +1,5 @@
+/* kf: feedback text built from sections with priorities, rendered within
+ * a character budget, and the number formats every profiler's text uses. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -6,17 +8,12 @@
 #include "profiler.h"
 #include "record.h"
 
-const char *const kf_fb_keep[] = {
-	"collated/kernels/*/metrics/*", "collated/kernels/*/rules",
-	"data/kernels/*/metrics/*", "data/kernels/*/rules", NULL,
-};
-
 void
 kf_fb_unkeep(cJSON *rec)
 {
 	const struct kf_profiler *p = kf_profiler_find(kf_str(rec, "profiler"));
 
-	if (p == NULL || !p->lazy)
+	if (p == NULL || p->keep == NULL)
 		kf_json_unkeep_all(rec);
 }
 
@@ -51,10 +48,7 @@ add(struct kf_fb *fb, int prio, char *text)
 		free(text);
 		return;
 	}
-	if (fb->n == fb->cap) {
-		fb->cap = fb->cap ? fb->cap * 2 : 16;
-		fb->sec = xrealloc(fb->sec, fb->cap * sizeof *fb->sec);
-	}
+	KF_GROW(fb->sec, fb->n, fb->cap, 16);
 	fb->sec[fb->n].prio = prio;
 	fb->sec[fb->n].text = text;
 	fb->n++;

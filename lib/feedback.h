@@ -41,11 +41,9 @@ struct kf_fb {
 	size_t n, cap;
 };
 
-/* What kf-feedback reads as text (kf_in_keep): ncu's feedback reads the
- * rules of one launch and a section or two of the others' metrics, the rest
- * is never parsed (kf_json_lazy). kf_fb_unkeep() parses all of it for the
- * profilers whose feedback reads trees only. */
-extern const char *const kf_fb_keep[];
+/* kf-feedback reads records keeping what the profilers' descriptors name
+ * as text (kf_profiler_keep_paths, kf_json_lazy); kf_fb_unkeep() parses it
+ * all for a profiler whose feedback reads whole trees. */
 void kf_fb_unkeep(cJSON *rec);
 
 void kf_fb_init(struct kf_fb *fb, const struct kf_fb_opts *opt);

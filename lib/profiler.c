@@ -1,18 +1,13 @@
+/* kf: the list of profilers, and look-ups over their descriptors. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "profiler.h"
 #include "record.h"
 #include "text.h"
 
-static const char *const unitrace_groups[] = {
-	"ComputeBasic", "MemoryProfile", "VectorEngineProfile",
-};
-
-static const struct kf_profiler profilers[] = {
-	{ "ncu", 1, NULL, ncu_wrap, ncu_read, NULL, ncu_feedback, 1 },
-	{ "unitrace", 3, unitrace_groups, unitrace_wrap, unitrace_read,
-	  unitrace_collate, unitrace_feedback, 0 },
-	{ "vtune", 1, NULL, vtune_wrap, vtune_read, vtune_collate, vtune_feedback, 0 },
+const struct kf_profiler *const kf_profilers[] = {
+	&kf_ncu, &kf_unitrace, &kf_vtune, NULL,
 };
 
 const struct kf_profiler *
@@ -22,14 +17,53 @@ kf_profiler_find(const char *name)
 
 	if (name == NULL)
 		return NULL;
-	for (i = 0; i < sizeof profilers / sizeof profilers[0]; i++)
-		if (kf_strieq(profilers[i].name, name))
-			return &profilers[i];
+	for (i = 0; kf_profilers[i]; i++)
+		if (kf_strieq(kf_profilers[i]->name, name))
+			return kf_profilers[i];
 	return NULL;
 }
 
 const char *
 kf_profiler_names(void)
 {
-	return "ncu, unitrace, vtune";
+	static char *names;
+	struct buf b = {0};
+	size_t i;
+
+	if (names)
+		return names;
+	for (i = 0; kf_profilers[i]; i++)
+		buf_printf(&b, "%s%s", i ? ", " : "", kf_profilers[i]->name);
+	names = buf_take(&b);
+	return names;
+}
+
+const struct kf_prof_lang *
+kf_profiler_lang(const struct kf_profiler *p, const char *language)
+{
+	const struct kf_prof_lang *l;
+
+	for (l = p->langs; l && l->language; l++)
+		if (kf_strieq(l->language, language))
+			return l;
+	return NULL;
+}
+
+const char *const *
+kf_profiler_keep_paths(void)
+{
+	static const char *paths[17];
+	static const char *const prefixes[] = { "collated/", "data/" };
+	size_t i, k, j, n = 0;
+
+	if (n == 0 && paths[0])
+		return paths;
+	for (k = 0; k < 2; k++)
+		for (i = 0; kf_profilers[i]; i++)
+			for (j = 0; kf_profilers[i]->keep && kf_profilers[i]->keep[j]; j++)
+				if (n < 16)
+					paths[n++] = xasprintf("%s%s", prefixes[k],
+					    kf_profilers[i]->keep[j]);
+	paths[n] = NULL;
+	return paths;
 }

@@ -1,14 +1,22 @@
-/* kf: the profiler paths (ncu, unitrace, vtune) behind one interface.
+/* kf: the profilers (ncu, unitrace, vtune) behind one interface.
  *
- * kf-select, kf-wrap, kf-read, kf-collate and kf-feedback look a profiler up
- * by name and call its functions; each path lives in its own lib/ files. */
+ * Each profiler lives in its own folder (lib/ncu, lib/unitrace, lib/vtune)
+ * and exports one descriptor, struct kf_profiler, that carries everything the
+ * shared stages need: its name, vendor, passes, the languages it profiles,
+ * the variable that pins a GPU, what kf-feedback may keep unparsed, the
+ * per-pass fields that kf-collate drops, and its wrap, read, collate and
+ * feedback functions. lib/profiler.c is the list of descriptors; select,
+ * wrap, run, collate and feedback look a profiler up here and name none.
+ *
+ * Adding a profiler: a folder lib/NAME with its functions and descriptor,
+ * one line in lib/profiler.c, LIBDIRS in the Makefile, its tests and docs.
+ * Descriptors and every string they point to are static: never freed. */
 #ifndef KF_PROFILER_H
 #define KF_PROFILER_H
 
 #include <cJSON.h>
 
-#include "feedback.h"
-
+struct kf_fb;
 struct kf_wrap_opts {
 	const char *tool;	/* the profiler's program; NULL: its usual name */
 	char **args;		/* extra profiler arguments, before the command */
@@ -36,26 +44,50 @@ typedef cJSON *kf_collate_fn(cJSON *out, cJSON *const *passes, int n);
 /* kf-feedback: add the sections and the analysis for a collated record. */
 typedef void kf_feedback_fn(const cJSON *rec, struct kf_fb *fb);
 
+/* A language the profiler can profile, and how. */
+struct kf_prof_lang {
+	const char *language;	/* canonical name, as in lib/select.c */
+	const char *mode;	/* "query" or "sampling" */
+	int rank;		/* 1: the language's default profiler, 2: the
+				 * next; 0: chosen by the arch's vendor */
+	int fallback;		/* rank 0, and the choice when the vendor is
+				 * unknown (the reference's) */
+};
+
 struct kf_profiler {
 	const char *name;
+	const char *vendor;		/* "nvidia", "intel": as kf_vendor_name() */
 	int npasses;
-	const char *const *groups;	/* unitrace metric groups, per pass */
+	const char *const *groups;	/* a name per pass ("group"), or NULL */
+	const struct kf_prof_lang *langs;	/* ends with language NULL */
+	const char *gpu_env;		/* the variable that pins its GPU */
+	/* Members of a launch that kf-feedback keeps as text and parses on
+	 * first use (kf_json_lazy), relative to "data" or "collated"
+	 * ("kernels/x/metrics/x"); NULL: its feedback reads whole trees. */
+	const char *const *keep;
+	/* Fields of a pass record that are the pass's own, besides the
+	 * common ones ("unitrace_link"): kf-collate leaves them out. */
+	const char *const *pass_fields;
 	kf_wrap_fn *wrap;
 	kf_read_fn *read;
 	kf_collate_fn *collate;		/* NULL: the one pass's data as it is */
 	kf_feedback_fn *feedback;
-	int lazy;	/* feedback reads kept members with kf_json_lazy() */
 };
 
+/* Every profiler, in a fixed order, ending with NULL. */
+extern const struct kf_profiler *const kf_profilers[];
 /* NULL when unknown. Matching ignores case. */
 const struct kf_profiler *kf_profiler_find(const char *name);
 /* "ncu, unitrace, vtune" */
 const char *kf_profiler_names(void);
+/* How p profiles language (canonical name), or NULL when it cannot. */
+const struct kf_prof_lang *kf_profiler_lang(const struct kf_profiler *p,
+    const char *language);
+/* kf-feedback's keep paths: every profiler's keep, under "data/" and
+ * "collated/"; NULL-terminated, static. */
+const char *const *kf_profiler_keep_paths(void);
 
-/* The paths' functions, in lib/ncu*.c, lib/unitrace*.c, lib/vtune*.c. */
-kf_wrap_fn ncu_wrap, unitrace_wrap, vtune_wrap;
-kf_read_fn ncu_read, unitrace_read, vtune_read;
-kf_collate_fn unitrace_collate, vtune_collate;
-kf_feedback_fn ncu_feedback, unitrace_feedback, vtune_feedback;
+/* The descriptors, each in its profiler's folder. */
+extern const struct kf_profiler kf_ncu, kf_unitrace, kf_vtune;
 
 #endif

@@ -17,10 +17,7 @@ kf_rank_add(struct kf_rank *r, const char *name, double ns, long launches)
 		idx = r->index = xcalloc(1, sizeof *idx);
 	e = kf_map_slot(idx, name, &created);
 	if (created) {
-		if (r->n == r->cap) {
-			r->cap = r->cap ? r->cap * 2 : 16;
-			r->v = xrealloc(r->v, r->cap * sizeof *r->v);
-		}
+		KF_GROW(r->v, r->n, r->cap, 16);
 		memset(&r->v[r->n], 0, sizeof r->v[r->n]);
 		r->v[r->n].name = xstrdup(name);
 		e->val = (void *)(r->n + 1);

@@ -306,36 +306,24 @@ kf_arch_classify(const char *arch)
 }
 
 /*
- * Languages: the default profiler (NULL: by the arch's vendor, as the
- * reference does for PyTorch and Triton) and the profilers allowed, with
- * the mode each runs in.
+ * Languages: their names. Which profilers profile each, in which mode and
+ * which by default, is in the profilers' descriptors (struct kf_prof_lang).
  */
-struct kf_use {
-	const char *profiler;
-	const char *mode;
-};
 struct kf_lang {
 	const char *name;
 	const char *alias;
-	const char *def;
-	struct kf_use use[2];
-	const char *list;
+	char *list;		/* "unitrace, vtune", made on first use */
 };
 
-static const struct kf_lang langs[] = {
-	{ "sycl", NULL, "unitrace",
-	  { { "unitrace", "query" }, { "vtune", "query" } }, "unitrace, vtune" },
-	{ "ocl", "opencl", "vtune",
-	  { { "vtune", "query" }, { "unitrace", "sampling" } }, "vtune, unitrace" },
-	{ "cuda", NULL, "ncu",
-	  { { "ncu", "query" }, { NULL, NULL } }, "ncu" },
-	{ "pytorch", "torch", NULL,
-	  { { "ncu", "query" }, { "unitrace", "query" } }, "ncu, unitrace" },
-	{ "triton", NULL, NULL,
-	  { { "ncu", "query" }, { "unitrace", "query" } }, "ncu, unitrace" },
+static struct kf_lang langs[] = {
+	{ "sycl", NULL, NULL },
+	{ "ocl", "opencl", NULL },
+	{ "cuda", NULL, NULL },
+	{ "pytorch", "torch", NULL },
+	{ "triton", NULL, NULL },
 };
 
-static const struct kf_lang *
+static struct kf_lang *
 lang_find(const char *name)
 {
 	size_t i;
@@ -355,12 +343,39 @@ kf_language_names(void)
 	return "sycl, ocl, cuda, pytorch, triton";
 }
 
+/* Order of a language's profilers: its default (rank 1), the next (2),
+ * then those chosen by vendor (0) in the descriptors' order. */
+static int
+order(int rank)
+{
+	return rank == 0 ? 3 : rank;
+}
+
+/* "unitrace, vtune": the profilers of l, in order. */
+static const char *
+lang_list(struct kf_lang *l)
+{
+	struct buf b = {0};
+	const struct kf_prof_lang *u;
+	int o;
+	size_t i;
+
+	if (l->list)
+		return l->list;
+	for (o = 1; o <= 3; o++)
+		for (i = 0; kf_profilers[i]; i++)
+			if ((u = kf_profiler_lang(kf_profilers[i], l->name)) && order(u->rank) == o)
+				buf_printf(&b, "%s%s", b.len ? ", " : "", kf_profilers[i]->name);
+	l->list = buf_take(&b);
+	return l->list;
+}
+
 const char *
 kf_language_profilers(const char *language)
 {
-	const struct kf_lang *l = lang_find(language);
+	struct kf_lang *l = lang_find(language);
 
-	return l ? l->list : NULL;
+	return l ? lang_list(l) : NULL;
 }
 
 const char *
@@ -371,15 +386,38 @@ kf_profiling_language(const char *language, const char *reference_language)
 	return reference_language;
 }
 
-static const struct kf_use *
-use_find(const struct kf_lang *l, const char *profiler)
+/* The default profiler of l: its rank-1 profiler; else the one of the
+ * arch's vendor; else (vendor unknown) the one marked as the fallback. */
+static const struct kf_profiler *
+lang_default(const struct kf_lang *l, const struct kf_arch *arch)
 {
+	const char *vendor = arch ? kf_vendor_name(arch->vendor) : NULL;
+	const struct kf_prof_lang *u;
 	size_t i;
 
-	for (i = 0; i < sizeof l->use / sizeof l->use[0]; i++)
-		if (l->use[i].profiler && kf_strieq(l->use[i].profiler, profiler))
-			return &l->use[i];
+	for (i = 0; kf_profilers[i]; i++)
+		if ((u = kf_profiler_lang(kf_profilers[i], l->name)) && u->rank == 1)
+			return kf_profilers[i];
+	for (i = 0; vendor && kf_profilers[i]; i++)
+		if ((u = kf_profiler_lang(kf_profilers[i], l->name)) && u->rank == 0 &&
+		    kf_strieq(kf_profilers[i]->vendor, vendor))
+			return kf_profilers[i];
+	for (i = 0; kf_profilers[i]; i++)
+		if ((u = kf_profiler_lang(kf_profilers[i], l->name)) && u->fallback)
+			return kf_profilers[i];
 	return NULL;
+}
+
+static int
+has_default(const struct kf_lang *l)
+{
+	const struct kf_prof_lang *u;
+	size_t i;
+
+	for (i = 0; kf_profilers[i]; i++)
+		if ((u = kf_profiler_lang(kf_profilers[i], l->name)) && u->rank == 1)
+			return 1;
+	return 0;
 }
 
 int
@@ -388,8 +426,9 @@ kf_select(const char *language, const char *reference_language,
     const char **kind, struct buf *err)
 {
 	const char *lname = kf_profiling_language(language, reference_language);
-	const struct kf_lang *l = lang_find(lname);
-	const struct kf_use *u;
+	struct kf_lang *l = lang_find(lname);
+	const struct kf_profiler *p;
+	const struct kf_prof_lang *u;
 
 	memset(c, 0, sizeof *c);
 	c->arch = kf_arch_classify(arch);
@@ -401,30 +440,22 @@ kf_select(const char *language, const char *reference_language,
 		return -1;
 	}
 	c->language = l->name;
-	if (profiler == NULL && l->def == NULL && arch == NULL) {
+	if (profiler == NULL && !has_default(l) && arch == NULL) {
 		*kind = "no_arch";
 		buf_printf(err, "language %s needs \"arch\" to choose between %s",
-		    l->name, l->list);
+		    l->name, lang_list(l));
 		return -1;
 	}
-	c->by_arch = profiler == NULL && l->def == NULL;
-	if (profiler == NULL)
-		profiler = l->def ? l->def :
-		    c->arch && c->arch->vendor == KF_VENDOR_NVIDIA ? "ncu" : "unitrace";
-	if ((u = use_find(l, profiler)) == NULL) {
+	c->by_arch = profiler == NULL && !has_default(l);
+	p = profiler ? kf_profiler_find(profiler) : lang_default(l, c->arch);
+	if (p == NULL || (u = kf_profiler_lang(p, l->name)) == NULL) {
 		*kind = "no_profiler";
 		buf_printf(err, "profiler '%s' cannot profile %s: it allows %s",
-		    profiler, l->name, l->list);
+		    profiler ? profiler : "", l->name, lang_list(l));
 		return -1;
 	}
-	c->profiler = kf_profiler_find(u->profiler);
+	c->profiler = p;
 	c->mode = u->mode;
-	if (c->profiler == NULL) {
-		*kind = "no_profiler";
-		buf_printf(err, "profiler '%s' is not built in (known: %s)",
-		    u->profiler, kf_profiler_names());
-		return -1;
-	}
 	return 0;
 }
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# lib/json.c: what a stage keeps as text (kf_json_parse_keep) is exactly
+# lib/core/json.c: what a stage keeps as text (kf_json_parse_keep) is exactly
 # what the writer would write, so passing it on changes no byte.
 load helper
 bats_require_minimum_version 1.5.0
@@ -8,9 +8,9 @@ setup_file() {
 	local cjson
 	cjson=$(pkg-config --cflags --libs libcjson 2>/dev/null || echo "-I/usr/include/cjson -lcjson")
 	# shellcheck disable=SC2086
-	${CC:-cc} -std=c11 -O2 -D_GNU_SOURCE -I"$TOP/lib" -o "$BATS_FILE_TMPDIR/keep_diff" \
-		"$TOP/tests/progs/keep_diff.c" "$TOP/lib/json.c" "$TOP/lib/num.c" \
-		"$TOP/lib/buf.c" "$TOP/lib/mem.c" "$TOP/lib/err.c" $cjson -lm
+	${CC:-cc} -std=c11 -O2 -D_GNU_SOURCE -I"$TOP/lib/core" -o "$BATS_FILE_TMPDIR/keep_diff" \
+		"$TOP/tests/progs/keep_diff.c" "$TOP/lib/core/json.c" "$TOP/lib/core/num.c" \
+		"$TOP/lib/core/buf.c" "$TOP/lib/core/mem.c" "$TOP/lib/core/err.c" $cjson -lm
 }
 
 @test "random numbers, strings and nesting: kept as text exactly when written the same" {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# End markers (lib/marker.c) over output that arrives in pieces, through
+# End markers (lib/run/marker.c) over output that arrives in pieces, through
 # kf-run: a marker or a pytest summary split across writes with a pause
 # between them, near misses at the seams, and lines too long to look at.
 load helper

@@ -61,6 +61,9 @@ setup() {
 }
 
 @test "parallel.sh usage errors" {
+	run "$TOP/pipelines/parallel.sh" --help
+	assert_success
+	assert_output --partial "  --return            run each job on a host in a directory of its own"
 	run "$TOP/pipelines/parallel.sh"
 	assert_failure 2
 	assert_output --partial "usage: parallel.sh"
@@ -79,4 +82,25 @@ setup() {
 	SLURM_ARRAY_TASK_ID=99 run "$TOP/pipelines/slurm.sbatch" jobs.jsonl sl
 	assert_failure 1
 	assert_output --partial "task 99: no line 99 in jobs.jsonl"
+}
+
+@test "parallel.sh installed in PREFIX/share/kf/pipelines, run through a link from another directory" {
+	need_run
+	mkdir -p pre/share/kf/pipelines pre/bin "my dir"
+	cp "$TOP"/pipelines/* pre/share/kf/pipelines/
+	ln -s "$PWD/pre/share/kf/pipelines/parallel.sh" pre/bin/kf-parallel
+	cp jobs.jsonl bench "my dir"/
+	cd "my dir"
+	run --separate-stderr ../pre/bin/kf-parallel -S 2/: -k -g "7" -o po jobs.jsonl
+	assert_success
+	[ "$(echo "$output" | jq -r 'select(.analysis.status == "ok") | .id' | paste -sd' ')" = \
+		"p1-copy p2-fma p3-sgemm_naive p4-copy p5-fma p6-sgemm_naive" ]
+	[ -s po/3/p3-sgemm_naive/ncu.000/ncu_report.csv ]
+	[ "$(echo "$output" | jq -r 'select(.id == "p3-sgemm_naive") | .passes[0].output_dir')" = po/3/p3-sgemm_naive/ncu.000 ]
+}
+
+@test "kf-pipeline on a host without kf's programs on PATH says which host and which program" {
+	run -127 env PATH=/usr/bin:/bin "$TOP/pipelines/kf-pipeline" jobs.jsonl
+	assert_failure 127
+	assert_output "kf-pipeline: on $(uname -n): kf-select is not on PATH (/usr/bin:/bin): install kf there (make install) or put its programs on PATH"
 }

@@ -1,7 +1,10 @@
 // kf examples: small CUDA kernels with different, known bottlenecks.
 //
 //   bench KERNEL      KERNEL: copy fma sgemm_naive sgemm_tiled transpose_naive
-//                             reduce_atomic softmax multi none
+//                             transpose_tiled reduce_atomic softmax multi none
+//   bench timed KERNEL  one warm-up launch, then the same launch again between
+//                       cudaProfilerStart/Stop and inside an NVTX range "timed",
+//                       for `ncu --profile-from-start off` or `--nvtx-include timed/`
 //
 // Each kernel runs a few times on random data (never zeros) and is checked
 // against a CPU result where that is cheap, so a profile is of code that works.
@@ -10,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <cuda_profiler_api.h>
 #include <cuda_runtime.h>
 #include <nvtx3/nvToolsExt.h>
 
@@ -17,6 +21,15 @@
 	fprintf(stderr, "bench: %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__); \
 	exit(3); } } while (0)
 #define LAUNCHED() do { CK(cudaGetLastError()); CK(cudaDeviceSynchronize()); } while (0)
+
+static int timed;	/* bench timed KERNEL */
+// Launch once; in timed mode first a warm-up launch, then RESET (undo the warm-up's
+// side effects) and the launch again between cudaProfilerStart/Stop in NVTX range "timed".
+#define RUN(RESET, ...) do { \
+	if (timed) { __VA_ARGS__; LAUNCHED(); RESET; CK(cudaDeviceSynchronize()); \
+		CK(cudaProfilerStart()); nvtxRangePushA("timed"); } \
+	__VA_ARGS__; LAUNCHED(); \
+	if (timed) { nvtxRangePop(); CK(cudaProfilerStop()); } } while (0)
 
 // Memory bound: one read and one write per element, 16-byte accesses.
 __global__ void copy_k(const float4 *__restrict__ x, float4 *__restrict__ y, size_t n)
@@ -78,6 +91,24 @@ __global__ void transpose_naive_k(const float *in, float *out, int w)
 
 	if (x < w && y < w)
 		out[(size_t)x * w + y] = in[(size_t)y * w + x];
+}
+
+// Tiled transpose: a 32x33 shared-memory tile (padded against bank conflicts), so both
+// the global loads and the global stores are coalesced; 32x8 threads, 4 rows each.
+__global__ void transpose_tiled_k(const float *in, float *out, int w)
+{
+	__shared__ float tile[TILE][TILE + 1];
+	int x = blockIdx.x * TILE + threadIdx.x, y = blockIdx.y * TILE + threadIdx.y;
+
+	for (int j = 0; j < TILE; j += 8)
+		if (x < w && y + j < w)
+			tile[threadIdx.y + j][threadIdx.x] = in[(size_t)(y + j) * w + x];
+	__syncthreads();
+	x = blockIdx.y * TILE + threadIdx.x;
+	y = blockIdx.x * TILE + threadIdx.y;
+	for (int j = 0; j < TILE; j += 8)
+		if (x < w && y + j < w)
+			out[(size_t)(y + j) * w + x] = tile[threadIdx.x][threadIdx.y + j];
 }
 
 // Contended atomics: every thread adds into one of 8 counters.
@@ -149,8 +180,7 @@ static void copy(void)
 
 	nvtxRangePushA("copy");
 	for (int r = 0; r < 2; r++) {
-		copy_k<<<132 * 8, 256>>>((const float4 *)x, (float4 *)y, n / 4);
-		LAUNCHED();
+		RUN((void)0, copy_k<<<132 * 8, 256>>>((const float4 *)x, (float4 *)y, n / 4));
 	}
 	nvtxRangePop();
 	CK(cudaMemcpy(hy, y, n * 4, cudaMemcpyDeviceToHost));
@@ -164,8 +194,7 @@ static void fma(void)
 	float *y = dev_rand(n, NULL);
 
 	nvtxRangePushA("fma");
-	fma_k<<<n / 256, 256>>>(y, 4096);
-	LAUNCHED();
+	RUN((void)0, fma_k<<<n / 256, 256>>>(y, 4096));
 	nvtxRangePop();
 	cudaFree(y);
 }
@@ -180,10 +209,9 @@ static void gemm(int tiled)
 
 	nvtxRangePushA(tiled ? "sgemm_tiled" : "sgemm_naive");
 	if (tiled)
-		sgemm_tiled_k<<<dim3(n / TILE, n / TILE), dim3(TILE, TILE)>>>(A, B, C, n);
+		RUN((void)0, sgemm_tiled_k<<<dim3(n / TILE, n / TILE), dim3(TILE, TILE)>>>(A, B, C, n));
 	else
-		sgemm_naive_k<<<dim3(n / 16, n / 16), dim3(16, 16)>>>(A, B, C, n);
-	LAUNCHED();
+		RUN((void)0, sgemm_naive_k<<<dim3(n / 16, n / 16), dim3(16, 16)>>>(A, B, C, n));
 	nvtxRangePop();
 	CK(cudaMemcpy(hC, C, nn * 4, cudaMemcpyDeviceToHost));
 	/* Check 64 sampled elements in double precision. */
@@ -200,16 +228,19 @@ static void gemm(int tiled)
 	free(hA); free(hB); free(hC); cudaFree(A); cudaFree(B); cudaFree(C);
 }
 
-static void transpose(void)
+static void transpose(int tiled)
 {
 	int w = 8192;
 	size_t nn = (size_t)w * w;
 	float *hx, *x = dev_rand(nn, &hx), *y = dev_poison(nn), *hy = (float *)malloc(nn * 4);
 	int bad = 0;
+	const char *name = tiled ? "transpose_tiled" : "transpose_naive";
 
-	nvtxRangePushA("transpose_naive");
-	transpose_naive_k<<<dim3(w / 32, w / 8), dim3(32, 8)>>>(x, y, w);
-	LAUNCHED();
+	nvtxRangePushA(name);
+	if (tiled)
+		RUN((void)0, transpose_tiled_k<<<dim3(w / TILE, w / TILE), dim3(TILE, 8)>>>(x, y, w));
+	else
+		RUN((void)0, transpose_naive_k<<<dim3(w / 32, w / 8), dim3(32, 8)>>>(x, y, w));
 	nvtxRangePop();
 	CK(cudaMemcpy(hy, y, nn * 4, cudaMemcpyDeviceToHost));
 	for (int t = 0; t < 4096; t++) {
@@ -217,7 +248,7 @@ static void transpose(void)
 
 		bad += hy[c * w + r] != hx[r * w + c];
 	}
-	check("transpose_naive", bad);
+	check(name, bad);
 	free(hx); free(hy); cudaFree(x); cudaFree(y);
 }
 
@@ -230,8 +261,8 @@ static void reduce(void)
 	CK(cudaMalloc(&acc, 8 * sizeof(float)));
 	CK(cudaMemset(acc, 0, 8 * sizeof(float)));
 	nvtxRangePushA("reduce_atomic");
-	reduce_atomic_k<<<(n + 255) / 256, 256>>>(x, acc, n);
-	LAUNCHED();
+	RUN(CK(cudaMemset(acc, 0, 8 * sizeof(float))),
+	    reduce_atomic_k<<<(n + 255) / 256, 256>>>(x, acc, n));
 	nvtxRangePop();
 	CK(cudaMemcpy(h, acc, sizeof h, cudaMemcpyDeviceToHost));
 	for (size_t i = 0; i < n; i++)
@@ -250,8 +281,7 @@ static void softmax(void)
 	double s = 0;
 
 	nvtxRangePushA("softmax");
-	softmax_k<<<rows / 8, 256>>>(x, y, rows, cols);
-	LAUNCHED();
+	RUN((void)0, softmax_k<<<rows / 8, 256>>>(x, y, rows, cols));
 	nvtxRangePop();
 	CK(cudaMemcpy(hy, y, nn * 4, cudaMemcpyDeviceToHost));
 	for (int c = 0; c < cols; c++)
@@ -264,19 +294,24 @@ int main(int argc, char **argv)
 {
 	const char *k = argc > 1 ? argv[1] : "";
 
+	if (!strcmp(k, "timed")) {
+		timed = 1;
+		k = argc > 2 ? argv[2] : "";
+	}
 	srand(42);
 	if (!strcmp(k, "copy")) copy();
 	else if (!strcmp(k, "fma")) fma();
 	else if (!strcmp(k, "sgemm_naive")) gemm(0);
 	else if (!strcmp(k, "sgemm_tiled")) gemm(1);
-	else if (!strcmp(k, "transpose_naive")) transpose();
+	else if (!strcmp(k, "transpose_naive")) transpose(0);
+	else if (!strcmp(k, "transpose_tiled")) transpose(1);
 	else if (!strcmp(k, "reduce_atomic")) reduce();
 	else if (!strcmp(k, "softmax")) softmax();
-	else if (!strcmp(k, "multi")) { copy(); fma(); gemm(1); transpose(); softmax(); }
+	else if (!strcmp(k, "multi")) { copy(); fma(); gemm(1); transpose(0); softmax(); }
 	else if (!strcmp(k, "none")) { CK(cudaFree(0)); }
 	else {
-		fprintf(stderr, "usage: bench copy|fma|sgemm_naive|sgemm_tiled|transpose_naive|"
-		    "reduce_atomic|softmax|multi|none\n");
+		fprintf(stderr, "usage: bench [timed] copy|fma|sgemm_naive|sgemm_tiled|transpose_naive|"
+		    "transpose_tiled|reduce_atomic|softmax|multi|none\n");
 		return 2;
 	}
 	printf("bench: %s done\n", k);

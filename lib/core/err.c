@@ -1,0 +1,81 @@
+/* kf: the program's name, warnings and fatal errors on stderr (util.h);
+ * standard descriptors held open so that nothing else takes them. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util.h"
+
+const char *kf_progname = "kf";
+
+/* A closed standard descriptor would be taken by the next open(), pipe() or
+ * signalfd(), and records would go there. Hold it with /dev/null opened
+ * the wrong way round: reads see EOF, writes fail with EBADF as they should. */
+static void
+hold_std_fds(void)
+{
+	int fd;
+
+	for (fd = 0; fd <= 2; fd++) {
+		if (fcntl(fd, F_GETFD) != -1 || errno != EBADF)
+			continue;
+		if (open("/dev/null", fd == 0 ? O_WRONLY : O_RDONLY) != fd)
+			_exit(1);
+	}
+}
+
+void
+kf_init(const char *argv0)
+{
+	static char outbuf[1 << 16];
+	static int out_set;
+	const char *p;
+
+	hold_std_fds();
+	/* Records are long and go to pipes: 64 KiB a write, not 4 (a
+	 * terminal keeps its line buffering). Once, before any output. */
+	if (!out_set && !isatty(STDOUT_FILENO))
+		setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
+	out_set = 1;
+	if (argv0 == NULL || *argv0 == '\0')
+		return;
+	p = strrchr(argv0, '/');
+	kf_progname = p ? p + 1 : argv0;
+}
+
+static void
+vwarn(const char *fmt, va_list ap)
+{
+	int saved = errno;
+	size_t n = strlen(fmt);
+
+	fprintf(stderr, "%s: ", kf_progname);
+	vfprintf(stderr, fmt, ap);
+	if (n > 0 && fmt[n - 1] == ':')
+		fprintf(stderr, " %s", strerror(saved));
+	fputc('\n', stderr);
+}
+
+void
+kf_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vwarn(fmt, ap);
+	va_end(ap);
+}
+
+void
+kf_die(int status, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vwarn(fmt, ap);
+	va_end(ap);
+	exit(status);
+}

@@ -1,0 +1,136 @@
+/* kf: paths: joining, making directories, and finding kf's data and
+ * helper files beside the program or where they were installed (text.h). */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "text.h"
+#include "util.h"
+
+#ifndef KF_DATADIR_DEFAULT
+#define KF_DATADIR_DEFAULT "/usr/local/share/kf"
+#endif
+#ifndef KF_LIBEXECDIR_DEFAULT
+#define KF_LIBEXECDIR_DEFAULT "/usr/local/libexec/kf"
+#endif
+
+char *
+kf_path_join(const char *a, const char *b)
+{
+	size_t n = strlen(a);
+
+	if (b[0] == '/' || n == 0)
+		return xstrdup(b);
+	return xasprintf("%s%s%s", a, a[n - 1] == '/' ? "" : "/", b);
+}
+
+int
+kf_mkdirs(const char *path, int mode)
+{
+	char *p = xstrdup(path), *s;
+	struct stat st;
+	int rc = 0;
+
+	for (s = p + 1; ; s++) {
+		if (*s == '/' || *s == '\0') {
+			char c = *s;
+
+			*s = '\0';
+			if (mkdir(p, (mode_t)mode) != 0 && errno != EEXIST) {
+				rc = -1;
+				break;
+			}
+			*s = c;
+			if (c == '\0')
+				break;
+		}
+	}
+	if (rc == 0 && stat(path, &st) != 0)
+		rc = -1;
+	else if (rc == 0 && !S_ISDIR(st.st_mode)) {
+		errno = ENOTDIR;
+		rc = -1;
+	}
+	free(p);
+	return rc;
+}
+
+const char *
+kf_exe_dir(void)
+{
+	static char dir[PATH_MAX];
+	ssize_t n;
+	char *slash;
+
+	if (dir[0])
+		return dir;
+	n = readlink("/proc/self/exe", dir, sizeof dir - 1);
+	if (n <= 0) {
+		strcpy(dir, ".");
+		return dir;
+	}
+	dir[n] = '\0';
+	slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	return dir;
+}
+
+int
+kf_is_file(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+int
+kf_is_dir(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static char *
+first_existing(const char *const *dirs, size_t n, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		char *p;
+
+		if (dirs[i] == NULL)
+			continue;
+		p = kf_path_join(dirs[i], name);
+		if (access(p, R_OK) == 0)
+			return p;
+		free(p);
+	}
+	return NULL;
+}
+
+char *
+kf_data_file(const char *name)
+{
+	char *share = kf_path_join(kf_exe_dir(), "../share/kf");
+	const char *dirs[] = { getenv("KF_DATADIR"), share, KF_DATADIR_DEFAULT };
+	char *p = first_existing(dirs, 3, name);
+
+	free(share);
+	return p;
+}
+
+char *
+kf_libexec_file(const char *name)
+{
+	char *dir = kf_path_join(kf_exe_dir(), "../libexec/kf");
+	const char *dirs[] = { getenv("KF_LIBEXECDIR"), dir, KF_LIBEXECDIR_DEFAULT };
+	char *p = first_existing(dirs, 3, name);
+
+	free(dir);
+	return p;
+}

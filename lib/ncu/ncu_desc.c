@@ -1,0 +1,25 @@
+/* kf: the Nsight Compute descriptor: what the shared stages know of ncu. */
+#include "ncu.h"
+
+static const struct kf_prof_lang langs[] = {
+	{ "cuda", "query", 1, 0 },
+	{ "pytorch", "query", 0, 0 },
+	{ "triton", "query", 0, 0 },
+	{ NULL, NULL, 0, 0 },
+};
+
+/* kf-feedback reads the rules of one launch and a section or two of the
+ * others' metrics; the rest is never parsed. */
+static const char *const keep[] = { "kernels/*/metrics/*", "kernels/*/rules", NULL };
+
+const struct kf_profiler kf_ncu = {
+	.name = "ncu",
+	.vendor = "nvidia",
+	.npasses = 1,
+	.langs = langs,
+	.gpu_env = "CUDA_VISIBLE_DEVICES",
+	.keep = keep,
+	.wrap = ncu_wrap,
+	.read = ncu_read,
+	.feedback = ncu_feedback,
+};

@@ -1,0 +1,29 @@
+/* kf: the unitrace descriptor: what the shared stages know of unitrace. */
+#include <stddef.h>
+
+#include "unitrace.h"
+
+static const struct kf_prof_lang langs[] = {
+	{ "sycl", "query", 1, 0 },
+	{ "ocl", "sampling", 2, 0 },
+	{ "pytorch", "query", 0, 1 },
+	{ "triton", "query", 0, 1 },
+	{ NULL, NULL, 0, 0 },
+};
+
+/* The /tmp link kf-wrap gives unitrace's -o (unitrace.c), one per pass. */
+static const char *const pass_fields[] = { "unitrace_link", NULL };
+
+const struct kf_profiler kf_unitrace = {
+	.name = "unitrace",
+	.vendor = "intel",
+	.npasses = 3,
+	.groups = ut_groups,
+	.langs = langs,
+	.gpu_env = "ZE_AFFINITY_MASK",
+	.pass_fields = pass_fields,
+	.wrap = unitrace_wrap,
+	.read = unitrace_read,
+	.collate = unitrace_collate,
+	.feedback = unitrace_feedback,
+};
