@@ -35,7 +35,8 @@ static const char css[] =
 	"vertical-align:top;overflow-wrap:break-word}\n"
 	"td.kernel,td.reason,td.text,td.where,td.rule{overflow-wrap:anywhere}td.kernel{min-width:10rem}td.rule{min-width:7rem}\n"
 	"td.num,th.num{text-align:right;white-space:nowrap}\n"
-	"tr.failed td{background:#fbeee6}.st-failed{color:var(--verm);font-weight:bold}\n"
+	"tr.failed td{background:#fbeee6}.st-failed{color:var(--verm);font-weight:bold}"
+	"span.run{font-size:.8rem;color:var(--verm)}\n"
 	"code,pre{font:13px/1.35 ui-monospace,monospace}pre{white-space:pre-wrap;margin:0}\n"
 	".charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(26rem,1fr));"
 	"gap:1rem}\n"
@@ -134,6 +135,37 @@ top_rule(const cJSON *an, const cJSON *f)
 	return r && r->child ? kf_str(r->child, "kind") : NULL;
 }
 
+/* The first run of the job (its own, or one of its passes') that did not end
+ * with status 0: what the numbers may lack. NULL when all did. */
+static const cJSON *
+odd_run(const cJSON *rec)
+{
+	const cJSON *run = kf_obj(rec, "run"), *p;
+	const char *by = kf_str(run, "ended_by");
+
+	if (run && ((by && strcmp(by, "exit") != 0) || kf_num(run, "exit_code", 0) != 0))
+		return run;
+	cJSON_ArrayForEach(p, kf_arr(rec, "passes")) {
+		run = kf_obj(p, "run");
+		by = kf_str(run, "ended_by");
+		if (run && ((by && strcmp(by, "exit") != 0) || kf_num(run, "exit_code", 0) != 0))
+			return run;
+	}
+	return NULL;
+}
+
+/* How it ended, in a word or two: "exit 6", "inactivity", "timeout". */
+static void
+put_run_end(struct buf *b, const cJSON *run)
+{
+	const char *by = kf_str(run, "ended_by");
+
+	if (by && strcmp(by, "exit") != 0)
+		html_text(b, by);
+	else
+		buf_printf(b, "exit %ld", kf_num_long(run, "exit_code", 0, -1000000, 1000000));
+}
+
 static void
 td_text(struct buf *b, const char *cls, const char *s, size_t max)
 {
@@ -175,7 +207,13 @@ index_row(struct kf_report *r, const cJSON *rec, const cJSON *an, const cJSON *e
 	html_text(b, kf_str(rec, "id") ? kf_str(rec, "id") : "(no id)");
 	buf_puts(b, "</a></td>");
 	td_text(b, "profiler", kf_str(rec, "profiler"), 0);
-	buf_printf(b, "<td class=\"status st-%s\">%s</td>", err ? "failed" : "ok", err ? "failed" : "ok");
+	buf_printf(b, "<td class=\"status st-%s\">%s", err ? "failed" : "ok", err ? "failed" : "ok");
+	if (odd_run(rec)) {
+		buf_puts(b, "<br><span class=\"run\">");
+		put_run_end(b, odd_run(rec));
+		buf_puts(b, "</span>");
+	}
+	buf_puts(b, "</td>");
 	if (err) {
 		buf_puts(b, "<td class=\"reason\" colspan=\"5\">");
 		html_text(b, kf_str(err, "kind"));
@@ -230,6 +268,7 @@ job_summary(struct buf *b, const cJSON *rec, const cJSON *an, const cJSON *f)
 	buf_puts(b, "<dl class=\"summary\">");
 	dl_item(b, "Profiler", kf_str(rec, "profiler"));
 	dl_item(b, "GPU", kf_str(kf_obj(rec, "worker"), "gpu_name"));
+	dl_item(b, "Run", kf_str(odd_run(rec), "message"));
 	if (f) {
 		buf_puts(b, "<dt>Focus kernel</dt><dd class=\"focus-name\"><code>");
 		html_text(b, kf_str(f, "name"));
@@ -321,7 +360,7 @@ source_lines(struct buf *b, const cJSON *f, int max)
 }
 
 static void
-job_failed(struct buf *b, const cJSON *err)
+job_failed(struct buf *b, const cJSON *rec, const cJSON *err)
 {
 	buf_puts(b, "<p class=\"st-failed\">Profiling failed: ");
 	html_text(b, kf_str(err, "kind"));
@@ -333,6 +372,11 @@ job_failed(struct buf *b, const cJSON *err)
 	if (kf_str(err, "hint")) {
 		buf_puts(b, "<p class=\"hint\"><b>What to do:</b> ");
 		html_text(b, kf_str(err, "hint"));
+		buf_puts(b, "</p>");
+	}
+	if (kf_str(odd_run(rec), "message")) {
+		buf_puts(b, "<p class=\"run\"><b>The run:</b> ");
+		html_text(b, kf_str(odd_run(rec), "message"));
 		buf_puts(b, "</p>");
 	}
 }
@@ -347,7 +391,7 @@ job_section(struct kf_report *r, const cJSON *rec, const cJSON *an, const cJSON 
 	html_text(b, kf_str(rec, "id") ? kf_str(rec, "id") : "(no id)");
 	buf_puts(b, "</h2>\n");
 	if (err) {
-		job_failed(b, err);
+		job_failed(b, rec, err);
 		buf_puts(b, "</section>\n");
 		return;
 	}

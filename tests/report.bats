@@ -459,3 +459,19 @@ unitrace_final() {
 	[ "$(skeleton <"$T/dom" | count '<i>')" -eq 0 ]
 	figure roofline <"$T/dom" | grep -qF '>1 focus &lt;i&gt;A&lt;/i&gt;</text>'
 }
+
+@test "real runs that did not end well (abort, hang, killed): the index and the section say how they ended" {
+	kf-report "$R/cap-abort.json" "$R/cap-hang.json" "$R/cap-jax-jit.json" >"$T/r.html"
+	dom "$T/r.html" >"$T/dom"
+	grep -qF '<td class="status st-ok">ok<br><span class="run">exit 6</span></td>' "$T/dom"
+	grep -qF '<td class="status st-ok">ok<br><span class="run">inactivity</span></td>' "$T/dom"
+	grep -qF '<td class="status st-failed">failed<br><span class="run">inactivity</span></td>' "$T/dom"
+	for j in abort hang; do
+		m=$(jq -r '(.run // .passes[0].run).message' "$R/cap-$j.json")
+		grep -qF "<dt>Run</dt><dd>$(esc "$m")</dd>" "$T/dom" || fail "$j: $m"
+	done
+	m=$(jq -r '(.run // .passes[0].run).message' "$R/cap-jax-jit.json")
+	[[ $m == "no output for 60 s"* ]]
+	grep -qF "<p class=\"run\"><b>The run:</b> $(esc "$m")</p>" "$T/dom"
+	[ "$(count '<tr class="failed">' <"$T/dom")" -eq 1 ]
+}
