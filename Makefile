@@ -14,8 +14,10 @@ DATADIR = $(PREFIX)/share/kf
 LIBEXECDIR = $(PREFIX)/libexec/kf
 DESTDIR ?=
 
-PROGS = kf-select kf-wrap kf-run kf-read kf-collate kf-feedback kf-report
+PROGS = kf-select kf-wrap kf-run kf-read kf-collate kf-feedback kf-report kf
 SCRIPTS = $(wildcard libexec/kf/*)
+PIPELINES = $(wildcard pipelines/*)
+COMPLETIONDIR = $(PREFIX)/share/bash-completion/completions
 DATA = $(wildcard share/kf/*)
 MAN1 = $(PROGS:%=man/%.1)
 MAN7 = man/kf.7
@@ -126,12 +128,19 @@ install: all
 	for f in $(SCRIPTS); do cp -f $$f $(DESTDIR)$(LIBEXECDIR)/; chmod 755 $(DESTDIR)$(LIBEXECDIR)/$${f##*/}; done
 	cp -f $(MAN1) $(DESTDIR)$(MANPREFIX)/man1/
 	cp -f $(MAN7) $(DESTDIR)$(MANPREFIX)/man7/
+	mkdir -p $(DESTDIR)$(DATADIR)/pipelines $(DESTDIR)$(COMPLETIONDIR)
+	for f in $(PIPELINES); do cp -f $$f $(DESTDIR)$(DATADIR)/pipelines/; \
+		if [ -x $$f ]; then chmod 755 $(DESTDIR)$(DATADIR)/pipelines/$${f##*/}; fi; done
+	for p in $(PROGS); do cp -f completion/kf.bash $(DESTDIR)$(COMPLETIONDIR)/$$p; done
 
 uninstall:
 	for p in $(PROGS); do rm -f $(DESTDIR)$(BINDIR)/$$p $(DESTDIR)$(MANPREFIX)/man1/$$p.1; done
 	for f in $(DATA); do rm -f $(DESTDIR)$(DATADIR)/$${f##*/}; done
 	for f in $(SCRIPTS); do rm -f $(DESTDIR)$(LIBEXECDIR)/$${f##*/}; done
 	rm -f $(DESTDIR)$(MANPREFIX)/man7/kf.7
+	for f in $(PIPELINES); do rm -f $(DESTDIR)$(DATADIR)/pipelines/$${f##*/}; done
+	for p in $(PROGS); do rm -f $(DESTDIR)$(COMPLETIONDIR)/$$p; done
+	-rmdir $(DESTDIR)$(DATADIR)/pipelines $(DESTDIR)$(COMPLETIONDIR) 2>/dev/null
 	-rmdir $(DESTDIR)$(DATADIR) $(DESTDIR)$(LIBEXECDIR) 2>/dev/null
 
 clean:

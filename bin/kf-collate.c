@@ -15,7 +15,7 @@ static const char help[] =
 	"\"passes\" and \"collated\". A job is written as soon as all its passes are\n"
 	"in (passes_total, or the profiler's number of passes), the rest at the end.\n"
 	"  -u, --unbuffered   flush after every record\n"
-	"      --help         print this help\n"
+	"  -h, --help         print this help\n"
 	"      --version      print the version\n";
 
 struct job {

@@ -4,14 +4,17 @@
 #include <string.h>
 
 #include "collate.h"
+#include "delta.h"
+#include "fb_passes.h"
 #include "feedback.h"
+#include "hw.h"
 #include "opt.h"
 #include "profiler.h"
 #include "record.h"
 
 static const char usage[] =
 	"[-tu] [--max-chars N] [--top N] [--rules N] [--gpu NAME] [--gpus-file FILE]\n"
-	"[FILE ...]";
+	"[--no-collated] [--baseline FILE [--noise PCT]] [FILE ...]";
 static const char help[] =
 	"Adds \"feedback\" (text for a prompt) and \"analysis\" (the same findings as\n"
 	"data) to each collated record.\n"
@@ -21,9 +24,16 @@ static const char help[] =
 	"      --rules N        optimisation rules listed (default 5)\n"
 	"      --gpu NAME       use this GPU's roofs, whatever the record's worker says\n"
 	"      --gpus-file FILE more GPUs (JSON, as share/kf/gpus.json)\n"
+	"      --no-collated    leave \"collated\" and \"data\" out of the records\n"
+	"      --baseline FILE  compare each record with FILE's record of the same id\n"
+	"                       (kf-feedback's output of an earlier run): analysis.delta\n"
+	"      --noise PCT      a time that changed by PCT% or less (or 1.5 us) is\n"
+	"                       unchanged (default 4, measured on an H200: kf-feedback(1))\n"
 	"  -u, --unbuffered     flush after every record\n"
-	"      --help           print this help\n"
+	"  -h, --help           print this help\n"
 	"      --version        print the version\n";
+
+static int no_collated;	/* --no-collated: leave the profile data out */
 
 static const char *const intro =
 	"Your code has been analyzed with a profiler. Here is a summary of the results:";
@@ -46,6 +56,26 @@ explain_error(const cJSON *rec, struct kf_fb *fb)
 	kf_set(fb->analysis, "error", cJSON_Duplicate(e, 1));
 }
 
+/* --gpu and --gpus-file serve the feedback that uses GPU roofs (it says
+ * which GPU in analysis.gpu); for a successful analysis without one, the
+ * option did not apply: said once. */
+static void
+say_unused_options(const cJSON *analysis, const struct kf_fb_opts *opt)
+{
+	static int said;
+	const char *prof = kf_str(analysis, "profiler");
+
+	if (said || (opt->gpu == NULL && opt->gpus_file == NULL) ||
+	    strcmp(kf_str(analysis, "status") ? kf_str(analysis, "status") : "", "ok") != 0 ||
+	    kf_obj(analysis, "gpu"))
+		return;
+	said = 1;
+	kf_warn("%s does not apply to %s records (their feedback uses no GPU roofs): "
+	    "ignored for them", opt->gpu ? "--gpu" : "--gpus-file", prof ? prof : "these");
+}
+
+static const struct kf_baseline *baseline;
+
 static void
 feedback_one(cJSON *rec, const struct kf_fb_opts *opt, int text_only)
 {
@@ -58,9 +88,10 @@ feedback_one(cJSON *rec, const struct kf_fb_opts *opt, int text_only)
 	kf_fb_unkeep(rec);
 	if (p)
 		kf_set_str(fb.analysis, "profiler", p->name);
-	/* A record that was read but not collated: collate its one pass here. */
+	/* A record that was read but not collated: collate its one pass here,
+	 * unless it is one pass of several. */
 	if (!kf_error(rec) && !kf_obj(rec, "collated") &&
-	    cJSON_GetObjectItemCaseSensitive(rec, "data")) {
+	    cJSON_GetObjectItemCaseSensitive(rec, "data") && !kf_fb_one_of_passes(rec)) {
 		cJSON *one = cJSON_Duplicate(rec, 1);
 
 		work = kf_collate_job(&one, 1);
@@ -78,7 +109,11 @@ feedback_one(cJSON *rec, const struct kf_fb_opts *opt, int text_only)
 		kf_fb_add(&fb, FB_DETAIL, "%s", intro);
 		kf_set_str(fb.analysis, "status", "ok");
 		p->feedback(work, &fb);
+		kf_delta(baseline, rec, &fb);
 	}
+	if (strcmp(kf_str(fb.analysis, "status") ? kf_str(fb.analysis, "status") : "", "ok") != 0)
+		kf_set_failed();	/* written all the same; the status says it */
+	say_unused_options(fb.analysis, opt);
 	text = kf_fb_render(&fb, opt->max_chars);
 	if (text_only) {
 		const char *id = kf_str(rec, "id");
@@ -88,6 +123,10 @@ feedback_one(cJSON *rec, const struct kf_fb_opts *opt, int text_only)
 		fputs(text, stdout);
 		putchar('\n');
 	} else {
+		if (no_collated) {
+			cJSON_DeleteItemFromObjectCaseSensitive(rec, "collated");
+			cJSON_DeleteItemFromObjectCaseSensitive(rec, "data");
+		}
 		kf_set_str(rec, "feedback", text);
 		kf_set(rec, "analysis", fb.analysis);
 		fb.analysis = NULL;
@@ -99,10 +138,23 @@ feedback_one(cJSON *rec, const struct kf_fb_opts *opt, int text_only)
 	kf_fb_free(&fb);
 }
 
+/* --gpu and --gpus-file are checked before any record: a GPU that is not
+ * known or a file that cannot be read is a usage error. */
+static void
+check_gpu_options(const struct kf_fb_opts *opt)
+{
+	char *err = NULL;
+
+	if (opt->gpu == NULL && opt->gpus_file == NULL)
+		return;
+	if (kf_hw_find(opt->gpu, opt->gpus_file, &err) == NULL && err)
+		kf_usage_error("%s: %s", opt->gpu ? "--gpu" : "--gpus-file", err);
+}
+
 int
 main(int argc, char **argv)
 {
-	enum { O_TOP = 1, O_RULES, O_GPU, O_GPUS_FILE };
+	enum { O_TOP = 1, O_RULES, O_GPU, O_GPUS_FILE, O_NO_COLLATED, O_BASELINE, O_NOISE };
 	static const struct option longopts[] = {
 		{ "text", no_argument, NULL, 't' },
 		{ "max-chars", required_argument, NULL, 'n' },
@@ -110,10 +162,16 @@ main(int argc, char **argv)
 		{ "rules", required_argument, NULL, O_RULES },
 		{ "gpu", required_argument, NULL, O_GPU },
 		{ "gpus-file", required_argument, NULL, O_GPUS_FILE },
+		{ "no-collated", no_argument, NULL, O_NO_COLLATED },
+		{ "baseline", required_argument, NULL, O_BASELINE },
+		{ "noise", required_argument, NULL, O_NOISE },
 		KF_OPT_COMMON
 	};
 	struct kf_fb_opts opt = { 0, 5, 5, NULL, NULL };
 	int c, text_only = 0;
+	const char *base_file = NULL;
+	double noise = KF_NOISE_PCT_DEFAULT;
+	struct kf_baseline *base = NULL;
 	struct kf_in *in;
 	cJSON *rec;
 
@@ -124,18 +182,25 @@ main(int argc, char **argv)
 		case 't': text_only = 1; break;
 		case 'n': opt.max_chars = (size_t)kf_opt_long(optarg, "--max-chars", 1, 100000000); break;
 		case O_TOP: opt.top = (int)kf_opt_long(optarg, "--top", 1, 1000000); break;
-		case O_RULES: opt.max_rules = (int)kf_opt_long(optarg, "--rules", 0, 1000000); break;
+		case O_RULES: opt.max_rules = (int)kf_opt_long(optarg, "--rules", 1, 1000000); break;
 		case O_GPU: opt.gpu = optarg; break;
 		case O_GPUS_FILE: opt.gpus_file = optarg; break;
+		case O_NO_COLLATED: no_collated = 1; break;
+		case O_BASELINE: base_file = optarg; break;
+		case O_NOISE: noise = kf_opt_pct(optarg, "--noise"); break;
 		default: kf_usage();
 		}
 	}
+	check_gpu_options(&opt);
+	if (base_file)
+		baseline = base = kf_baseline_load(base_file, noise);
 	in = kf_in_open(argc - optind, argv + optind);
 	kf_in_keep(in, kf_profiler_keep_paths());
-	while ((rec = kf_in_next(in)) != NULL) {
+	while ((rec = kf_fb_next(in)) != NULL) {
 		feedback_one(rec, &opt, text_only);
 		cJSON_Delete(rec);
 	}
 	kf_in_close(in);
+	kf_baseline_free(base);
 	return kf_finish();
 }

@@ -11,7 +11,7 @@ static const char usage[] = "[-u] [FILE ...]";
 static const char help[] =
 	"Adds \"data\": what the profiler of each record left in its output_dir.\n"
 	"  -u, --unbuffered   flush after every record\n"
-	"      --help         print this help\n"
+	"  -h, --help         print this help\n"
 	"      --version      print the version\n";
 
 static void

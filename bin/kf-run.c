@@ -33,7 +33,7 @@ static const char usage[] =
     "[-kqu] [-j N] [-t SECONDS] [-i SECONDS] [--gpus LIST] [file ...]";
 static const char help[] =
     "Run each record's argv; add \"run\" and \"worker\".\n"
-    "  -t, --timeout S       end a job after S seconds (300; 0: never)\n"
+    "  -t, --timeout S       end a job after S seconds (300; 0: never; 90s, 5m, 1h)\n"
     "  -i, --inactivity S    end a job after S seconds without output (100; 0: never)\n"
     "      --grace S         from SIGTERM to SIGKILL (2)\n"
     "      --marker-grace S  after a literal end marker (2)\n"
@@ -77,7 +77,7 @@ static struct {
 	int keep_order, secrets, quiet;
 	char **gpus;
 	int ngpus;
-} opt = { { 300, 100, 2, 2, 10, 1, 65536, 0 }, 0, 0, 0, 0, NULL, 0 };
+} opt = { { 300, 100, 2, 2, 10, 1, 65536, 0, 0, 0 }, 0, 0, 0, 0, NULL, 0 };
 
 struct pending {
 	cJSON *rec;
@@ -104,6 +104,8 @@ static char **base_env;
 static cJSON *worker;
 static int sfd, interrupted, out_broken, progress_on, progress_shown;
 static double t0, last_draw;
+static double ran_s;			/* the run time of the jobs finished */
+static long nran;
 
 /* Progress on a terminal. */
 
@@ -114,6 +116,21 @@ progress_clear(void)
 		fputs("\r\033[K", stderr);
 		progress_shown = 0;
 	}
+}
+
+/* The work left, from the mean run time of the jobs finished: the jobs
+ * waiting take the mean each, a running one what it has left of the mean;
+ * spread over the slots. Waiting jobs never make it grow. */
+static double
+time_left(double now)
+{
+	double mean = ran_s / (double)nran, work = (double)nqueued * mean;
+	int i;
+
+	for (i = 0; i < js.n; i++)
+		if (js.slots[i])
+			work += fmax(0, mean - (now - js.slots[i]->start));
+	return work / (double)js.n;
 }
 
 static void
@@ -130,8 +147,8 @@ progress(double now, int force)
 	else
 		fputs("?", stderr);
 	fprintf(stderr, " done, %d running, %.0fs elapsed", js.nrunning, el);
-	if (input_done && ndone > 0 && ndone < nseq)
-		fprintf(stderr, ", about %.0fs left", el / (double)ndone * (double)(nseq - ndone));
+	if (input_done && nran > 0 && ndone < nseq)
+		fprintf(stderr, ", about %.0fs left", time_left(now));
 	progress_shown = 1;
 }
 
@@ -194,6 +211,8 @@ done(struct kf_job *j, cJSON *run)
 static void
 finish(struct kf_job *j, double now)
 {
+	ran_s += (j->reaped ? j->exited_at : now) - j->start;
+	nran++;
 	js.slots[j->slot] = NULL;
 	js.nrunning--;
 	done(j, kf_job_run(j, now, interrupted));
@@ -589,8 +608,14 @@ options(int argc, char **argv)
 	kf_opt_init(usage, help);
 	while ((c = kf_getopt(argc, argv, "+i:j:kqt:u", longopts)) != -1) {
 		switch (c) {
-		case 't': opt.job.timeout = kf_opt_seconds(optarg, "--timeout"); break;
-		case 'i': opt.job.inactivity = kf_opt_seconds(optarg, "--inactivity"); break;
+		case 't':
+			opt.job.timeout = kf_opt_seconds(optarg, "--timeout");
+			opt.job.timeout_set = 1;
+			break;
+		case 'i':
+			opt.job.inactivity = kf_opt_seconds(optarg, "--inactivity");
+			opt.job.inactivity_set = 1;
+			break;
 		case OPT_GRACE: opt.job.grace = kf_opt_seconds(optarg, "--grace"); break;
 		case OPT_MGRACE: opt.job.mgrace = kf_opt_seconds(optarg, "--marker-grace"); break;
 		case OPT_PGRACE: opt.job.pgrace = kf_opt_seconds(optarg, "--pytest-grace"); break;

@@ -19,7 +19,7 @@ static const char help[] =
 	"      --arch NAME      the arch of jobs that give none\n"
 	"      --list-arch      print the architecture table and exit\n"
 	"  -u, --unbuffered     flush after every record\n"
-	"      --help           print this help\n"
+	"  -h, --help           print this help\n"
 	"      --version        print the version\n";
 
 enum { O_PROFILER = 0x100, O_ARCH, O_LIST_ARCH };

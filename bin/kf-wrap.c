@@ -4,10 +4,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "opt.h"
 #include "profiler.h"
 #include "record.h"
+#include "rundir.h"
 #include "select.h"
 #include "text.h"
 #include "wrap.h"
@@ -15,22 +17,24 @@
 static const char usage[] =
 	"[-u] [-o dir] [--tool path] [-a arg] [--sudo] [--no-timeline]\n"
 	"[--end-marker str] [--timeout s] [--inactivity s] [FILE ...]\n"
-	"PROFILER [options] [--id name] [--language lang] -- CMD [ARG ...]";
+	"PROFILER [options] [--id name] [--language lang] [profiler options] -- CMD [ARG ...]";
 static const char help[] =
 	"Wraps pass records (from kf-select, or one job given on the command line)\n"
-	"in the profiler's command.\n"
+	"in the profiler's command. Between PROFILER and --, words that are not\n"
+	"kf-wrap's options go to the profiler (a bare word: the value of the one\n"
+	"before it): kf-wrap ncu --clock-control none -- ./k. -o is kf-wrap's.\n"
 	"  -o, --output-dir DIR   outputs under DIR/ID/PASS (default kf-out)\n"
 	"      --tool PATH        the profiler program (ncu, unitrace, vtune)\n"
 	"  -a, --arg ARG          one more profiler argument (repeatable)\n"
 	"      --sudo             run the profiler under sudo -E\n"
 	"      --no-timeline      unitrace: no Chrome kernel and ITT logging\n"
 	"      --end-marker STR   output that ends the run (none: no marker)\n"
-	"      --timeout S        kf-run's limit for the whole run\n"
+	"      --timeout S        kf-run's limit for the whole run (90s, 5m, 1h)\n"
 	"      --inactivity S     kf-run's limit for a run without output\n"
 	"      --id NAME          the job's id (default: the command's name)\n"
 	"      --language LANG    the job's language (sycl, ocl, cuda, pytorch, triton)\n"
 	"  -u, --unbuffered       flush after every record\n"
-	"      --help             print this help\n"
+	"  -h, --help             print this help\n"
 	"      --version          print the version\n";
 
 enum {
@@ -106,11 +110,15 @@ fill_pass(cJSON *rec, const struct kf_profiler *p)
 	return 0;
 }
 
+/* Every run keeps its own outputs: a made-up output_dir is a fresh
+ * directory (ID/PASS, else ID/PASS.2 ...), and a record's own output_dir
+ * that already holds files is refused rather than written over. */
 static int
 make_output_dir(cJSON *rec, const char *id)
 {
 	const char *dir = kf_str(rec, "output_dir");
-	char *path = NULL, *a, *b, *sub;
+	char *path = NULL, *a, *b, *sub, *run;
+	int used;
 
 	if (dir == NULL) {
 		a = kf_path_component(id);
@@ -120,17 +128,28 @@ make_output_dir(cJSON *rec, const char *id)
 		free(a);
 		free(b);
 		free(sub);
-		kf_set_str(rec, "output_dir", path);
-		dir = kf_str(rec, "output_dir");
+		run = kf_run_dir(path);
+		kf_set_str(rec, "output_dir", run ? run : path);
 		free(path);
+		free(run);
+		if (run)
+			return 0;
+		dir = kf_str(rec, "output_dir");
+	} else if ((used = kf_dir_used(dir)) != 0) {
+		if (used > 0) {
+			kf_fail(rec, "output_dir", "job %s: output_dir %s already holds the outputs "
+			    "of an earlier run", id, dir);
+			kf_fail_hint(rec, "kf-wrap never writes over a profile: remove %s, or leave "
+			    "output_dir out and kf-wrap makes a fresh one under -o", dir);
+			return -1;
+		}
+	} else if (kf_mkdirs(dir, 0777) == 0) {
+		return 0;
 	}
-	if (kf_mkdirs(dir, 0777) != 0) {
-		kf_fail(rec, "output_dir", "job %s: cannot create output_dir %s: %s", id, dir,
-		    strerror(errno));
-		kf_fail_hint(rec, "choose a writable place with kf-wrap -o DIR");
-		return -1;
-	}
-	return 0;
+	kf_fail(rec, "output_dir", "job %s: cannot create output_dir %s: %s", id, dir,
+	    strerror(errno));
+	kf_fail_hint(rec, "choose a writable place with kf-wrap -o DIR");
+	return -1;
 }
 
 /* The reference runs ncu as sudo -E env "PYTHONPATH=$PYTHONPATH" ncu ... */
@@ -290,75 +309,171 @@ add_arg(const char *a)
 	opt.args[opt.nargs++] = (char *)a;
 }
 
-/* Options come before and after PROFILER; "--" or the first other operand
- * after it starts the command. Returns the PROFILER operand or NULL. */
+static const struct option longopts[] = {
+	{ "output-dir", required_argument, NULL, 'o' },
+	{ "tool", required_argument, NULL, O_TOOL },
+	{ "arg", required_argument, NULL, 'a' },
+	{ "sudo", no_argument, NULL, O_SUDO },
+	{ "no-timeline", no_argument, NULL, O_NO_TIMELINE },
+	{ "end-marker", required_argument, NULL, O_END_MARKER },
+	{ "timeout", required_argument, NULL, O_TIMEOUT },
+	{ "inactivity", required_argument, NULL, O_INACTIVITY },
+	{ "id", required_argument, NULL, O_ID },
+	{ "language", required_argument, NULL, O_LANGUAGE },
+	KF_OPT_COMMON
+};
+
+static void
+apply_option(int c, const char *arg)
+{
+	if (kf_opt_common(c))
+		return;
+	switch (c) {
+	case 'o': opt.base = arg; break;
+	case O_TOOL: opt.tool = arg; break;
+	case 'a': add_arg(arg); break;
+	case O_SUDO: opt.sudo = 1; break;
+	case O_NO_TIMELINE: opt.no_timeline = 1; break;
+	case O_END_MARKER:
+		opt.end_marker_set = 1;
+		opt.end_marker = strcmp(arg, "none") == 0 ? NULL : arg;
+		break;
+	case O_TIMEOUT: opt.timeout = kf_opt_seconds(arg, "--timeout"); break;
+	case O_INACTIVITY: opt.inactivity = kf_opt_seconds(arg, "--inactivity"); break;
+	case O_ID:
+		if (arg[0] == '\0')
+			kf_usage_error("--id: the id may not be empty");
+		opt.id = arg;
+		break;
+	case O_LANGUAGE: opt.language = arg; break;
+	default: kf_usage();
+	}
+}
+
+/* The option code of a word that is one of kf-wrap's own options, spelt out
+ * in full (-o, -a, -u, -h, --output-dir, --id, ...; no abbreviations, so
+ * that a profiler's option is never taken for one); *has_arg says whether
+ * it takes a value; *inline_val is the value in the same word, or NULL.
+ * 0: not kf-wrap's. */
+static int
+own_option(const char *w, int *has_arg, const char **inline_val)
+{
+	const struct option *o;
+	size_t n;
+
+	*inline_val = NULL;
+	if (w[0] == '-' && w[1] && w[1] != '-' && strchr("oauh", w[1])) {
+		*has_arg = w[1] == 'o' || w[1] == 'a';
+		if (!*has_arg && w[2])
+			return 0;
+		*inline_val = *has_arg && w[2] ? w + 2 : NULL;
+		return w[1];
+	}
+	if (strncmp(w, "--", 2) != 0)
+		return 0;
+	n = strcspn(w + 2, "=");
+	for (o = longopts; o->name; o++) {
+		if (strlen(o->name) != n || strncmp(o->name, w + 2, n) != 0)
+			continue;
+		*has_arg = o->has_arg == required_argument;
+		if (w[2 + n] == '=' && !*has_arg)
+			kf_usage_error("--%s takes no value", o->name);
+		*inline_val = w[2 + n] == '=' ? w + 3 + n : NULL;
+		return o->val;
+	}
+	return 0;
+}
+
+/* The words between PROFILER and "--": kf-wrap's own options, else the
+ * profiler's; a word that does not start with '-' is the value of the
+ * profiler option before it (also of one given with -a). */
+static void
+profiler_section(char **argv, int from, int to)
+{
+	int i, c, has_arg, value_ok = 0;
+	const char *val;
+
+	for (i = from; i < to; i++) {
+		const char *w = argv[i];
+
+		if (w[0] != '-' || w[1] == '\0') {
+			if (!value_ok)
+				kf_usage_error("'%s' before --: the program goes after --, and "
+				    "a profiler option's value right after the option", w);
+			add_arg(w);
+			continue;
+		}
+		value_ok = 0;
+		if ((c = own_option(w, &has_arg, &val)) == 0) {
+			add_arg(w);
+			value_ok = 1;
+			continue;
+		}
+		if (has_arg && val == NULL) {
+			if (i + 1 >= to)
+				kf_usage_error("%s requires an argument", w);
+			val = argv[++i];
+		}
+		apply_option(c, val);
+		value_ok = c == 'a' && val[0] == '-';	/* -a --opt VALUE */
+	}
+}
+
+static int
+find_dashdash(int argc, char **argv, int from)
+{
+	int i;
+
+	for (i = from; i < argc; i++)
+		if (strcmp(argv[i], "--") == 0)
+			return i;
+	return -1;
+}
+
+/* A first operand that is not a profiler but is followed by "--", or is no
+ * file, is a profiler name mistyped (kf-wrap nsys -- ./k). */
+static void
+check_operand(int argc, char **argv, int i)
+{
+	const char *w = argv[i];
+
+	if (strcmp(w, "-") == 0 || (find_dashdash(argc, argv, i + 1) < 0 &&
+	    access(w, F_OK) == 0))
+		return;
+	kf_usage_error("'%s' is not a profiler (one of %s)%s", w, kf_profiler_names(),
+	    find_dashdash(argc, argv, i + 1) < 0 ? " nor a file of records" : "");
+}
+
+/* Options before PROFILER; after it, up to "--", kf-wrap's options and the
+ * profiler's (profiler_section); without "--", kf-wrap's options only and
+ * the first other operand starts the command. Returns the PROFILER operand
+ * or NULL. */
 static const char *
 parse_options(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "output-dir", required_argument, NULL, 'o' },
-		{ "tool", required_argument, NULL, O_TOOL },
-		{ "arg", required_argument, NULL, 'a' },
-		{ "sudo", no_argument, NULL, O_SUDO },
-		{ "no-timeline", no_argument, NULL, O_NO_TIMELINE },
-		{ "end-marker", required_argument, NULL, O_END_MARKER },
-		{ "timeout", required_argument, NULL, O_TIMEOUT },
-		{ "inactivity", required_argument, NULL, O_INACTIVITY },
-		{ "id", required_argument, NULL, O_ID },
-		{ "language", required_argument, NULL, O_LANGUAGE },
-		KF_OPT_COMMON
-	};
 	const char *profiler = NULL;
-	int c, before;
+	int c, before, dd;
 
 	for (;;) {
 		before = optind;
 		if ((c = kf_getopt(argc, argv, "+uo:a:", longopts)) == -1) {
 			if (optind == before + 1 && strcmp(argv[before], "--") == 0)
 				break;		/* "--" ends the options */
-			if (profiler == NULL && optind < argc && kf_profiler_find(argv[optind])) {
-				profiler = argv[optind++];
-				continue;
+			if (profiler || optind >= argc)
+				break;
+			if (!kf_profiler_find(argv[optind])) {
+				check_operand(argc, argv, optind);
+				break;
 			}
-			break;
+			profiler = argv[optind++];
+			if ((dd = find_dashdash(argc, argv, optind)) >= 0) {
+				profiler_section(argv, optind, dd);
+				optind = dd + 1;
+				break;
+			}
+			continue;
 		}
-		switch (c) {
-		case 'o':
-			opt.base = optarg;
-			break;
-		case O_TOOL:
-			opt.tool = optarg;
-			break;
-		case 'a':
-			add_arg(optarg);
-			break;
-		case O_SUDO:
-			opt.sudo = 1;
-			break;
-		case O_NO_TIMELINE:
-			opt.no_timeline = 1;
-			break;
-		case O_END_MARKER:
-			opt.end_marker_set = 1;
-			opt.end_marker = strcmp(optarg, "none") == 0 ? NULL : optarg;
-			break;
-		case O_TIMEOUT:
-			opt.timeout = kf_opt_seconds(optarg, "--timeout");
-			break;
-		case O_INACTIVITY:
-			opt.inactivity = kf_opt_seconds(optarg, "--inactivity");
-			break;
-		case O_ID:
-			if (optarg[0] == '\0')
-				kf_usage_error("--id: the id may not be empty");
-			opt.id = optarg;
-			break;
-		case O_LANGUAGE:
-			opt.language = optarg;
-			break;
-		default:
-			kf_usage();
-		}
+		apply_option(c, optarg);
 	}
 	return profiler;
 }

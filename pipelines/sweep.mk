@@ -4,8 +4,11 @@
 #
 # leaves, for each job, DIR/ID.json (the final record), DIR/ID.feedback.txt,
 # DIR/ID.log (what the stages said) and the profiler's files in
-# DIR/runs/ID/ID/PASS, and DIR/summary.tsv with one line
-# per job: id, profiler, status, top kernel, its share of GPU time, verdict.
+# DIR/runs/ID/ID/PASS, and DIR/summary.tsv with a header line and one line
+# per job: id, profiler, status, top kernel, its share of GPU time, verdict,
+# reason (why a job failed). Before any job, the kf programs and the
+# profilers must be there (else make stops, status 2); on a terminal, a
+# count of the jobs done and a closing summary.
 #
 # Each job is split into DIR/jobs/ID.job, rewritten only when the job's line
 # changed, so a second run profiles only the jobs that changed. A failed job
@@ -13,6 +16,13 @@
 # jobs run side by side, each holding one GPU of GPUS at a time
 # (pipelines/kf-gpu-lock). OUT may not contain blanks; a job whose id is not
 # a plain file name runs under the name line-N (N: its line in JOBS).
+#
+# With BASELINE=DIR (an earlier sweep's OUT), each job's final record is
+# also compared with DIR/ID.json (kf-feedback --baseline; no profiling
+# again): DIR/ID.compared.json and DIR/ID.compared.txt, redone when the job,
+# its baseline record or BASELINE changes; summary.tsv then gains the
+# speedup (before / after of total GPU time) and the verdict (faster,
+# slower, unchanged; "-" without a baseline record).
 #
 # Variables: KF (the folder of the kf programs; default: PATH), SELECT_FLAGS,
 # WRAP_FLAGS, RUN_FLAGS, FEEDBACK_FLAGS (options of each stage), GPUS,
@@ -28,6 +38,7 @@ SELECT_FLAGS ?=
 WRAP_FLAGS ?=
 RUN_FLAGS ?=
 FEEDBACK_FLAGS ?=
+BASELINE ?=
 
 PIPELINES := $(patsubst %/,%,$(dir $(lastword $(MAKEFILE_LIST))))
 BIN = $(if $(KF),$(KF)/,)
@@ -41,35 +52,72 @@ ifneq ($(filter KF_SPLIT_FAILED,$(NAMES)),)
 $(error cannot split $(JOBS) into $(OUT)/jobs)
 endif
 
+# jobs/.baseline holds BASELINE, rewritten only when it changed: a sweep
+# compared with another baseline, or with none, redoes the comparisons and
+# the summary, never the profiles.
+ifneq ($(strip $(BASELINE)),)
+ifeq ($(abspath $(BASELINE)),$(abspath $(OUT)))
+$(error BASELINE=$(BASELINE) is OUT itself: the sweep replaces its own records; give it another OUT)
+endif
+endif
+BASELINE_STAMP := $(shell f='$(OUT)/jobs/.baseline'; [ "$$(cat "$$f" 2>/dev/null)" = '$(BASELINE)' ] && [ -f "$$f" ] || printf '%s\n' '$(BASELINE)' >"$$f"; echo "$$f")
+COMPARED = $(if $(strip $(BASELINE)),$(NAMES:%=$(OUT)/%.compared.json),)
+
+# kf-report draws the compared records when there is a baseline.
+REPORTED = $(if $(COMPARED),$(COMPARED),$(NAMES:%=$(OUT)/%.json))
+
 all: $(OUT)/summary.tsv $(OUT)/report.html
 
 # jobs/.names, the list of jobs (rewritten by the split when it changed),
-# makes a job removed from JOBS rewrite the summary.
-$(OUT)/summary.tsv: $(NAMES:%=$(OUT)/%.json) $(OUT)/jobs/.names
-	'$(PIPELINES)/kf-sweep-summary' '$(OUT)' $(NAMES) > '$@.tmp'
+# makes a job removed from JOBS rewrite the summary. On a terminal, a
+# closing line says how many jobs failed.
+$(OUT)/summary.tsv: $(NAMES:%=$(OUT)/%.json) $(COMPARED) $(OUT)/jobs/.names $(BASELINE_STAMP)
+	'$(PIPELINES)/kf-sweep-summary' $(if $(COMPARED),-b) '$(OUT)' $(NAMES) > '$@.tmp'
 	mv -f '$@.tmp' '$@'
+	@if [ -t 1 ]; then awk -F'\t' 'NR > 1 { n++; if ($$3 != "ok") { f++; ids = ids " " $$1 } } \
+		END { printf "kf-sweep: %d jobs, %d ok, %d failed%s (%s)\n", n, n - f, f, \
+		f ? ":" ids : "", FILENAME }' '$@'; fi
 
-# The page to look at, beside the summary: kf-report over the same records,
-# REPORT_FLAGS its options. A record it cannot draw is listed as failed on
-# the page (status 1), which does not fail the make.
-$(OUT)/report.html: $(NAMES:%=$(OUT)/%.json) $(OUT)/jobs/.names
-	$(BIN)kf-report -T 'kf sweep' $(REPORT_FLAGS) $(NAMES:%='$(OUT)/%.json') > '$@.tmp' || [ $$? -eq 1 ]
-	mv -f '$@.tmp' '$@'
+# Before any job runs (when some job is new or changed): the kf programs
+# and the profilers the jobs need must be there, else make stops here.
+export KF SELECT_FLAGS WRAP_FLAGS
+$(OUT)/jobs/.checked: $(NAMES:%=$(OUT)/jobs/%.job)
+	@'$(PIPELINES)/kf-sweep-check' '$(OUT)' '$(JOBS)' $(NAMES)
+	@touch '$@'
+
+# One job compared with its baseline record: kf-feedback again on the final
+# record, no profiling. A job without a baseline record still gets its
+# record, which says why there is no comparison.
+.SECONDEXPANSION:
+$(OUT)/%.compared.json: $(OUT)/%.json $(BASELINE_STAMP) $$(wildcard $(BASELINE)/$$*.json)
+	@$(BIN)kf-feedback $(FEEDBACK_FLAGS) --baseline '$(BASELINE)/$*.json' '$<' > '$@.tmp' \
+		2>> '$(OUT)/$*.log'; \
+	'$(PIPELINES)/kf-sweep-finish' '$*' '$@.tmp' '$@' '$(OUT)/$*.compared.txt' '$(OUT)/$*.log'
+
+# The page to look at, beside the summary: kf-report over the same records
+# (with BASELINE, the compared ones), REPORT_FLAGS its options, what it says
+# in OUT/report.log. A record it cannot draw is listed as failed on the
+# page (status 1), which does not fail the make.
+$(OUT)/report.html: $(REPORTED) $(OUT)/jobs/.names $(BASELINE_STAMP)
+	@$(BIN)kf-report -T 'kf sweep' $(REPORT_FLAGS) $(REPORTED:%='%') > '$@.tmp' \
+		2> '$(OUT)/report.log' || [ $$? -eq 1 ]
+	@mv -f '$@.tmp' '$@'
 
 # One job: its earlier outputs removed, then the six stages, the profiler's
 # files in OUT/runs/NAME/ID/PASS (NAME apart from ID: two jobs may share an
-# id). Only kf-run
-# holds a GPU. The finish step keeps the record (or writes one that says
-# the pipeline failed) and the feedback text; it does not fail the make.
-$(OUT)/%.json: $(OUT)/jobs/%.job
+# id). Only kf-run holds a GPU. Every stage's standard error goes to one
+# log, opened once for all. The finish step keeps the record (or writes one
+# that says the pipeline failed) and the feedback text, and counts the job
+# on a terminal; it does not fail the make.
+$(OUT)/%.json: $(OUT)/jobs/%.job | $(OUT)/jobs/.checked
 	@echo 'kf-sweep: $*'
 	@rm -rf '$(OUT)/runs/$*'
-	@$(BIN)kf-select $(SELECT_FLAGS) '$<' 2> '$(OUT)/$*.log' \
-	| $(BIN)kf-wrap -o '$(OUT)/runs/$*' $(WRAP_FLAGS) 2>> '$(OUT)/$*.log' \
-	| $(GPULOCK) $(BIN)kf-run $(RUN_FLAGS) 2>> '$(OUT)/$*.log' \
-	| $(BIN)kf-read 2>> '$(OUT)/$*.log' \
-	| $(BIN)kf-collate 2>> '$(OUT)/$*.log' \
-	| $(BIN)kf-feedback $(FEEDBACK_FLAGS) > '$@.tmp' 2>> '$(OUT)/$*.log'; \
+	@{ $(BIN)kf-select $(SELECT_FLAGS) '$<' \
+	| $(BIN)kf-wrap -o '$(OUT)/runs/$*' $(WRAP_FLAGS) \
+	| $(GPULOCK) $(BIN)kf-run $(RUN_FLAGS) \
+	| $(BIN)kf-read \
+	| $(BIN)kf-collate \
+	| $(BIN)kf-feedback $(FEEDBACK_FLAGS) > '$@.tmp'; } 2> '$(OUT)/$*.log'; \
 	'$(PIPELINES)/kf-sweep-finish' '$*' '$@.tmp' '$@' '$(OUT)/$*.feedback.txt' '$(OUT)/$*.log'
 
 # The jobs that failed, one id a line; exits 1 when there is any.

@@ -192,8 +192,9 @@ an() {
 	assert_line 'Kernel: fma_k(float *, int)'
 }
 
-@test "none: the error becomes an explanation with what to try" {
-	fb none "$H200/detailed-none.csv"
+@test "none: the error becomes an explanation with what to try, and status 1" {
+	run fb none "$H200/detailed-none.csv"
+	assert_failure 1
 	run text none
 	assert_output --partial 'Profiling with ncu failed'
 	assert_output --partial 'No kernels were profiled.'

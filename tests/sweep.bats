@@ -57,10 +57,10 @@ sweep() {
 	run sweep -j4
 	assert_success
 	cd "$SW"
-	# 12 good jobs, the broken one, and the bad line (line 14)
-	[ "$(wc -l <out/summary.tsv)" -eq 14 ]
+	# a header, 12 good jobs, the broken one, and the bad line (line 14)
+	[ "$(wc -l <out/summary.tsv)" -eq 15 ]
 	[ "$(cut -f1 out/summary.tsv | paste -sd' ')" = \
-		"k01-copy k02-fma k03-sgemm_naive k04-multi k05-copy k06-fma k07-sgemm_naive k08-multi k09-copy k10-fma k11-sgemm_naive k12-multi broken line-14" ]
+		"id k01-copy k02-fma k03-sgemm_naive k04-multi k05-copy k06-fma k07-sgemm_naive k08-multi k09-copy k10-fma k11-sgemm_naive k12-multi broken line-14" ]
 	while read -r line; do
 		id=$(jq -r .id <<<"$line") expect=$(jq -r .expect <<<"$line")
 		[ -s "out/$id.json" ] && [ -s "out/$id.feedback.txt" ]
@@ -109,6 +109,9 @@ sweep() {
 	need_run
 	[ -s "$SW/out/summary.tsv" ] || skip "needs the sweep of the first test"
 	cd "$SW"
+	# The first test's last files (summary.tsv, report.html) must be older
+	# than the stamp, which is set a second back.
+	sleep 1.2
 	touch -d '-1 second' stamp 2>/dev/null || touch stamp
 	sleep 1
 	run sweep -q
@@ -141,7 +144,7 @@ sweep() {
 	run sweep
 	assert_success
 	refute_output --partial "kf-sweep: k"
-	[ "$(wc -l <out/summary.tsv)" -eq 13 ]
+	[ "$(wc -l <out/summary.tsv)" -eq 14 ]
 	! grep -q '^k12-multi' out/summary.tsv
 	[ ! -e out/jobs/k12-multi.job ]
 }

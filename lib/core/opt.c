@@ -1,5 +1,5 @@
 /* kf: one way to parse options: getopt_long with --help and --version for
- * every program, usage errors (status 2), and typed option values (opt.h). */
+ * every program, usage errors (status 2), and typed option values, durations with units (opt.h). */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -61,6 +61,24 @@ kf_usage_error(const char *fmt, ...)
 	kf_usage();
 }
 
+/* shortopts with "h" added after a leading '+' or '-'; one program has one
+ * set of short options, so the string is made once. */
+static const char *
+with_h(const char *shortopts)
+{
+	static char buf[128];
+	size_t lead = shortopts[0] == '+' || shortopts[0] == '-';
+
+	if (buf[0] == '\0') {
+		if (strlen(shortopts) + 2 > sizeof buf)
+			return shortopts;
+		memcpy(buf, shortopts, lead);
+		buf[lead] = 'h';
+		strcpy(buf + lead + 1, shortopts + lead);
+	}
+	return buf;
+}
+
 int
 kf_getopt(int argc, char **argv, const char *shortopts,
     const struct option *longopts)
@@ -68,37 +86,68 @@ kf_getopt(int argc, char **argv, const char *shortopts,
 	int c;
 
 	for (;;) {
-		c = getopt_long(argc, argv, shortopts, longopts, NULL);
-		switch (c) {
-		case KF_OPT_HELP:
-			print_usage(stdout);
-			fputs(help_text, stdout);
-			exit(fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1);
-		case KF_OPT_VERSION:
-			printf("%s %s\n", kf_progname, KF_VERSION);
-			exit(fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1);
-		case 'u':
-			kf_set_unbuffered(1);
-			continue;
-		case '?':
-		case ':':
+		c = getopt_long(argc, argv, with_h(shortopts), longopts, NULL);
+		if (c == '?' || c == ':')
 			kf_usage();
-		default:
+		if (!kf_opt_common(c))
 			return c;
-		}
 	}
 }
 
-double
-kf_opt_seconds(const char *arg, const char *opt)
+int
+kf_opt_common(int c)
+{
+	switch (c) {
+	case 'h':
+	case KF_OPT_HELP:
+		print_usage(stdout);
+		fputs(help_text, stdout);
+		exit(fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1);
+	case KF_OPT_VERSION:
+		printf("%s %s\n", kf_progname, KF_VERSION);
+		exit(fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1);
+	case 'u':
+		kf_set_unbuffered(1);
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+int
+kf_duration(const char *arg, double *seconds)
 {
 	char *end;
 	double d;
 
 	errno = 0;
 	d = strtod(arg, &end);
-	if (end == arg || *end || errno || d < 0 || isnan(d) || isinf(d))
-		kf_usage_error("%s: not a number of seconds: '%s'", opt, arg);
+	if (end == arg || errno || d < 0 || isnan(d) || isinf(d) ||
+	    (!(*arg >= '0' && *arg <= '9') && *arg != '.'))
+		return -1;
+	switch (*end) {
+	case '\0': case 's': break;
+	case 'm': d *= 60; break;
+	case 'h': d *= 3600; break;
+	case 'd': d *= 86400; break;
+	default: return -1;
+	}
+	if (*end && end[1])
+		return -1;
+	if (isinf(d))
+		return -1;
+	*seconds = d;
+	return 0;
+}
+
+double
+kf_opt_seconds(const char *arg, const char *opt)
+{
+	double d;
+
+	if (kf_duration(arg, &d) != 0)
+		kf_usage_error("%s: not a number of seconds: '%s' (or with a unit: "
+		    "90s, 5m, 1h, 1d)", opt, arg);
 	return d;
 }
 
@@ -136,4 +185,17 @@ kf_opt_size(const char *arg, const char *opt)
 	if (*end || d > 1e15)
 		kf_usage_error("%s: not a size: '%s'", opt, arg);
 	return (size_t)d;
+}
+
+double
+kf_opt_pct(const char *arg, const char *opt)
+{
+	char *end;
+	double d;
+
+	errno = 0;
+	d = strtod(arg, &end);
+	if (end == arg || (*end && strcmp(end, "%") != 0) || errno || !(d >= 0 && d < 100))
+		kf_usage_error("%s: expected a percentage from 0 up to 100: '%s'", opt, arg);
+	return d;
 }

@@ -97,8 +97,10 @@ kf_job_new(cJSON *rec, long seq, const char *file, long line, int slot,
 	j->slot = slot;
 	j->o = o;
 	j->marker = m && *m ? m : NULL;
-	j->timeout = kf_num(rec, "timeout", o->timeout);
-	j->inactivity = kf_num(rec, "inactivity", o->inactivity);
+	/* A limit given on the command line wins, as flags do. */
+	j->timeout = o->timeout_set ? o->timeout : kf_num(rec, "timeout", o->timeout);
+	j->inactivity = o->inactivity_set ? o->inactivity :
+	    kf_num(rec, "inactivity", o->inactivity);
 	snprintf(j->tag, sizeof j->tag, "%d.%ld", (int)self, seq);
 	j->c.pid = -1;
 	j->c.out = j->c.err = -1;

@@ -41,6 +41,7 @@ struct kf_job_opts {
 	double drain;			/* after exit, for output still coming */
 	size_t tail;			/* bytes of each stream kept */
 	int save;			/* --save-output */
+	int timeout_set, inactivity_set; /* given: they beat the record's own */
 };
 
 struct kf_stream {
@@ -73,7 +74,8 @@ struct kf_job {
  * kf-wrap makes them), or NULL when it can. */
 const char *kf_job_check(const cJSON *rec);
 /* A job for rec (taken), not started: c.pid is -1 until kf_spawn. The
- * record's own timeout and inactivity win over o's defaults. file is
+ * record's own timeout and inactivity win over o's defaults, not over
+ * limits given on the command line (timeout_set, inactivity_set). file is
  * copied. With o->save, the streams' logs are opened in output_dir. */
 struct kf_job *kf_job_new(cJSON *rec, long seq, const char *file, long line,
     int slot, pid_t self, const struct kf_job_opts *o);

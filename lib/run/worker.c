@@ -10,6 +10,10 @@
 #include "text.h"
 #include "worker.h"
 
+#ifndef KF_VERSION
+#define KF_VERSION "0"
+#endif
+
 #define CAPTURE_TIMEOUT 10.0
 #define CAPTURE_MAX 65536
 
@@ -238,6 +242,7 @@ kf_worker_info(void)
 
 	if (gethostname(host, sizeof host - 1) != 0)
 		host[0] = '\0';
+	kf_set(w, "kf_version", cJSON_CreateString(KF_VERSION));
 	kf_set(w, "hostname", str_or_null(host));
 	cpu = keyed_value("/proc/cpuinfo", "model name", ':');
 	kf_set(w, "cpu_info", str_or_null(cpu));

@@ -1,0 +1,212 @@
+/* kf: profile one program and print the feedback, by running the whole
+ * pipeline kf-wrap | kf-run | kf-read | kf-collate | kf-feedback. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "opt.h"
+#include "pipeline.h"
+#include "profiler.h"
+#include "record.h"
+
+static const char usage[] =
+	"[--json] [-n N] [-t S] [-i S] [--no-collated] [--gpu NAME] PROFILER [options] -- CMD [ARG ...]";
+static const char help[] =
+	"Profiles CMD with PROFILER (ncu, unitrace, vtune) and prints the feedback:\n"
+	"kf-wrap PROFILER ... -- CMD | kf-run | kf-read | kf-collate | kf-feedback --text.\n"
+	"Everything from PROFILER on goes to kf-wrap (-o DIR, --id, --sudo, the\n"
+	"profiler's own options, see kf-wrap(1)).\n"
+	"      --json           print the final record instead of the text\n"
+	"  -n, --max-chars N    kf-feedback: keep the text within N characters\n"
+	"      --no-collated    --json: leave the collated data out of the record\n"
+	"      --gpu NAME, --gpus-file FILE, --top N, --rules N\n"
+	"                       passed to kf-feedback\n"
+	"  -t, --timeout S      kf-run: end the program after S (90s, 5m, 1h)\n"
+	"  -i, --inactivity S   kf-run: end it after S without output\n"
+	"  -h, --help           print this help\n"
+	"      --version        print the version\n";
+
+enum { O_JSON = 0x100, O_NO_COLLATED, O_GPU, O_GPUS_FILE, O_TOP, O_RULES };
+
+/* kf-feedback's options that kf passes on as they are (kf-feedback checks
+ * their values). */
+static const struct option fb_opts[] = {
+	{ "gpu", required_argument, NULL, O_GPU },
+	{ "gpus-file", required_argument, NULL, O_GPUS_FILE },
+	{ "top", required_argument, NULL, O_TOP },
+	{ "rules", required_argument, NULL, O_RULES },
+	{ NULL, 0, NULL, 0 }
+};
+
+/* A stage's argv: the program (found next to kf first), then words. */
+struct cmd {
+	char **v;
+	int n;
+};
+
+static struct {
+	int json, no_collated;
+	const char *max_chars, *timeout, *inactivity;
+	struct cmd fb;		/* fb_opts given, with their values */
+} opt;
+
+static void
+push(struct cmd *c, const char *w)
+{
+	c->v = xrealloc(c->v, ((size_t)c->n + 2) * sizeof *c->v);
+	c->v[c->n++] = (char *)w;
+	c->v[c->n] = NULL;
+}
+
+/* A kf-feedback option given to kf: kept for kf-feedback. */
+static int
+fb_option(int code, const char *val)
+{
+	const struct option *o;
+
+	for (o = fb_opts; o->name; o++) {
+		if (o->val == code) {
+			push(&opt.fb, xasprintf("--%s", o->name));
+			push(&opt.fb, xstrdup(val));
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static void
+options(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, O_JSON },
+		{ "max-chars", required_argument, NULL, 'n' },
+		{ "no-collated", no_argument, NULL, O_NO_COLLATED },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "inactivity", required_argument, NULL, 'i' },
+		{ "gpu", required_argument, NULL, O_GPU },
+		{ "gpus-file", required_argument, NULL, O_GPUS_FILE },
+		{ "top", required_argument, NULL, O_TOP },
+		{ "rules", required_argument, NULL, O_RULES },
+		KF_OPT_COMMON
+	};
+	int c;
+
+	while ((c = kf_getopt(argc, argv, "+n:t:i:", longopts)) != -1) {
+		switch (c) {
+		case O_JSON: opt.json = 1; break;
+		case O_NO_COLLATED: opt.no_collated = 1; break;
+		case 'n':
+			kf_opt_long(optarg, "--max-chars", 1, 100000000);
+			opt.max_chars = optarg;
+			break;
+		case 't':
+			kf_opt_seconds(optarg, "--timeout");
+			opt.timeout = optarg;
+			break;
+		case 'i':
+			kf_opt_seconds(optarg, "--inactivity");
+			opt.inactivity = optarg;
+			break;
+		default:
+			if (!fb_option(c, optarg))
+				kf_usage();
+		}
+	}
+	if (optind >= argc)
+		kf_usage_error("no PROFILER (one of %s)", kf_profiler_names());
+	if (kf_profiler_find(argv[optind]) == NULL)
+		kf_usage_error("'%s' is not a profiler (one of %s)", argv[optind],
+		    kf_profiler_names());
+}
+
+/* kf's own long options (and kf-feedback's it passes on) also after
+ * PROFILER, before "--" (kf ncu --json -- ./k): taken out of kf-wrap's words. 1 when argv[*i] was one (*i then
+ * at its last word). */
+static int
+own_long_option(int argc, char **argv, int *i)
+{
+	const char *w = argv[*i];
+	const struct option *o;
+	size_t n;
+
+	for (o = fb_opts; o->name; o++) {
+		n = strlen(o->name);
+		if (strncmp(w, "--", 2) != 0 || strncmp(w + 2, o->name, n) != 0)
+			continue;
+		if (w[2 + n] == '=')
+			return fb_option(o->val, w + 3 + n);
+		if (w[2 + n] == '\0' && *i + 1 < argc)
+			return fb_option(o->val, argv[++*i]);
+	}
+	if (strcmp(w, "--json") == 0)
+		opt.json = 1;
+	else if (strcmp(w, "--no-collated") == 0)
+		opt.no_collated = 1;
+	else if (strncmp(w, "--max-chars=", 12) == 0)
+		opt.max_chars = w + 12;
+	else if (strcmp(w, "--max-chars") == 0 && *i + 1 < argc)
+		opt.max_chars = argv[++*i];
+	else
+		return 0;
+	if (opt.max_chars)
+		kf_opt_long(opt.max_chars, "--max-chars", 1, 100000000);
+	return 1;
+}
+
+static void
+push_opt(struct cmd *c, const char *name, const char *val)
+{
+	if (val) {
+		push(c, name);
+		push(c, val);
+	}
+}
+
+int
+main(int argc, char **argv)
+{
+	static const char *const names[] = {
+		"kf-wrap", "kf-run", "kf-read", "kf-collate", "kf-feedback",
+	};
+	struct cmd c[5] = {{0}};
+	char *const *v[5];
+	char *paths[5];
+	int i, status, dashdash = 0;
+
+	kf_init(argv[0]);
+	kf_opt_init(usage, help);
+	options(argc, argv);
+	for (i = 0; i < 5; i++) {
+		paths[i] = kf_sibling(names[i]);
+		push(&c[i], paths[i]);
+	}
+	for (i = optind; i < argc; i++) {
+		if (!dashdash && own_long_option(argc, argv, &i))
+			continue;
+		dashdash |= strcmp(argv[i], "--") == 0;
+		push(&c[0], argv[i]);
+	}
+	push_opt(&c[1], "--timeout", opt.timeout);
+	push_opt(&c[1], "--inactivity", opt.inactivity);
+	push_opt(&c[4], "--max-chars", opt.max_chars);
+	if (opt.no_collated)
+		push(&c[4], "--no-collated");
+	for (i = 0; i < opt.fb.n; i++)
+		push(&c[4], opt.fb.v[i]);
+	if (!opt.json)
+		push(&c[4], "--text");
+	for (i = 0; i < 5; i++)
+		v[i] = c[i].v;
+	fflush(stdout);
+	/* SIGTERM and SIGHUP go to kf-wrap and kf-run, which ends the program
+	 * and writes its record; the rest explain it. */
+	status = kf_pipeline_run(v, 5, 2);
+	for (i = 0; i < 5; i++) {
+		free(c[i].v);
+		free(paths[i]);
+	}
+	for (i = 0; i < opt.fb.n; i++)
+		free(opt.fb.v[i]);
+	free(opt.fb.v);
+	return status;
+}

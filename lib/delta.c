@@ -1,0 +1,854 @@
+/* Before and after: one record's analysis against its baseline record's.
+ * Every number said comes from the two analyses; a time is only called
+ * faster or slower beyond the noise threshold, a share of peak only said to
+ * have moved beyond KF_MOVE_PTS points. Fields absent on either side (roof,
+ * source_lines, a metric the profiler did not give) are left out. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "delta.h"
+#include "delta_int.h"
+#include "record.h"
+#include "text.h"
+
+enum { M_PCT, M_NUM, M_GBPS, M_STR };
+
+struct metric {
+	const char *path, *label;
+	int kind;
+};
+
+/* Per profiler: the focus kernel's time and what is compared, in its own
+ * terms. */
+struct pdesc {
+	const char *profiler, *time_key, *time_label;
+	const struct metric *m;
+	int stalls;		/* also every "stall_*_pct" member */
+};
+
+static const struct metric ncu_m[] = {
+	{ "throughput/compute_sm_pct", "Compute (SM)", M_PCT },
+	{ "throughput/memory_pct", "Memory", M_PCT },
+	{ "throughput/l1tex_pct", "L1/TEX", M_PCT },
+	{ "throughput/l2_pct", "L2", M_PCT },
+	{ "throughput/dram_pct", "DRAM", M_PCT },
+	{ "occupancy/achieved_pct", "achieved occupancy", M_PCT },
+	{ "launch/registers_per_thread", "registers per thread", M_NUM },
+	{ NULL, NULL, 0 },
+};
+static const struct metric unitrace_m[] = {
+	{ "bound", "roofline verdict", M_STR },
+	{ "bound_alu", "busiest ALU", M_STR },
+	{ "gmem_bw_pct", "global memory bandwidth", M_PCT },
+	{ "slm_bw_pct", "SLM bandwidth", M_PCT },
+	{ "ve_stall_pct", "vector engine stalls", M_PCT },
+	{ "thread_occupancy_pct", "thread occupancy", M_PCT },
+	{ "slm_bank_conflict_pct", "SLM bank conflicts", M_PCT },
+	{ NULL, NULL, 0 },
+};
+static const struct metric vtune_m[] = {
+	{ "bound", "bound verdict", M_STR },
+	{ "xve_active_pct", "XVE active", M_PCT },
+	{ "xve_stalled_pct", "XVE stalled", M_PCT },
+	{ "xve_idle_pct", "XVE idle", M_PCT },
+	{ "thread_occupancy_pct", "thread occupancy", M_PCT },
+	{ "xmx_active_pct", "XMX active", M_PCT },
+	{ "gpu_memory_rw_gbps", "GPU memory bandwidth", M_GBPS },
+	{ "l3_miss_pct", "L3 misses", M_PCT },
+	{ NULL, NULL, 0 },
+};
+static const struct pdesc pdescs[] = {
+	{ "ncu", "duration_ns", "duration", ncu_m, 0 },
+	{ "unitrace", "median_gpu_time_ns", "median time", unitrace_m, 0 },
+	{ "vtune", "average_time_ns", "average time", vtune_m, 1 },
+};
+
+struct kent {
+	const char *name;
+	double ns;
+	int used;
+};
+
+struct cmp {
+	const struct kf_baseline *b;
+	const struct pdesc *p;
+	const cJSON *before, *after;	/* the analyses */
+	cJSON *delta;
+	struct buf moved;		/* "What moved" lines */
+	int top;
+	int complete_before, complete_after;	/* the ranking lists every kernel */
+};
+
+/* Values */
+
+static const cJSON *
+at(const cJSON *o, const char *path)
+{
+	char key[64];
+	const char *s = path, *e;
+
+	while (o && *s) {
+		size_t n;
+
+		e = strchr(s, '/');
+		n = e ? (size_t)(e - s) : strlen(s);
+		if (n >= sizeof key)
+			return NULL;
+		memcpy(key, s, n);
+		key[n] = '\0';
+		o = cJSON_GetObjectItemCaseSensitive(o, key);
+		s += n + (e != NULL);
+	}
+	return o;
+}
+
+static int
+num_at(const cJSON *o, const char *path, double *v)
+{
+	const cJSON *x = at(o, path);
+
+	if (!cJSON_IsNumber(x) || !isfinite(x->valuedouble))
+		return 0;
+	*v = x->valuedouble;
+	return 1;
+}
+
+static cJSON *
+pair(double before, double after)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddNumberToObject(o, "before", before);
+	cJSON_AddNumberToObject(o, "after", after);
+	return o;
+}
+
+/* The noise on a time of ns: the larger of noise_pct of it and the floor
+ * (kf-feedback(1): short launches vary by a fixed amount more than by a
+ * share). */
+static double
+noise_ns(double ns, double noise_pct)
+{
+	double rel = fabs(ns) * noise_pct / 100;
+
+	return rel > KF_NOISE_FLOOR_NS ? rel : KF_NOISE_FLOOR_NS;
+}
+
+/* faster, slower, unchanged (within noise), or NULL when not comparable. */
+static const char *
+verdict(double before, double after, double noise_pct)
+{
+	if (!(before > 0) || !(after > 0))
+		return NULL;
+	if (fabs(after - before) <= noise_ns(before, noise_pct))
+		return "unchanged";
+	return after < before ? "faster" : "slower";
+}
+
+/* "1.31x faster in total GPU time (3.13 ms -> 2.38 ms)"; what may be "". */
+static void
+say_change(struct buf *b, double before, double after, const char *v, double noise,
+    const char *what)
+{
+	if (v == NULL) {
+		buf_printf(b, "not comparable%s", what);
+	} else if (strcmp(v, "faster") == 0) {
+		buf_printf(b, "%.2fx faster%s", before / after, what);
+	} else if (strcmp(v, "slower") == 0) {
+		buf_printf(b, "%.2fx slower%s", after / before, what);
+	} else if (noise_ns(before, noise) > KF_NOISE_FLOOR_NS) {
+		buf_printf(b, "unchanged%s within the %.3g%% noise", what, noise);
+	} else {
+		buf_printf(b, "unchanged%s within the noise of ", what);
+		kf_fmt_ns(b, KF_NOISE_FLOOR_NS);
+	}
+	buf_puts(b, " (");
+	kf_fmt_ns(b, before);
+	buf_puts(b, " -> ");
+	kf_fmt_ns(b, after);
+	buf_putc(b, ')');
+}
+
+static const cJSON *
+focus_of(const cJSON *a)
+{
+	const char *dom = kf_str(a, "dominant_kernel");
+	const cJSON *k;
+
+	if (kf_obj(a, "focus"))
+		return kf_obj(a, "focus");
+	cJSON_ArrayForEach(k, kf_arr(a, "kernels"))
+		if (dom && kf_str(k, "name") && strcmp(kf_str(k, "name"), dom) == 0)
+			return k;
+	return cJSON_GetArrayItem(kf_arr(a, "kernels"), 0);
+}
+
+static const cJSON *
+kernel_named(const cJSON *a, const char *name)
+{
+	const cJSON *k;
+
+	cJSON_ArrayForEach(k, kf_arr(a, "kernels"))
+		if (kf_str(k, "name") && strcmp(kf_str(k, "name"), name) == 0)
+			return k;
+	return NULL;
+}
+
+static char *
+short_name(const char *name)
+{
+	return kf_kernel_short(name ? name : "unnamed kernel", 60);
+}
+
+/* Total GPU time and the verdict */
+
+static void
+say_total(struct cmp *c, struct buf *head)
+{
+	double before, after, noise = c->b->noise_pct;
+	int ok = num_at(c->before, "ranking/total_ns", &before) &&
+	    num_at(c->after, "ranking/total_ns", &after);
+	const char *v = ok ? verdict(before, after, noise) : NULL;
+
+	buf_printf(head, "Compared with the baseline (%s): ", c->b->path);
+	if (!ok) {
+		buf_puts(head, "the total GPU time is missing from one of the two analyses, "
+		    "so there is no verdict.");
+		cJSON_AddNullToObject(c->delta, "total_gpu_time_ns");
+		cJSON_AddNullToObject(c->delta, "speedup");
+		cJSON_AddNullToObject(c->delta, "verdict");
+		return;
+	}
+	say_change(head, before, after, v, noise, " in total GPU time");
+	buf_putc(head, '.');
+	cJSON_AddItemToObject(c->delta, "total_gpu_time_ns", pair(before, after));
+	if (v)
+		cJSON_AddNumberToObject(c->delta, "speedup", before / after);
+	else
+		cJSON_AddNullToObject(c->delta, "speedup");
+	if (v)
+		cJSON_AddStringToObject(c->delta, "verdict", v);
+	else
+		cJSON_AddNullToObject(c->delta, "verdict");
+}
+
+/* Metrics of one kernel, in the profiler's terms */
+
+/* o[path] = v, making the objects on the way: the delta mirrors the
+ * analysis's shape with {before, after} leaves. */
+static void
+set_at(cJSON *o, const char *path, cJSON *v)
+{
+	const char *e;
+
+	while ((e = strchr(path, '/')) != NULL) {
+		char *key = xstrndup(path, (size_t)(e - path));
+		cJSON *sub = cJSON_GetObjectItemCaseSensitive(o, key);
+
+		if (!cJSON_IsObject(sub))
+			sub = cJSON_AddObjectToObject(o, key);
+		free(key);
+		o = sub;
+		path = e + 1;
+	}
+	kf_set(o, path, v);
+}
+
+static void
+sep(struct buf *b)
+{
+	if (b->len)
+		buf_puts(b, ", ");
+}
+
+/* One metric: into o, and into moved or same for the text. */
+static void
+compare_metric(const struct metric *m, const cJSON *kb, const cJSON *ka, cJSON *o,
+    struct buf *moved, struct buf *same, double noise)
+{
+	double vb, va;
+
+	if (m->kind == M_STR) {
+		const cJSON *sb = at(kb, m->path), *sa = at(ka, m->path);
+		cJSON *p;
+
+		if (!cJSON_IsString(sb) || !cJSON_IsString(sa))
+			return;
+		p = cJSON_CreateObject();
+		cJSON_AddStringToObject(p, "before", sb->valuestring);
+		cJSON_AddStringToObject(p, "after", sa->valuestring);
+		set_at(o, m->path, p);
+		if (strcmp(sb->valuestring, sa->valuestring) != 0) {
+			sep(moved);
+			buf_printf(moved, "%s %s -> %s", m->label, sb->valuestring, sa->valuestring);
+		} else {
+			sep(same);
+			buf_printf(same, "%s (%s)", m->label, sa->valuestring);
+		}
+		return;
+	}
+	if (!num_at(kb, m->path, &vb) || !num_at(ka, m->path, &va))
+		return;
+	set_at(o, m->path, pair(vb, va));
+	if ((m->kind == M_PCT && fabs(va - vb) >= KF_MOVE_PTS) ||
+	    (m->kind == M_NUM && va != vb) ||
+	    (m->kind == M_GBPS && fabs(va - vb) > fabs(vb) * noise / 100)) {
+		sep(moved);
+		if (m->kind == M_PCT)
+			buf_printf(moved, "%s %.1f%% -> %.1f%%", m->label, vb, va);
+		else if (m->kind == M_GBPS)
+			buf_printf(moved, "%s %.1f GB/s -> %.1f GB/s", m->label, vb, va);
+		else
+			buf_printf(moved, "%s %.4g -> %.4g", m->label, vb, va);
+	} else {
+		sep(same);
+		buf_puts(same, m->label);
+	}
+}
+
+/* VTune's stall reasons: every "stall_REASON_pct" of the after side. */
+static void
+compare_stalls(const cJSON *kb, const cJSON *ka, cJSON *o, struct buf *moved,
+    struct buf *same, double noise)
+{
+	const cJSON *x;
+
+	cJSON_ArrayForEach(x, ka) {
+		const char *k = x->string;
+		size_t n = k ? strlen(k) : 0;
+		struct metric m;
+		char *label;
+
+		if (n < 11 || !kf_startswith(k, "stall_") || !kf_endswith(k, "_pct"))
+			continue;
+		label = xasprintf("%.*s stalls", (int)(n - 10), k + 6);
+		m.path = k;
+		m.label = label;
+		m.kind = M_PCT;
+		compare_metric(&m, kb, ka, o, moved, same, noise);
+		free(label);
+	}
+}
+
+static void
+say_metrics(struct cmp *c, const cJSON *kb, const cJSON *ka, cJSON *o)
+{
+	struct buf moved = {0}, same = {0};
+	const struct metric *m;
+
+	for (m = c->p ? c->p->m : NULL; m && m->path; m++)
+		compare_metric(m, kb, ka, o, &moved, &same, c->b->noise_pct);
+	if (c->p && c->p->stalls)
+		compare_stalls(kb, ka, o, &moved, &same, c->b->noise_pct);
+	if (moved.len)
+		buf_printf(&c->moved, "\n- Its metrics that moved: %s.", moved.s);
+	if (same.len)
+		buf_printf(&c->moved, "\n- Unchanged (the same, or shares of peak within %.3g points): %s.",
+		    KF_MOVE_PTS, same.s);
+	buf_free(&moved);
+	buf_free(&same);
+}
+
+/* The focus kernel: its time, then its metrics. */
+static void
+say_focus(struct cmp *c)
+{
+	const cJSON *kb = focus_of(c->before), *ka = focus_of(c->after);
+	const char *nb = kf_str(kb, "name"), *na = kf_str(ka, "name");
+	double tb, ta;
+	char *sb, *sa;
+	cJSON *o;
+
+	if (kb == NULL || ka == NULL || c->p == NULL ||
+	    !num_at(kb, c->p->time_key, &tb) || !num_at(ka, c->p->time_key, &ta)) {
+		cJSON_AddNullToObject(c->delta, "focus_duration_ns");
+		if (kb == NULL || ka == NULL)
+			return;
+		tb = ta = NAN;
+	} else {
+		cJSON_AddItemToObject(c->delta, "focus_duration_ns", pair(tb, ta));
+	}
+	o = cJSON_AddObjectToObject(c->delta, "focus");
+	sb = short_name(nb);
+	sa = short_name(na);
+	cJSON_AddStringToObject(o, "name", na ? na : "");
+	cJSON_AddStringToObject(o, "baseline_name", nb ? nb : "");
+	cJSON_AddStringToObject(o, "matched_by", nb && na && strcmp(nb, na) == 0 ? "name" : "time");
+	buf_printf(&c->moved, "\n- Focus kernel %s", sa);
+	if (nb && na && strcmp(nb, na) != 0)
+		buf_printf(&c->moved, " (names differ: the baseline's focus was %s; compared as "
+		    "the kernels the feedback focuses on)", sb);
+	if (isfinite(tb)) {
+		const char *v = verdict(tb, ta, c->b->noise_pct);
+
+		buf_printf(&c->moved, ", %s: ", c->p->time_label);
+		say_change(&c->moved, tb, ta, v, c->b->noise_pct, "");
+		if (v)
+			cJSON_AddStringToObject(o, "verdict", v);
+	} else {
+		buf_puts(&c->moved, "; its time is missing from one of the two analyses");
+	}
+	buf_putc(&c->moved, '.');
+	say_metrics(c, kb, ka, o);
+	free(sb);
+	free(sa);
+}
+
+/* Kernels, matched by name, else by their rank in GPU time */
+
+static int
+ranking_complete(const cJSON *a)
+{
+	double n;
+
+	return num_at(a, "ranking/kernel_count", &n) &&
+	    n <= cJSON_GetArraySize(at(a, "ranking/kernels"));
+}
+
+static struct kent *
+kents(const cJSON *a, size_t *n)
+{
+	struct kent *v = NULL;
+	const cJSON *k;
+	double ns;
+
+	*n = 0;
+	cJSON_ArrayForEach(k, at(a, "ranking/kernels")) {
+		if (kf_str(k, "name") == NULL || !num_at(k, "total_ns", &ns))
+			continue;
+		v = xrealloc(v, (*n + 1) * sizeof *v);
+		v[*n].name = kf_str(k, "name");
+		v[*n].ns = ns;
+		v[*n].used = 0;
+		(*n)++;
+	}
+	return v;
+}
+
+static cJSON *
+kernel_pair(struct cmp *c, const struct kent *kb, const struct kent *ka, const char *by,
+    struct buf *t)
+{
+	cJSON *o = cJSON_CreateObject();
+	const char *v = kb && ka ? verdict(kb->ns, ka->ns, c->b->noise_pct) : NULL;
+	char *s = short_name(ka ? ka->name : kb->name);
+
+	cJSON_AddStringToObject(o, "name", ka ? ka->name : kb->name);
+	if (kb && ka && strcmp(kb->name, ka->name) != 0)
+		cJSON_AddStringToObject(o, "baseline_name", kb->name);
+	if (by)
+		cJSON_AddStringToObject(o, "matched_by", by);
+	else
+		cJSON_AddNullToObject(o, "matched_by");
+	/* A kernel outside the other run's top --top may still have run. */
+	if (kb == NULL)
+		v = c->complete_before ? "new" : "entered_top";
+	else if (ka == NULL)
+		v = c->complete_after ? "gone" : "left_top";
+	if (kb && ka)
+		cJSON_AddItemToObject(o, "total_ns", pair(kb->ns, ka->ns));
+	else
+		cJSON_AddNumberToObject(o, ka ? "after_ns" : "before_ns", ka ? ka->ns : kb->ns);
+	cJSON_AddItemToObject(o, "verdict", v ? cJSON_CreateString(v) : cJSON_CreateNull());
+	buf_printf(t, "\n  - %s", s);
+	if (kb && ka && strcmp(by, "time") == 0) {
+		char *sb = short_name(kb->name);
+
+		buf_printf(t, " (was %s: names differ, matched by GPU time)", sb);
+		free(sb);
+	}
+	buf_puts(t, ": ");
+	if (kb && ka) {
+		say_change(t, kb->ns, ka->ns, v, c->b->noise_pct, "");
+	} else {
+		if (strcmp(v, "new") == 0 || strcmp(v, "gone") == 0)
+			buf_puts(t, ka ? "new, " : "gone, it took ");
+		else
+			buf_printf(t, ka ? "new in the top %d, " : "left the top %d, it took ",
+			    c->top);
+		kf_fmt_ns(t, ka ? ka->ns : kb->ns);
+	}
+	free(s);
+	return o;
+}
+
+/* Extra per-kernel numbers in the profiler's terms (median time, bound). */
+static void
+kernel_terms(struct cmp *c, cJSON *o, const char *nb, const char *na, struct buf *t)
+{
+	const cJSON *kb = kernel_named(c->before, nb), *ka = kernel_named(c->after, na);
+	struct buf moved = {0}, same = {0};
+	const struct metric *m;
+	double tb, ta;
+
+	if (kb == NULL || ka == NULL || c->p == NULL)
+		return;
+	if (strcmp(c->p->profiler, "ncu") != 0 && num_at(kb, c->p->time_key, &tb) &&
+	    num_at(ka, c->p->time_key, &ta)) {
+		set_at(o, c->p->time_key, pair(tb, ta));
+		buf_printf(t, "; %s ", c->p->time_label);
+		kf_fmt_ns(t, tb);
+		buf_puts(t, " -> ");
+		kf_fmt_ns(t, ta);
+	}
+	for (m = c->p->m; m->path; m++)
+		if (m->kind == M_STR)
+			compare_metric(m, kb, ka, o, &moved, &same, c->b->noise_pct);
+	if (moved.len)
+		buf_printf(t, "; %s", moved.s);
+	buf_free(&moved);
+	buf_free(&same);
+}
+
+/* A rewrite renames its kernel: when names differ, the kernels that carry
+ * the time are taken for each other (and the text says so), but only where
+ * that is unambiguous: the one kernel left unmatched on each side, or the
+ * kernels with the most GPU time of both runs. Others are new or gone. */
+static void
+match_by_time(struct kent *kb, size_t nb, struct kent *ka, size_t na, size_t *pair_of)
+{
+	size_t i, j, ub = 0, ua = 0, lb = nb, la = na;
+
+	for (j = 0; j < nb; j++)
+		if (!kb[j].used && ub++ == 0)
+			lb = j;
+	for (i = 0; i < na; i++)
+		if (pair_of[i] == nb && ua++ == 0)
+			la = i;
+	if (ub == 0 || ua == 0 || !((ub == 1 && ua == 1) || (lb == 0 && la == 0)))
+		return;
+	pair_of[la] = lb;
+	kb[lb].used = 1;
+}
+
+static void
+say_kernels(struct cmp *c)
+{
+	size_t nb, na, i, j, *pair_of;
+	struct kent *kb = kents(c->before, &nb), *ka = kents(c->after, &na);
+	cJSON *arr = cJSON_AddArrayToObject(c->delta, "kernels"), *o;
+	struct buf t = {0};
+
+	c->complete_before = ranking_complete(c->before);
+	c->complete_after = ranking_complete(c->after);
+	pair_of = xcalloc(na + 1, sizeof *pair_of);
+	for (i = 0; i < na; i++) {
+		for (j = 0; j < nb && (kb[j].used || strcmp(kb[j].name, ka[i].name)); j++)
+			;
+		pair_of[i] = j;
+		if (j < nb)
+			kb[j].used = 1;
+	}
+	match_by_time(kb, nb, ka, na, pair_of);
+	for (i = 0; i < na; i++) {
+		j = pair_of[i];
+		o = kernel_pair(c, j < nb ? &kb[j] : NULL, &ka[i], j == nb ? NULL :
+		    strcmp(kb[j].name, ka[i].name) == 0 ? "name" : "time", &t);
+		if (j < nb)
+			kernel_terms(c, o, kb[j].name, ka[i].name, &t);
+		cJSON_AddItemToArray(arr, o);
+	}
+	for (j = 0; j < nb; j++)
+		if (!kb[j].used)
+			cJSON_AddItemToArray(arr, kernel_pair(c, &kb[j], NULL, NULL, &t));
+	if (na > 1 || nb > 1)
+		buf_printf(&c->moved, "\n- Kernels by total GPU time (the top %d of each run):%s",
+		    c->top, t.s);
+	buf_free(&t);
+	free(pair_of);
+	free(kb);
+	free(ka);
+}
+
+/* Rules (ncu) and recommendations (VTune): resolved, new, changed */
+
+static const cJSON *
+rule_named(const cJSON *list, const char *key, const char *name)
+{
+	const cJSON *r;
+
+	cJSON_ArrayForEach(r, list)
+		if (kf_str(r, key) && strcmp(kf_str(r, key), name) == 0)
+			return r;
+	return NULL;
+}
+
+static void
+rule_text(struct buf *b, const cJSON *r, const char *key)
+{
+	const char *type = kf_str(r, "type"), *st = kf_str(r, "speedup_type");
+	double sp;
+
+	sep(b);
+	buf_puts(b, kf_str(r, key));
+	if (type)
+		buf_printf(b, " [%s", type);
+	if (num_at(r, "speedup", &sp))
+		buf_printf(b, "%sestimated %s%sspeedup %.4g%%", type ? ", " : " [", st ? st : "",
+		    st ? " " : "", sp);
+	if (type || num_at(r, "speedup", &sp))
+		buf_putc(b, ']');
+}
+
+/* Names in a that b lacks, into arr and text t. */
+static void
+rules_only(const cJSON *a, const cJSON *b, const char *key, cJSON *arr, struct buf *t)
+{
+	const cJSON *r;
+
+	cJSON_ArrayForEach(r, a) {
+		const char *n = kf_str(r, key);
+
+		if (n == NULL || rule_named(b, key, n))
+			continue;
+		cJSON_AddItemToArray(arr, cJSON_CreateString(n));
+		rule_text(t, r, key);
+	}
+}
+
+static void
+rules_changed(const cJSON *rb, const cJSON *ra, const char *key, cJSON *arr, struct buf *t)
+{
+	const cJSON *r;
+
+	cJSON_ArrayForEach(r, ra) {
+		const char *n = kf_str(r, key), *ta = kf_str(r, "type"), *tb;
+		const cJSON *old = n ? rule_named(rb, key, n) : NULL;
+		cJSON *o;
+		double sp;
+
+		if (old == NULL || (tb = kf_str(old, "type")) == NULL || ta == NULL ||
+		    strcmp(ta, tb) == 0)
+			continue;
+		o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "name", n);
+		cJSON_AddItemToObject(o, "type", cJSON_CreateObject());
+		cJSON_AddStringToObject(cJSON_GetObjectItem(o, "type"), "before", tb);
+		cJSON_AddStringToObject(cJSON_GetObjectItem(o, "type"), "after", ta);
+		cJSON_AddItemToArray(arr, o);
+		sep(t);
+		buf_printf(t, "%s %s -> %s", n, tb, ta);
+		if (num_at(r, "speedup", &sp))
+			buf_printf(t, " (estimated %s%sspeedup %.4g%%)", kf_str(r, "speedup_type") ?
+			    kf_str(r, "speedup_type") : "", kf_str(r, "speedup_type") ? " " : "", sp);
+	}
+}
+
+static void
+say_rules(struct cmp *c)
+{
+	int ncu = c->p && strcmp(c->p->profiler, "ncu") == 0;
+	const char *key = ncu ? "name" : "kind", *what = ncu ? "rules" : "recommendations";
+	const cJSON *rb = ncu ? kf_arr(c->before, "rules") : kf_arr(focus_of(c->before), "recommendations");
+	const cJSON *ra = ncu ? kf_arr(c->after, "rules") : kf_arr(focus_of(c->after), "recommendations");
+	struct buf res = {0}, nw = {0}, ch = {0};
+	cJSON *o;
+
+	if (rb == NULL || ra == NULL)
+		return;
+	o = cJSON_AddObjectToObject(c->delta, what);
+	rules_only(rb, ra, key, cJSON_AddArrayToObject(o, "resolved"), &res);
+	rules_only(ra, rb, key, cJSON_AddArrayToObject(o, "new"), &nw);
+	rules_changed(rb, ra, key, cJSON_AddArrayToObject(o, "changed"), &ch);
+	if (res.len)
+		buf_printf(&c->moved, "\n- %c%s resolved (no longer reported): %s.",
+		    what[0] - 32, what + 1, res.s);
+	if (nw.len)
+		buf_printf(&c->moved, "\n- New %s: %s.", what, nw.s);
+	if (ch.len)
+		buf_printf(&c->moved, "\n- %c%s whose type changed: %s.", what[0] - 32, what + 1, ch.s);
+	if (!res.len && !nw.len && !ch.len && cJSON_GetArraySize(ra) > 0)
+		buf_printf(&c->moved, "\n- The same %d %s as in the baseline.",
+		    cJSON_GetArraySize(ra), what);
+	buf_free(&res);
+	buf_free(&nw);
+	buf_free(&ch);
+}
+
+/* Roofline position and hot source lines, when both analyses have them */
+
+static void
+say_roof(struct cmp *c)
+{
+	const cJSON *rb = kf_obj(focus_of(c->before), "roof");
+	const cJSON *ra = kf_obj(focus_of(c->after), "roof"), *x;
+	cJSON *o;
+	struct buf t = {0}, same = {0};
+
+	if (rb == NULL || ra == NULL)
+		return;
+	o = cJSON_AddObjectToObject(c->delta, "roof");
+	cJSON_ArrayForEach(x, ra) {
+		const cJSON *y = x->string ? cJSON_GetObjectItemCaseSensitive(rb, x->string) : NULL;
+		struct metric m = { x->string, x->string, M_NUM };
+
+		if (y == NULL || (cJSON_IsNumber(x) != cJSON_IsNumber(y)) ||
+		    (!cJSON_IsNumber(x) && !cJSON_IsString(x)) ||
+		    (cJSON_IsString(x) != cJSON_IsString(y)))
+			continue;
+		if (cJSON_IsString(x)) {
+			m.kind = M_STR;
+		} else if (kf_endswith(x->string, "_pct")) {
+			m.kind = M_PCT;
+		} else if (!(fabs(x->valuedouble - y->valuedouble) >
+		    fabs(y->valuedouble) * c->b->noise_pct / 100)) {
+			set_at(o, x->string, pair(y->valuedouble, x->valuedouble));
+			continue;
+		}
+		compare_metric(&m, rb, ra, o, &t, &same, c->b->noise_pct);
+	}
+	if (t.len)
+		buf_printf(&c->moved, "\n- Roofline position: %s.", t.s);
+	buf_free(&t);
+	buf_free(&same);
+}
+
+/* "file:line" of a hot source line, or its text; NULL when it has neither. */
+static char *
+line_id(const cJSON *l)
+{
+	const char *f = kf_str(l, "file") ? kf_str(l, "file") : kf_str(l, "path");
+	double n;
+
+	if (num_at(l, "line", &n))
+		return f ? xasprintf("%s:%.0f", f, n) : xasprintf("line %.0f", n);
+	if (kf_str(l, "source"))
+		return xstrdup(kf_str(l, "source"));
+	return kf_str(l, "text") ? xstrdup(kf_str(l, "text")) : NULL;
+}
+
+static int
+has_line(const cJSON *lines, const char *id)
+{
+	const cJSON *l;
+
+	cJSON_ArrayForEach(l, lines) {
+		char *x = line_id(l);
+		int same = x && strcmp(x, id) == 0;
+
+		free(x);
+		if (same)
+			return 1;
+	}
+	return 0;
+}
+
+static void
+lines_only(const cJSON *a, const cJSON *b, cJSON *arr, struct buf *t)
+{
+	const cJSON *l;
+
+	cJSON_ArrayForEach(l, a) {
+		char *id = line_id(l);
+
+		if (id && !has_line(b, id)) {
+			cJSON_AddItemToArray(arr, cJSON_CreateString(id));
+			sep(t);
+			buf_puts(t, id);
+		}
+		free(id);
+	}
+}
+
+static void
+say_lines(struct cmp *c)
+{
+	const cJSON *lb = kf_arr(focus_of(c->before), "source_lines");
+	const cJSON *la = kf_arr(focus_of(c->after), "source_lines");
+	struct buf gone = {0}, nw = {0};
+	cJSON *o;
+
+	if (lb == NULL || la == NULL)
+		return;
+	o = cJSON_AddObjectToObject(c->delta, "source_lines");
+	lines_only(la, lb, cJSON_AddArrayToObject(o, "new"), &nw);
+	lines_only(lb, la, cJSON_AddArrayToObject(o, "gone"), &gone);
+	if (nw.len)
+		buf_printf(&c->moved, "\n- Newly hot source lines: %s.", nw.s);
+	if (gone.len)
+		buf_printf(&c->moved, "\n- No longer hot: %s.", gone.s);
+	buf_free(&gone);
+	buf_free(&nw);
+}
+
+/* The sections added since first go before all others. */
+static void
+to_front(struct kf_fb *fb, size_t first)
+{
+	size_t k = fb->n - first;
+	struct kf_fb_sec *tmp;
+
+	if (k == 0 || first == 0)
+		return;
+	tmp = xmalloc(k * sizeof *tmp);
+	memcpy(tmp, fb->sec + first, k * sizeof *tmp);
+	memmove(fb->sec + k, fb->sec, first * sizeof *tmp);
+	memcpy(fb->sec, tmp, k * sizeof *tmp);
+	free(tmp);
+}
+
+static const struct pdesc *
+pdesc_of(const char *prof)
+{
+	size_t i;
+
+	for (i = 0; prof && i < sizeof pdescs / sizeof pdescs[0]; i++)
+		if (kf_strieq(pdescs[i].profiler, prof))
+			return &pdescs[i];
+	return NULL;
+}
+
+static void
+compare(struct cmp *c, struct kf_fb *fb)
+{
+	struct buf head = {0};
+
+	cJSON_AddStringToObject(c->delta, "status", "ok");
+	cJSON_AddNumberToObject(c->delta, "noise_pct", c->b->noise_pct);
+	cJSON_AddNumberToObject(c->delta, "noise_floor_ns", KF_NOISE_FLOOR_NS);
+	say_total(c, &head);
+	kf_fb_add_buf(fb, FB_HEAD, &head);
+	say_focus(c);
+	say_kernels(c);
+	say_rules(c);
+	say_roof(c);
+	say_lines(c);
+	if (c->moved.len)
+		kf_fb_add(fb, FB_KEY, "What moved, against the baseline:%s", c->moved.s);
+	buf_free(&c->moved);
+}
+
+void
+kf_delta(const struct kf_baseline *b, const cJSON *rec, struct kf_fb *fb)
+{
+	const char *st = kf_str(fb->analysis, "status");
+	const char *prof = kf_str(fb->analysis, "profiler");
+	struct buf msg = {0};
+	size_t first = fb->n;
+	struct cmp c;
+
+	if (b == NULL || st == NULL || strcmp(st, "ok") != 0)
+		return;
+	memset(&c, 0, sizeof c);
+	c.b = b;
+	c.p = pdesc_of(prof);
+	c.after = fb->analysis;
+	c.top = fb->opt->top;
+	c.delta = cJSON_AddObjectToObject(fb->analysis, "delta");
+	cJSON_AddStringToObject(c.delta, "baseline", b->path);
+	c.before = kf_baseline_find(b, kf_str(rec, "id"), prof, &msg);
+	if (c.before == NULL) {
+		cJSON_AddStringToObject(c.delta, "status", "no_baseline");
+		cJSON_AddStringToObject(c.delta, "message", msg.s);
+		if (b->error == NULL) {
+			kf_warn("%s: --baseline: %s", kf_where(), msg.s);
+			kf_set_failed();
+		}
+		kf_fb_add(fb, FB_HEAD, "No comparison with the baseline: %s.", msg.s);
+	} else {
+		compare(&c, fb);
+	}
+	buf_free(&msg);
+	to_front(fb, first);
+}

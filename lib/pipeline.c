@@ -1,0 +1,152 @@
+/* kf: a pipeline of programs by fork and exec (see pipeline.h). */
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/wait.h>
+
+#include "pipeline.h"
+#include "util.h"
+
+#define MAX_STAGES 16
+
+static volatile sig_atomic_t npids, nforward;
+static pid_t pids[MAX_STAGES];
+
+char *
+kf_sibling(const char *name)
+{
+	char self[PATH_MAX], *slash, *path;
+	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+
+	if (n <= 0)
+		return xstrdup(name);
+	self[n] = '\0';
+	if ((slash = strrchr(self, '/')) == NULL)
+		return xstrdup(name);
+	*slash = '\0';
+	path = xasprintf("%s/%s", self, name);
+	if (access(path, X_OK) == 0)
+		return path;
+	free(path);
+	return xstrdup(name);
+}
+
+static void
+pass_on(int sig)
+{
+	sig_atomic_t i;
+
+	for (i = 0; i < npids && i < nforward; i++)
+		kill(pids[i], sig);
+}
+
+/* In the child: its pipe ends on 0 and 1, the dispositions of a fresh
+ * program, then the program. */
+static void
+exec_stage(char *const argv[], int in, int out)
+{
+	static const int sigs[] = { SIGINT, SIGQUIT, SIGTERM, SIGHUP };
+	size_t i;
+
+	for (i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+		signal(sigs[i], SIG_DFL);
+	if ((in != 0 && (dup2(in, 0) < 0 || close(in) != 0)) ||
+	    (out != 1 && (dup2(out, 1) < 0 || close(out) != 0)))
+		_exit(126);
+	execvp(argv[0], argv);
+	fprintf(stderr, "%s: cannot run %s: %s\n", kf_progname, argv[0], strerror(errno));
+	_exit(errno == ENOENT || errno == ENOTDIR ? 127 : 126);
+}
+
+static int
+status_of(int ws)
+{
+	if (WIFEXITED(ws))
+		return WEXITSTATUS(ws);
+	if (WIFSIGNALED(ws))
+		return 128 + WTERMSIG(ws);
+	return 1;
+}
+
+/* Start the stages; returns how many started (all but after a failed
+ * pipe or fork). */
+static int
+start_all(char *const *const cmds[], int n)
+{
+	int i, in = 0, fd[2];
+	pid_t pid;
+
+	for (i = 0; i < n; i++) {
+		fd[0] = -1;
+		fd[1] = 1;
+		if (i < n - 1 && pipe(fd) != 0) {
+			kf_warn("pipe:");
+			break;
+		}
+		if ((pid = fork()) < 0) {
+			kf_warn("fork:");
+			if (fd[0] >= 0) {
+				close(fd[0]);
+				close(fd[1]);
+			}
+			break;
+		}
+		if (pid == 0) {
+			if (fd[0] >= 0)
+				close(fd[0]);
+			exec_stage(cmds[i], in, fd[1]);
+		}
+		pids[i] = pid;
+		npids = i + 1;
+		if (in != 0)
+			close(in);
+		if (fd[1] != 1)
+			close(fd[1]);
+		in = fd[0];
+	}
+	if (in > 0)
+		close(in);
+	return i;
+}
+
+int
+kf_pipeline_run(char *const *const cmds[], int n, int forward)
+{
+	struct sigaction ign = { .sa_handler = SIG_IGN }, fwd = { .sa_handler = pass_on };
+	struct sigaction old[4];
+	int status[MAX_STAGES] = {0}, i, started, ws, ret = 0;
+	pid_t pid;
+
+	if (n < 1 || n > MAX_STAGES)
+		return 2;
+	nforward = forward;
+	sigaction(SIGINT, &ign, &old[0]);
+	sigaction(SIGQUIT, &ign, &old[1]);
+	sigaction(SIGTERM, &fwd, &old[2]);
+	sigaction(SIGHUP, &fwd, &old[3]);
+	started = start_all(cmds, n);
+	for (i = 0; i < started; ) {
+		if ((pid = waitpid(-1, &ws, 0)) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		for (int k = 0; k < started; k++)
+			if (pids[k] == pid)
+				status[k] = status_of(ws);
+		i++;
+	}
+	npids = 0;
+	sigaction(SIGINT, &old[0], NULL);
+	sigaction(SIGQUIT, &old[1], NULL);
+	sigaction(SIGTERM, &old[2], NULL);
+	sigaction(SIGHUP, &old[3], NULL);
+	for (i = 0; i < started; i++)
+		if (status[i])
+			ret = status[i];
+	return started < n ? (ret ? ret : 1) : ret;
+}

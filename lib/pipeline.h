@@ -1,0 +1,25 @@
+/* kf: running a pipeline of programs (kf's own stages), connected by pipes,
+ * as a shell would, without a shell: every command is an argv array.
+ *
+ * Ownership: the caller owns the argv arrays; kf_sibling() returns a string
+ * the caller frees. */
+#ifndef KF_PIPELINE_H
+#define KF_PIPELINE_H
+
+/* The path of the program name next to the running program
+ * (/proc/self/exe) when it is there and executable, else name itself, for
+ * execvp() to find on PATH. */
+char *kf_sibling(const char *name);
+
+/* Run cmds[0] | cmds[1] | ... | cmds[n-1]: the first reads this process's
+ * standard input, the last writes its standard output; all share its
+ * standard error. While they run, SIGINT and SIGQUIT are ignored here (the
+ * terminal sends them to every stage) and SIGTERM and SIGHUP are passed on
+ * to the first `forward` stages: those that start work, while the later ones
+ * end with their input and still write what came. Returns the status of the rightmost stage that did not
+ * succeed, as a shell's pipefail: its exit status, 128 + N when signal N
+ * ended it, 127 when it could not be found, 126 when it could not be run;
+ * 0 when all succeeded. */
+int kf_pipeline_run(char *const *const cmds[], int n, int forward);
+
+#endif
