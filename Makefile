@@ -14,7 +14,7 @@ DATADIR = $(PREFIX)/share/kf
 LIBEXECDIR = $(PREFIX)/libexec/kf
 DESTDIR ?=
 
-PROGS = kf-select kf-wrap kf-run kf-read kf-collate kf-feedback kf
+PROGS = kf-select kf-wrap kf-run kf-read kf-collate kf-feedback kf-report kf
 SCRIPTS = $(wildcard libexec/kf/*)
 PIPELINES = $(wildcard pipelines/*)
 COMPLETIONDIR = $(PREFIX)/share/bash-completion/completions

@@ -1,6 +1,7 @@
 # Bash completion for kf and its programs (kf-select, kf-wrap, kf-run,
-# kf-read, kf-collate, kf-feedback): their options, read from each program's
-# --help so that they are never out of date; profiler names; languages;
+# kf-read, kf-collate, kf-feedback, kf-report): their options, read from
+# each program's --help so that they are never out of date; profiler names;
+# languages;
 # directories and files where an option takes one; after "--", the command.
 # Installed under share/bash-completion/completions/, one name per program.
 
@@ -65,4 +66,4 @@ _kf() {
 	return 0
 }
 
-complete -F _kf kf kf-select kf-wrap kf-run kf-read kf-collate kf-feedback
+complete -F _kf kf kf-select kf-wrap kf-run kf-read kf-collate kf-feedback kf-report

@@ -16,7 +16,7 @@ override FUZZ_SECONDS := 60
 endif
 FUZZ_FLAGS ?= -max_len=65536 -close_fd_mask=2 -timeout=10 -rss_limit_mb=2048
 
-TARGETS = record ncu ncuraw ncusource utcsv unitrace chrome vtune
+TARGETS = record ncu ncuraw ncusource utcsv unitrace chrome vtune report
 
 FB = fuzz/build
 CJSON_CFLAGS := $(shell pkg-config --cflags libcjson 2>/dev/null || echo -I/usr/include/cjson)

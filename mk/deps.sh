@@ -6,7 +6,7 @@
 set -u
 need="libcjson-dev libcsv-dev pkg-config make gcc"
 if [ "${1:-build}" = check ]; then
-	need="$need bats bats-assert bats-support jq mandoc clang libclang-rt-14-dev parallel"
+	need="$need bats bats-assert bats-support jq mandoc clang libclang-rt-14-dev parallel chromium"
 	# The real engines of slurm.bats and parallel-hosts.bats, which run only
 	# as root (elsewhere they skip, saying why).
 	if [ "$(id -u)" -eq 0 ]; then

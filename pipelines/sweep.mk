@@ -63,7 +63,10 @@ endif
 BASELINE_STAMP := $(shell f='$(OUT)/jobs/.baseline'; [ "$$(cat "$$f" 2>/dev/null)" = '$(BASELINE)' ] && [ -f "$$f" ] || printf '%s\n' '$(BASELINE)' >"$$f"; echo "$$f")
 COMPARED = $(if $(strip $(BASELINE)),$(NAMES:%=$(OUT)/%.compared.json),)
 
-all: $(OUT)/summary.tsv
+# kf-report draws the compared records when there is a baseline.
+REPORTED = $(if $(COMPARED),$(COMPARED),$(NAMES:%=$(OUT)/%.json))
+
+all: $(OUT)/summary.tsv $(OUT)/report.html
 
 # jobs/.names, the list of jobs (rewritten by the split when it changed),
 # makes a job removed from JOBS rewrite the summary. On a terminal, a
@@ -90,6 +93,15 @@ $(OUT)/%.compared.json: $(OUT)/%.json $(BASELINE_STAMP) $$(wildcard $(BASELINE)/
 	@$(BIN)kf-feedback $(FEEDBACK_FLAGS) --baseline '$(BASELINE)/$*.json' '$<' > '$@.tmp' \
 		2>> '$(OUT)/$*.log'; \
 	'$(PIPELINES)/kf-sweep-finish' '$*' '$@.tmp' '$@' '$(OUT)/$*.compared.txt' '$(OUT)/$*.log'
+
+# The page to look at, beside the summary: kf-report over the same records
+# (with BASELINE, the compared ones), REPORT_FLAGS its options, what it says
+# in OUT/report.log. A record it cannot draw is listed as failed on the
+# page (status 1), which does not fail the make.
+$(OUT)/report.html: $(REPORTED) $(OUT)/jobs/.names $(BASELINE_STAMP)
+	@$(BIN)kf-report -T 'kf sweep' $(REPORT_FLAGS) $(REPORTED:%='%') > '$@.tmp' \
+		2> '$(OUT)/report.log' || [ $$? -eq 1 ]
+	@mv -f '$@.tmp' '$@'
 
 # One job: its earlier outputs removed, then the six stages, the profiler's
 # files in OUT/runs/NAME/ID/PASS (NAME apart from ID: two jobs may share an

@@ -72,6 +72,15 @@ table_row() {
 	fi
 }
 
+@test "bench --quick: kf-report's time for 20, 40 and 80 jobs and its peak memory" {
+	quick
+	assert_success
+	assert_line "kf-report (tests/bench/kf-report-bench.sh):"
+	assert_line --regexp "^kf-report: 20 jobs \($NUM MB of final records\): $NUM ms wall, $NUM ms CPU \(goal < 1000\)$"
+	assert_line --regexp "^kf-report: CPU per job at 20, 40, 80 jobs: $NUM, $NUM, $NUM ms; 4x the jobs took $NUM""x the CPU time, $NUM""x the wall time \(linear: 4\)$"
+	assert_line --regexp "^kf-report: 80 jobs: peak RSS $NUM MB, a page of $NUM MB$"
+}
+
 @test "bench: a bad option is a usage error (status 2)" {
 	run sh "$TOP/tests/bench/run" --scale x
 	assert_failure 2

@@ -4,7 +4,7 @@
 # the kf command, completion, versions, sweeps, man pages as rendered.
 load helper
 
-PROGS="kf-select kf-wrap kf-run kf-read kf-collate kf-feedback"
+PROGS="kf-select kf-wrap kf-run kf-read kf-collate kf-feedback kf-report"
 
 setup() {
 	T=$BATS_TEST_TMPDIR
@@ -377,6 +377,7 @@ sweep_jobs() {
 		printf '#!/bin/sh\necho "%s was here" >&2\nexec "%s" "$@"\n' "$p" "$TOP/bin/$p" >"$T/kf/$p"
 		chmod +x "$T/kf/$p"
 	done
+	ln -s "$TOP/bin/kf-report" "$T/kf/kf-report"	# the page: no job's stage
 	PATH="$TOP/tests/fake:$PATH" run make -s -f "$TOP/pipelines/sweep.mk" JOBS=jobs.jsonl OUT=out KF="$T/kf"
 	assert_success
 	for job in good broken; do

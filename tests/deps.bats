@@ -43,11 +43,11 @@ SH
 	assert_success
 	run cat "$APT_LOG"
 	assert_line --index 0 "apt-get update -qq"
-	assert_line --index 1 "apt-get install -y bats-assert bats-support clang libclang-rt-14-dev parallel slurm-wlm munge openssh-server openssh-client iproute2 rsync -qq"
+	assert_line --index 1 "apt-get install -y bats-assert bats-support clang libclang-rt-14-dev parallel chromium slurm-wlm munge openssh-server openssh-client iproute2 rsync -qq"
 }
 
 @test "not root: the cluster tests' engines are not asked for (those tests skip)" {
-	INSTALLED="libcjson-dev libcsv-dev pkg-config make gcc bats bats-assert bats-support jq mandoc clang libclang-rt-14-dev parallel" \
+	INSTALLED="libcjson-dev libcsv-dev pkg-config make gcc bats bats-assert bats-support jq mandoc clang libclang-rt-14-dev parallel chromium" \
 		FAKE_UID=1000 PATH="$fake:$PATH" run sh "$TOP/mk/deps.sh" check
 	assert_success
 	assert_output ""

@@ -4,7 +4,7 @@
 
 load helper
 
-PROGS="kf-select kf-wrap kf-run kf-read kf-collate kf-feedback kf"
+PROGS="kf-select kf-wrap kf-run kf-read kf-collate kf-feedback kf-report kf"
 
 @test "every man page is clean under mandoc -Tlint" {
 	for p in $PROGS; do

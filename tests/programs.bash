@@ -2,7 +2,7 @@
 # a good input line for each program and the command that runs it. $T is
 # the test's scratch directory, holding ncu/ncu_report.csv.
 
-PROGS="kf-select kf-wrap kf-run kf-read kf-collate kf-feedback"
+PROGS="kf-select kf-wrap kf-run kf-read kf-collate kf-feedback kf-report"
 JOB='{"id":"a","cmd":["./x"],"language":"cuda","arch":"H200"}'
 
 good_input() {
@@ -13,6 +13,7 @@ good_input() {
 	kf-read) replay a ncu "$T/ncu" ;;
 	kf-collate) replay a ncu "$T/ncu" | kf-read ;;
 	kf-feedback) replay a ncu "$T/ncu" | kf-read | kf-collate ;;
+	kf-report) replay a ncu "$T/ncu" | kf-read | kf-collate | kf-feedback ;;
 	esac
 }
 

@@ -66,3 +66,16 @@ setup() {
 	assert_failure
 	assert_output --partial 'BASELINE=old is OUT itself'
 }
+
+@test "BASELINE=DIR: report.html draws the compared records, their speedups and a job without a baseline" {
+	run sweep JOBS=new.jsonl OUT=new BASELINE=old
+	assert_success
+	sp=$(jq '.analysis.delta.speedup' "$T/new/a.compared.json")
+	grep -qF "<a href=\"#job-1\">a</a>" "$T/new/report.html"
+	grep -qF "<td class=\"speedup num\">$(printf '%.3g' "$sp")× faster</td>" "$T/new/report.html"
+	grep -qF '<td class="speedup num">1× unchanged</td>' "$T/new/report.html"
+	grep -qF '<p class="delta none">No comparison with a baseline: cannot open old/d.json: No such file or directory</p>' \
+		"$T/new/report.html"
+	[ "$(tr '\n' ' ' <"$T/new/report.html" | perl -ne 'print $1 if m{(<figure class="speedups">.*?</figure>)}' |
+		grep -o '<g class="row">' | wc -l)" -eq 2 ]
+}

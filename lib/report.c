@@ -1,0 +1,504 @@
+/* kf: kf-report's page: the index of jobs, each job's section, the styles. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "html.h"
+#include "record.h"
+#include "report.h"
+
+enum { OVERVIEW_MAX = 60 };	/* jobs in the speedup chart; the index has all */
+
+struct kf_report {
+	struct kf_report_opts o;
+	struct buf index, jobs;
+	int n, failed;
+	/* The speedups against the baseline, in input order. */
+	struct kf_report_bar sp[OVERVIEW_MAX];
+	char *sp_id[OVERVIEW_MAX];
+	int nsp, nsp_all;
+};
+
+/* Okabe-Ito colours: told apart with any colour vision, and in grey print. */
+static const char css[] =
+	":root{--blue:#0072B2;--orange:#E69F00;--sky:#56B4E9;--green:#009E73;"
+	"--verm:#D55E00;--purple:#CC79A7;--ink:#1a1a1a;--grid:#d0d0d0}\n"
+	"body{font:15px/1.45 system-ui,sans-serif;color:var(--ink);max-width:72rem;"
+	"margin:0 auto;padding:1rem}\n"
+	"h1{font-size:1.5rem}h2{font-size:1.2rem;border-bottom:2px solid var(--blue);"
+	"padding-bottom:.2rem;overflow-wrap:anywhere}h3{font-size:1rem;margin:1rem 0 .3rem}\n"
+	"table{border-collapse:collapse;width:100%;font-size:.9rem}"
+	"table.delta-metrics,table.delta-kernels{width:auto;min-width:50%}\n"
+	"th,td{text-align:left;padding:.25rem .4rem;border-bottom:1px solid var(--grid);"
+	"vertical-align:top;overflow-wrap:break-word}\n"
+	"td.kernel,td.reason,td.text,td.where,td.rule{overflow-wrap:anywhere}td.kernel{min-width:10rem}td.rule{min-width:7rem}\n"
+	"td.num,th.num{text-align:right;white-space:nowrap}\n"
+	"tr.failed td{background:#fbeee6}.st-failed{color:var(--verm);font-weight:bold}"
+	"span.run{font-size:.8rem;color:var(--verm)}\n"
+	"code,pre{font:13px/1.35 ui-monospace,monospace}pre{white-space:pre-wrap;margin:0}\n"
+	".charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(26rem,1fr));"
+	"gap:1rem}\n"
+	"figure{margin:0}figcaption{font-size:.85rem;color:#444}\n"
+	"svg{width:100%;max-width:44rem;height:auto;font:12px system-ui,sans-serif}\n"
+	"svg .bar{fill:var(--blue)}svg .rest{fill:var(--sky)}svg .after{fill:var(--orange)}"
+	"svg .slower{fill:var(--verm)}svg .one{stroke:var(--ink);stroke-dasharray:3 3}\n"
+	".overview{max-width:44rem}\n"
+	"svg .axis{stroke:var(--ink)}svg .grid{stroke:var(--grid)}\n"
+	"svg .roof{stroke:var(--verm);stroke-width:2;fill:none}\n"
+	"svg .ridge{stroke:var(--verm);stroke-dasharray:4 3}\n"
+	"svg .pt{fill:var(--sky);stroke:var(--ink)}svg .pt.focus{fill:var(--orange)}\n"
+	"svg .lab{fill:var(--ink)}svg .title{font-weight:bold}\n"
+	"dl{display:grid;grid-template-columns:max-content 1fr;gap:.1rem 1rem}dd{margin:0;"
+	"overflow-wrap:anywhere}dt{font-weight:bold}\n"
+	".none{color:#555;font-style:italic}\n"
+	"@media (max-width:60rem){body{font-size:13px;padding:.5rem}}\n"
+	"@media print{body{max-width:none;font-size:11pt}section.job{break-before:page}"
+	"figure,table{break-inside:avoid}a{color:inherit;text-decoration:none}}\n";
+
+struct kf_report *
+kf_report_new(const struct kf_report_opts *o)
+{
+	struct kf_report *r = xcalloc(1, sizeof *r);
+
+	r->o = *o;
+	return r;
+}
+
+void
+kf_report_free(struct kf_report *r)
+{
+	int i;
+
+	if (r == NULL)
+		return;
+	for (i = 0; i < r->nsp; i++)
+		free(r->sp_id[i]);
+	buf_free(&r->index);
+	buf_free(&r->jobs);
+	free(r);
+}
+
+const cJSON *
+kf_report_focus(const cJSON *an)
+{
+	const cJSON *f = kf_obj(an, "focus"), *k = kf_arr(an, "kernels");
+
+	if (f == NULL && k && cJSON_IsObject(k->child))
+		f = k->child;
+	return f;
+}
+
+const char *
+kf_report_kname(const cJSON *k)
+{
+	const char *s = kf_str(k, "short_name");
+
+	return s ? s : kf_str(k, "name");
+}
+
+/* The focus kernel's time per launch: ncu's duration, unitrace's median,
+ * VTune's average. */
+static double
+focus_ns(const cJSON *f)
+{
+	static const char *const keys[] = { "duration_ns", "median_gpu_time_ns", "average_time_ns" };
+	size_t i;
+
+	for (i = 0; i < sizeof keys / sizeof *keys; i++)
+		if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(f, keys[i])))
+			return kf_num(f, keys[i], NAN);
+	return NAN;
+}
+
+static const char *
+bound_of(const cJSON *an, const cJSON *f)
+{
+	const char *s = kf_str(kf_obj(f, "roof"), "bound");
+
+	if (s == NULL)
+		s = kf_str(f, "bound");
+	return s ? s : kf_str(an, "bound");
+}
+
+/* The most promising rule: ncu's first ranked rule, else VTune's first
+ * recommendation. */
+static const char *
+top_rule(const cJSON *an, const cJSON *f)
+{
+	const cJSON *r = kf_arr(an, "rules");
+
+	if (r && r->child)
+		return kf_str(r->child, "name");
+	r = kf_arr(f, "recommendations");
+	return r && r->child ? kf_str(r->child, "kind") : NULL;
+}
+
+/* The first run of the job (its own, or one of its passes') that did not end
+ * with status 0: what the numbers may lack. NULL when all did. */
+static const cJSON *
+odd_run(const cJSON *rec)
+{
+	const cJSON *run = kf_obj(rec, "run"), *p;
+	const char *by = kf_str(run, "ended_by");
+
+	if (run && ((by && strcmp(by, "exit") != 0) || kf_num(run, "exit_code", 0) != 0))
+		return run;
+	cJSON_ArrayForEach(p, kf_arr(rec, "passes")) {
+		run = kf_obj(p, "run");
+		by = kf_str(run, "ended_by");
+		if (run && ((by && strcmp(by, "exit") != 0) || kf_num(run, "exit_code", 0) != 0))
+			return run;
+	}
+	return NULL;
+}
+
+/* How it ended, in a word or two: "exit 6", "inactivity", "timeout". */
+static void
+put_run_end(struct buf *b, const cJSON *run)
+{
+	const char *by = kf_str(run, "ended_by");
+
+	if (by && strcmp(by, "exit") != 0)
+		html_text(b, by);
+	else
+		buf_printf(b, "exit %ld", kf_num_long(run, "exit_code", 0, -1000000, 1000000));
+}
+
+static void
+td_text(struct buf *b, const char *cls, const char *s, size_t max)
+{
+	buf_printf(b, "<td class=\"%s\">", cls);
+	if (s && max) {
+		buf_puts(b, "<span title=\"");
+		html_text(b, s);
+		buf_puts(b, "\">");
+		html_text_max(b, s, max);
+		buf_puts(b, "</span>");
+	} else if (s) {
+		html_text(b, s);
+	}
+	buf_puts(b, "</td>");
+}
+
+static void
+put_speedup(struct buf *b, const cJSON *d)
+{
+	double s = kf_num(d, "speedup", NAN);
+	const char *v = kf_str(d, "verdict");
+
+	if (isfinite(s))
+		buf_printf(b, "%.3g\xC3\x97", s);
+	if (v) {
+		buf_puts(b, isfinite(s) ? " " : "");
+		html_text(b, v);
+	}
+}
+
+static void
+index_row(struct kf_report *r, const cJSON *rec, const cJSON *an, const cJSON *err)
+{
+	struct buf *b = &r->index;
+	const cJSON *f = kf_report_focus(an);
+
+	buf_printf(b, "<tr class=\"%s\"><td class=\"num\">%d</td><td class=\"id\"><a href=\"#job-%d\">",
+	    err ? "failed" : "ok", r->n, r->n);
+	html_text(b, kf_str(rec, "id") ? kf_str(rec, "id") : "(no id)");
+	buf_puts(b, "</a></td>");
+	td_text(b, "profiler", kf_str(rec, "profiler"), 0);
+	buf_printf(b, "<td class=\"status st-%s\">%s", err ? "failed" : "ok", err ? "failed" : "ok");
+	if (odd_run(rec)) {
+		buf_puts(b, "<br><span class=\"run\">");
+		put_run_end(b, odd_run(rec));
+		buf_puts(b, "</span>");
+	}
+	buf_puts(b, "</td>");
+	if (err) {
+		buf_puts(b, "<td class=\"reason\" colspan=\"5\">");
+		html_text(b, kf_str(err, "kind"));
+		buf_puts(b, ": ");
+		html_text_max(b, kf_str(err, "message"), 300);
+		buf_puts(b, "</td></tr>\n");
+		return;
+	}
+	td_text(b, "kernel", f ? kf_report_kname(f) : NULL, 60);
+	buf_puts(b, "<td class=\"time num\">");
+	if (isfinite(focus_ns(f)))
+		html_ns(b, focus_ns(f));
+	buf_puts(b, "</td>");
+	td_text(b, "bound", bound_of(an, f), 0);
+	td_text(b, "rule", top_rule(an, f), 0);
+	buf_puts(b, "<td class=\"speedup num\">");
+	put_speedup(b, kf_obj(an, "delta"));
+	buf_puts(b, "</td></tr>\n");
+}
+
+static void
+dl_item(struct buf *b, const char *term, const char *text)
+{
+	if (text == NULL)
+		return;
+	buf_printf(b, "<dt>%s</dt><dd>", term);
+	html_text(b, text);
+	buf_puts(b, "</dd>");
+}
+
+/* The roof's limiting level: the memory or unit closest to its peak. */
+static void
+limiter(struct buf *b, const cJSON *roof)
+{
+	double pct = kf_num(roof, "limiter_pct", NAN);
+
+	if (kf_str(roof, "limiter") == NULL)
+		return;
+	buf_puts(b, "<dt>Limit</dt><dd class=\"limiter\">");
+	html_text(b, kf_str(roof, "limiter"));
+	if (isfinite(pct)) {
+		buf_puts(b, " at ");
+		html_pct(b, pct);
+		buf_puts(b, " of its peak");
+	}
+	buf_puts(b, "</dd>");
+}
+
+static void
+job_summary(struct buf *b, const cJSON *rec, const cJSON *an, const cJSON *f)
+{
+	buf_puts(b, "<dl class=\"summary\">");
+	dl_item(b, "Profiler", kf_str(rec, "profiler"));
+	dl_item(b, "GPU", kf_str(kf_obj(rec, "worker"), "gpu_name"));
+	dl_item(b, "Run", kf_str(odd_run(rec), "message"));
+	if (f) {
+		buf_puts(b, "<dt>Focus kernel</dt><dd class=\"focus-name\"><code>");
+		html_text(b, kf_str(f, "name"));
+		buf_puts(b, "</code></dd>");
+	}
+	if (isfinite(focus_ns(f))) {
+		buf_puts(b, "<dt>Time per launch</dt><dd class=\"focus-time\">");
+		html_ns(b, focus_ns(f));
+		buf_puts(b, "</dd>");
+	}
+	dl_item(b, "Bound", bound_of(an, f));
+	limiter(b, kf_obj(f, "roof"));
+	buf_puts(b, "</dl>\n");
+}
+
+static void
+rules_table(struct buf *b, const cJSON *an, const cJSON *f, int max)
+{
+	const cJSON *rules = kf_arr(an, "rules"), *x;
+	int i = 0;
+
+	if (rules == NULL || rules->child == NULL) {
+		rules = kf_arr(f, "recommendations");
+		if (rules == NULL || rules->child == NULL || max == 0)
+			return;
+	}
+	buf_puts(b, "<h3>Top rules</h3><table class=\"rules\"><thead><tr><th>rule</th>"
+	    "<th class=\"num\">est. speedup</th><th>what it says</th></tr></thead><tbody>\n");
+	cJSON_ArrayForEach(x, rules) {
+		double s = kf_num(x, "speedup", NAN);
+
+		if (i++ == max)
+			break;
+		td_text(b, "name", kf_str(x, "name") ? kf_str(x, "name") : kf_str(x, "kind"), 0);
+		buf_puts(b, "<td class=\"num\">");
+		if (isfinite(s)) {
+			buf_printf(b, "%.3g%% ", s);
+			html_text(b, kf_str(x, "speedup_type"));
+		}
+		buf_puts(b, "</td>");
+		td_text(b, "text", kf_str(x, "description") ? kf_str(x, "description") :
+		    kf_str(x, "text"), 0);
+		buf_puts(b, "</tr>\n");
+	}
+	buf_puts(b, "</tbody></table>\n");
+}
+
+/* The line's main stall reason (the first of its stalls). */
+static void
+top_stall(struct buf *b, const cJSON *stalls)
+{
+	const char *why = stalls && stalls->child ? kf_str(stalls->child, "reason") : NULL;
+
+	if (why == NULL)
+		return;
+	buf_puts(b, " <span class=\"stall\">");
+	html_text(b, why);
+	buf_puts(b, "</span>");
+}
+
+static void
+source_lines(struct buf *b, const cJSON *f, int max)
+{
+	const cJSON *sl = kf_arr(f, "source_lines"), *x;
+	int i = 0;
+
+	if (sl == NULL || sl->child == NULL || max == 0)
+		return;
+	buf_puts(b, "<h3>Hot source lines</h3><table class=\"source\"><thead><tr><th>where</th>"
+	    "<th class=\"num\">stalls</th><th>code</th></tr></thead><tbody>\n");
+	cJSON_ArrayForEach(x, sl) {
+		double line = kf_num(x, "line", NAN), st = kf_num(x, "stall_pct", NAN);
+
+		if (i++ == max)
+			break;
+		buf_puts(b, "<tr><td class=\"where\">");
+		html_text(b, kf_str(x, "file") ? kf_str(x, "file") : "?");
+		if (isfinite(line))
+			buf_printf(b, ":%.0f", line);
+		buf_puts(b, "</td><td class=\"num\">");
+		if (isfinite(st))
+			html_pct(b, st);
+		top_stall(b, kf_arr(x, "stalls"));
+		buf_puts(b, "</td><td><pre><code>");
+		html_text(b, kf_str(x, "text"));
+		buf_puts(b, "</code></pre></td></tr>\n");
+	}
+	buf_puts(b, "</tbody></table>\n");
+}
+
+static void
+job_failed(struct buf *b, const cJSON *rec, const cJSON *err)
+{
+	buf_puts(b, "<p class=\"st-failed\">Profiling failed: ");
+	html_text(b, kf_str(err, "kind"));
+	buf_puts(b, " (");
+	html_text(b, kf_str(err, "stage"));
+	buf_puts(b, ")</p><p class=\"message\">");
+	html_text(b, kf_str(err, "message"));
+	buf_puts(b, "</p>");
+	if (kf_str(err, "hint")) {
+		buf_puts(b, "<p class=\"hint\"><b>What to do:</b> ");
+		html_text(b, kf_str(err, "hint"));
+		buf_puts(b, "</p>");
+	}
+	if (kf_str(odd_run(rec), "message")) {
+		buf_puts(b, "<p class=\"run\"><b>The run:</b> ");
+		html_text(b, kf_str(odd_run(rec), "message"));
+		buf_puts(b, "</p>");
+	}
+}
+
+static void
+job_section(struct kf_report *r, const cJSON *rec, const cJSON *an, const cJSON *err)
+{
+	struct buf *b = &r->jobs;
+	const cJSON *f = kf_report_focus(an);
+
+	buf_printf(b, "<section class=\"job\" id=\"job-%d\"><h2>%d. ", r->n, r->n);
+	html_text(b, kf_str(rec, "id") ? kf_str(rec, "id") : "(no id)");
+	buf_puts(b, "</h2>\n");
+	if (err) {
+		job_failed(b, rec, err);
+		buf_puts(b, "</section>\n");
+		return;
+	}
+	job_summary(b, rec, an, f);
+	kf_report_delta(b, an);
+	buf_puts(b, "<div class=\"charts\">");
+	kf_report_delta_chart(b, an);
+	kf_report_time_chart(b, an, r->o.top);
+	kf_report_roofline(b, rec, an, r->o.gpus_file, r->o.top);
+	kf_report_pct_chart(b, an);
+	buf_puts(b, "</div>\n");
+	rules_table(b, an, f, r->o.rules);
+	source_lines(b, f, r->o.lines);
+	kf_report_delta_details(b, an, r->o.top);
+	buf_puts(b, "</section>\n");
+}
+
+/* Keep the job's speedup for the overview: faster, slower or unchanged. */
+static void
+add_speedup(struct kf_report *r, const cJSON *rec, const cJSON *d)
+{
+	double s = kf_num(d, "speedup", NAN);
+	const char *v = kf_str(d, "verdict");
+
+	if (!isfinite(s))
+		return;
+	r->nsp_all++;
+	if (r->nsp == OVERVIEW_MAX)
+		return;
+	r->sp_id[r->nsp] = xasprintf("%d. %s", r->n, kf_str(rec, "id") ? kf_str(rec, "id") : "(no id)");
+	r->sp[r->nsp] = (struct kf_report_bar){ r->sp_id[r->nsp], NULL, s, NAN,
+	    v && strcmp(v, "faster") == 0 ? "bar" : v && strcmp(v, "slower") == 0 ? "slower" : "rest" };
+	r->nsp++;
+}
+
+void
+kf_report_add(struct kf_report *r, const cJSON *rec)
+{
+	const cJSON *an = kf_obj(rec, "analysis"), *err = kf_error(rec);
+	const char *st = kf_str(an, "status");
+	cJSON *made = NULL;
+
+	if (err == NULL)
+		err = kf_obj(an, "error");
+	if (err == NULL && st && strcmp(st, "failed") == 0) {
+		made = cJSON_CreateObject();
+		kf_set_str(made, "kind", "failed");
+		kf_set_str(made, "message", "analysis.status is \"failed\", with no error object");
+		err = made;
+	}
+	r->n++;
+	r->failed += err != NULL;
+	if (err == NULL)
+		add_speedup(r, rec, kf_obj(an, "delta"));
+	index_row(r, rec, an, err);
+	job_section(r, rec, an, err);
+	cJSON_Delete(made);
+}
+
+static void
+page_head(struct kf_report *r, struct buf *b)
+{
+	buf_puts(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+	    "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+	    "style-src 'unsafe-inline'\">\n"
+	    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>");
+	html_text(b, r->o.title);
+	buf_printf(b, "</title>\n<style>\n%s</style></head>\n<body>\n<h1>", css);
+	html_text(b, r->o.title);
+	buf_printf(b, "</h1>\n<p class=\"counts\">%d job%s, %d failed.</p>\n", r->n,
+	    r->n == 1 ? "" : "s", r->failed);
+}
+
+/* The speedups of the jobs that have a baseline, as one chart. */
+static void
+overview(struct kf_report *r, struct buf *b)
+{
+	if (r->nsp == 0)
+		return;
+	buf_puts(b, "<div class=\"overview\">");
+	kf_report_bars(b, "speedups", "Speedup against the baseline (total GPU time)", "speedup",
+	    r->sp, r->nsp, KF_BAR_RATIO);
+	if (r->nsp_all > r->nsp)
+		buf_printf(b, "<p class=\"none\">The first %d of %d jobs with a baseline; the index "
+		    "has them all.</p>", r->nsp, r->nsp_all);
+	buf_puts(b, "</div>\n");
+}
+
+int
+kf_report_write(struct kf_report *r, FILE *f)
+{
+	struct buf head = { 0 };
+	int ok;
+
+	errno = 0;
+	page_head(r, &head);
+	overview(r, &head);
+	buf_puts(&head, "<table class=\"index\"><thead><tr><th class=\"num\">#</th><th>id</th>"
+	    "<th>profiler</th><th>status</th><th>focus kernel</th><th class=\"num\">time</th>"
+	    "<th>bound</th><th>top rule</th><th class=\"num\">speedup</th></tr></thead><tbody>\n");
+	ok = fwrite(head.s, 1, head.len, f) == head.len &&
+	    fwrite(r->index.s ? r->index.s : "", 1, r->index.len, f) == r->index.len &&
+	    fputs("</tbody></table>\n", f) >= 0 &&
+	    fwrite(r->jobs.s ? r->jobs.s : "", 1, r->jobs.len, f) == r->jobs.len &&
+	    fputs("</body></html>\n", f) >= 0;
+	buf_free(&head);
+	if (!ok && errno == 0)
+		errno = EIO;
+	return ok ? 0 : -1;
+}
