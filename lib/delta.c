@@ -668,58 +668,107 @@ say_rules(struct cmp *c)
 
 /* Roofline position and hot source lines, when both analyses have them */
 
+/* "552 GB/s", "5.49 TFLOP/s": v in the unit that fits. */
+static void
+fmt_rate(struct buf *b, double v, const char *unit)
+{
+	static const char *const pre[] = { "", "k", "M", "G", "T", "P" };
+	size_t i = 0;
+
+	while (fabs(v) >= 1000 && i + 1 < sizeof pre / sizeof pre[0])
+		v /= 1000, i++;
+	buf_printf(b, "%.3g %s%s", v, pre[i], unit);
+}
+
+/* "memory-bound at 11.5% of the DRAM roof" */
+static void
+roof_pos(struct buf *b, const cJSON *r)
+{
+	double pct;
+
+	buf_printf(b, "%s-bound", kf_str(r, "bound") ? kf_str(r, "bound") : "?");
+	if (num_at(r, "pct_of_roof", &pct))
+		buf_printf(b, " at %.1f%% of its roof", pct);
+}
+
 static void
 say_roof(struct cmp *c)
 {
+	static const char *const nums[] = {
+		"achieved_flops", "dram_bytes_per_s", "arithmetic_intensity",
+		"pct_of_roof", "limiter_pct",
+	};
 	const cJSON *rb = kf_obj(focus_of(c->before), "roof");
-	const cJSON *ra = kf_obj(focus_of(c->after), "roof"), *x;
+	const cJSON *ra = kf_obj(focus_of(c->after), "roof");
+	double x, y, fb = 0, fa = 0, db = 0, da = 0, pb = 0, pa = 0;
+	struct buf t = {0};
 	cJSON *o;
-	struct buf t = {0}, same = {0};
+	size_t i;
 
 	if (rb == NULL || ra == NULL)
 		return;
 	o = cJSON_AddObjectToObject(c->delta, "roof");
-	cJSON_ArrayForEach(x, ra) {
-		const cJSON *y = x->string ? cJSON_GetObjectItemCaseSensitive(rb, x->string) : NULL;
-		struct metric m = { x->string, x->string, M_NUM };
-
-		if (y == NULL || (cJSON_IsNumber(x) != cJSON_IsNumber(y)) ||
-		    (!cJSON_IsNumber(x) && !cJSON_IsString(x)) ||
-		    (cJSON_IsString(x) != cJSON_IsString(y)))
-			continue;
-		if (cJSON_IsString(x)) {
-			m.kind = M_STR;
-		} else if (kf_endswith(x->string, "_pct")) {
-			m.kind = M_PCT;
-		} else if (!(fabs(x->valuedouble - y->valuedouble) >
-		    fabs(y->valuedouble) * c->b->noise_pct / 100)) {
-			set_at(o, x->string, pair(y->valuedouble, x->valuedouble));
-			continue;
-		}
-		compare_metric(&m, rb, ra, o, &t, &same, c->b->noise_pct);
+	for (i = 0; i < sizeof nums / sizeof nums[0]; i++)
+		if (num_at(rb, nums[i], &x) && num_at(ra, nums[i], &y))
+			set_at(o, nums[i], pair(x, y));
+	if (kf_str(rb, "bound") && kf_str(ra, "bound"))
+		set_at(o, "bound", cJSON_CreateStringArray((const char *[]){
+		    kf_str(rb, "bound"), kf_str(ra, "bound") }, 2));
+	if (kf_str(rb, "limiter") && kf_str(ra, "limiter"))
+		set_at(o, "limiter", cJSON_CreateStringArray((const char *[]){
+		    kf_str(rb, "limiter"), kf_str(ra, "limiter") }, 2));
+	num_at(rb, "pct_of_roof", &pb);
+	num_at(ra, "pct_of_roof", &pa);
+	num_at(rb, "achieved_flops", &fb);
+	num_at(ra, "achieved_flops", &fa);
+	num_at(rb, "dram_bytes_per_s", &db);
+	num_at(ra, "dram_bytes_per_s", &da);
+	if (fabs(pa - pb) < KF_MOVE_PTS && strcmp(kf_str(rb, "bound") ? kf_str(rb, "bound") : "",
+	    kf_str(ra, "bound") ? kf_str(ra, "bound") : "") == 0) {
+		buf_puts(&c->moved, "\n- Roofline position unchanged: ");
+		roof_pos(&c->moved, ra);
+		buf_putc(&c->moved, '.');
+		return;
 	}
-	if (t.len)
-		buf_printf(&c->moved, "\n- Roofline position: %s.", t.s);
+	roof_pos(&t, rb);
+	buf_puts(&t, " -> ");
+	roof_pos(&t, ra);
+	buf_puts(&t, "; DRAM ");
+	fmt_rate(&t, db, "B/s");
+	buf_puts(&t, " -> ");
+	fmt_rate(&t, da, "B/s");
+	if (fb > 0 || fa > 0) {
+		buf_printf(&t, "; %s ", kf_str(ra, "precision") ? kf_str(ra, "precision") : "");
+		fmt_rate(&t, fb, "FLOP/s");
+		buf_puts(&t, " -> ");
+		fmt_rate(&t, fa, "FLOP/s");
+	}
+	if (kf_str(rb, "limiter") && kf_str(ra, "limiter") && num_at(rb, "limiter_pct", &x) &&
+	    num_at(ra, "limiter_pct", &y))
+		buf_printf(&t, "; closest to its peak: %s %.1f%% -> %s %.1f%%",
+		    kf_str(rb, "limiter"), x, kf_str(ra, "limiter"), y);
+	buf_printf(&c->moved, "\n- Roofline: %s.", t.s);
 	buf_free(&t);
-	buf_free(&same);
 }
 
-/* "file:line" of a hot source line, or its text; NULL when it has neither. */
+/* "bench.cu:80": a hot source line's file (its last part) and line, the
+ * same across runs from other folders; NULL when it has no line. */
 static char *
 line_id(const cJSON *l)
 {
-	const char *f = kf_str(l, "file") ? kf_str(l, "file") : kf_str(l, "path");
+	const char *f = kf_str(l, "file"), *slash;
 	double n;
 
-	if (num_at(l, "line", &n))
-		return f ? xasprintf("%s:%.0f", f, n) : xasprintf("line %.0f", n);
-	if (kf_str(l, "source"))
-		return xstrdup(kf_str(l, "source"));
-	return kf_str(l, "text") ? xstrdup(kf_str(l, "text")) : NULL;
+	if (!num_at(l, "line", &n))
+		return NULL;
+	if (f && (slash = strrchr(f, '/')) != NULL)
+		f = slash + 1;
+	return xasprintf("%s:%.0f", f ? f : "line", n);
 }
 
-static int
-has_line(const cJSON *lines, const char *id)
+/* The line of lines with id, or NULL. */
+static const cJSON *
+find_line(const cJSON *lines, const char *id)
 {
 	const cJSON *l;
 
@@ -729,23 +778,66 @@ has_line(const cJSON *lines, const char *id)
 
 		free(x);
 		if (same)
-			return 1;
+			return l;
 	}
-	return 0;
+	return NULL;
 }
 
+enum { HOT_LINES = 3 };	/* lines compared: the hottest of each run */
+
+/* "bench.cu:93 (33.9% of stall samples, 58.7 M excessive L2 sectors)" */
 static void
-lines_only(const cJSON *a, const cJSON *b, cJSON *arr, struct buf *t)
+say_line(struct buf *t, const char *id, const cJSON *l, const char *was)
+{
+	double pct, ex;
+
+	sep(t);
+	buf_printf(t, "%s (%s", id, was);
+	if (num_at(l, "stall_pct", &pct))
+		buf_printf(t, "%.1f%% of stall samples", pct);
+	if (num_at(l, "l2_excessive_sectors", &ex) && ex > 0)
+		buf_printf(t, ", %.3g M excessive L2 sectors", ex / 1e6);
+	buf_putc(t, ')');
+}
+
+/* Lines among the first HOT_LINES of a that are not among b's lines. */
+static void
+lines_only(const cJSON *a, const cJSON *b, cJSON *arr, struct buf *t, const char *was)
 {
 	const cJSON *l;
+	int k = 0;
 
 	cJSON_ArrayForEach(l, a) {
 		char *id = line_id(l);
 
-		if (id && !has_line(b, id)) {
+		if (id && k++ < HOT_LINES && !find_line(b, id)) {
 			cJSON_AddItemToArray(arr, cJSON_CreateString(id));
+			say_line(t, id, l, was);
+		}
+		free(id);
+	}
+}
+
+/* Hot lines in both: their share of stall samples before and after. */
+static void
+lines_both(const cJSON *lb, const cJSON *la, cJSON *arr, struct buf *t)
+{
+	const cJSON *l, *m;
+	double x, y;
+	int k = 0;
+
+	cJSON_ArrayForEach(l, la) {
+		char *id = line_id(l);
+
+		if (id && k++ < HOT_LINES && (m = find_line(lb, id)) != NULL &&
+		    num_at(m, "stall_pct", &x) && num_at(l, "stall_pct", &y)) {
+			cJSON *e = cJSON_CreateObject();
+
+			cJSON_AddStringToObject(e, "line", id);
+			cJSON_AddItemToObject(e, "stall_pct", pair(x, y));
+			cJSON_AddItemToArray(arr, e);
 			sep(t);
-			buf_puts(t, id);
+			buf_printf(t, "%s %.1f%% -> %.1f%% of stall samples", id, x, y);
 		}
 		free(id);
 	}
@@ -756,20 +848,24 @@ say_lines(struct cmp *c)
 {
 	const cJSON *lb = kf_arr(focus_of(c->before), "source_lines");
 	const cJSON *la = kf_arr(focus_of(c->after), "source_lines");
-	struct buf gone = {0}, nw = {0};
+	struct buf gone = {0}, nw = {0}, both = {0};
 	cJSON *o;
 
-	if (lb == NULL || la == NULL)
+	if (lb == NULL || la == NULL || (!cJSON_GetArraySize(lb) && !cJSON_GetArraySize(la)))
 		return;
 	o = cJSON_AddObjectToObject(c->delta, "source_lines");
-	lines_only(la, lb, cJSON_AddArrayToObject(o, "new"), &nw);
-	lines_only(lb, la, cJSON_AddArrayToObject(o, "gone"), &gone);
+	lines_only(la, lb, cJSON_AddArrayToObject(o, "new"), &nw, "");
+	lines_only(lb, la, cJSON_AddArrayToObject(o, "gone"), &gone, "was ");
+	lines_both(lb, la, cJSON_AddArrayToObject(o, "both"), &both);
+	if (both.len)
+		buf_printf(&c->moved, "\n- Hot source lines in both: %s.", both.s);
 	if (nw.len)
 		buf_printf(&c->moved, "\n- Newly hot source lines: %s.", nw.s);
 	if (gone.len)
-		buf_printf(&c->moved, "\n- No longer hot: %s.", gone.s);
+		buf_printf(&c->moved, "\n- No longer among the hot lines: %s.", gone.s);
 	buf_free(&gone);
 	buf_free(&nw);
+	buf_free(&both);
 }
 
 /* The sections added since first go before all others. */

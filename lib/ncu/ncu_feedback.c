@@ -890,10 +890,27 @@ pick_focus(const struct kf_fb *fb, const struct kf_rank *rank, const struct laun
 	if (p->how == KF_FOCUS_LONGEST || strcmp(kf_str(f->k, "name") ?
 	    kf_str(f->k, "name") : "unnamed kernel", want) != 0) {
 		const char *name = kf_str(f->k, "name");
+		const struct kf_rank_ent *e = kf_rank_find(rank, name ? name : "unnamed kernel", NULL);
 
-		p->e = kf_rank_find(rank, name ? name : "unnamed kernel", NULL);
+		if (e)
+			p->e = e;
 	}
 	return f;
+}
+
+/* Whether some launch of l is of a kernel the ranking has. */
+static int
+any_ranked(const struct kf_rank *rank, const struct launch *l, size_t nl)
+{
+	size_t i;
+
+	for (i = 0; i < nl; i++) {
+		const char *name = kf_str(l[i].k, "name");
+
+		if (kf_rank_find(rank, name ? name : "unnamed kernel", NULL))
+			return 1;
+	}
+	return 0;
 }
 
 void
@@ -926,6 +943,12 @@ ncu_feedback(const cJSON *rec, struct kf_fb *fb)
 	/* The ranking: every launch of the timing run (kf-wrap --top), else
 	 * the launches profiled in detail. */
 	timed = ncu_timing_rank(data, &rank);
+	if (timed && !any_ranked(&rank, l, nl)) {
+		/* A timing run of another program: rank what was detailed. */
+		kf_rank_free(&rank);
+		memset(&rank, 0, sizeof rank);
+		timed = 0;
+	}
 	if (!timed) {
 		for (i = 0; i < nl; i++) {
 			const char *name = kf_str(l[i].k, "name");
