@@ -15,10 +15,10 @@
 #include "wrap.h"
 
 static const char usage[] =
-	"[-u] [-o dir] [--tool path] [-a arg] [--sudo] [--no-timeline] [--top k]\n"
+	"[-u] [-o dir] [--tool path] [-a arg] [--sudo] [profiler's kf-wrap options]\n"
 	"[--end-marker str] [--timeout s] [--inactivity s] [FILE ...]\n"
 	"PROFILER [options] [--id name] [--language lang] [profiler options] -- CMD [ARG ...]";
-static const char help[] =
+static const char help_head[] =
 	"Wraps pass records (from kf-select, or one job given on the command line)\n"
 	"in the profiler's command. Between PROFILER and --, words that are not\n"
 	"kf-wrap's options go to the profiler (a bare word: the value of the one\n"
@@ -27,9 +27,6 @@ static const char help[] =
 	"      --tool PATH        the profiler program (ncu, unitrace, vtune)\n"
 	"  -a, --arg ARG          one more profiler argument (repeatable)\n"
 	"      --sudo             run the profiler under sudo -E\n"
-	"      --no-timeline      unitrace: no Chrome kernel and ITT logging\n"
-	"      --top K            ncu: time every launch, then profile in detail one\n"
-	"                         launch of each of the K kernels with the most GPU time\n"
 	"      --end-marker STR   output that ends the run (none: no marker)\n"
 	"      --timeout S        kf-run's limit for the whole run (90s, 5m, 1h)\n"
 	"      --inactivity S     kf-run's limit for a run without output\n"
@@ -37,19 +34,30 @@ static const char help[] =
 	"      --language LANG    the job's language (sycl, ocl, cuda, pytorch, triton)\n"
 	"  -u, --unbuffered       flush after every record\n"
 	"  -h, --help             print this help\n"
-	"      --version          print the version\n";
+	"      --version          print the version\n"
+	"Options of one profiler (from its descriptor):\n";
 
 enum {
-	O_TOOL = 0x100, O_SUDO, O_NO_TIMELINE, O_END_MARKER, O_TIMEOUT,
-	O_INACTIVITY, O_ID, O_LANGUAGE, O_TOP,
+	O_TOOL = 0x100, O_SUDO, O_END_MARKER, O_TIMEOUT, O_INACTIVITY, O_ID,
+	O_LANGUAGE,
+	O_POPT = 0x200,		/* + the index in popts */
 };
+
+/* The profilers' own kf-wrap options (struct kf_popt), each name once,
+ * with the profilers that take it; and what was given. */
+static struct {
+	const struct kf_popt *o;
+	char who[64];		/* "ncu", "ncu, unitrace" */
+} popts[KF_POPT_MAX];
+static int npopts;
 
 static struct {
 	const char *base;
 	const char *tool;
 	char **args;
 	int nargs;
-	int sudo, no_timeline, top;
+	int sudo;
+	const char *popt_val[KF_POPT_MAX];	/* by popts index; NULL: not given */
 	const char *end_marker;
 	int end_marker_set;
 	double timeout, inactivity;
@@ -215,7 +223,7 @@ wrap_one(cJSON *rec)
 	struct kf_wrap_opts wo = {0};
 	struct buf err = {0};
 	char **cmd = NULL, **args = NULL;
-	int ncmd = 0, nargs = 0;
+	int ncmd = 0, nargs = 0, i;
 	const cJSON *env;
 	cJSON *job_env;
 
@@ -250,8 +258,11 @@ wrap_one(cJSON *rec)
 	wo.args = args;
 	wo.nargs = nargs;
 	wo.sudo = opt.sudo;
-	wo.no_timeline = opt.no_timeline;
-	wo.top = opt.top;
+	for (i = 0; i < npopts; i++)
+		if (opt.popt_val[i]) {
+			wo.popt_name[wo.npopt] = popts[i].o->name;
+			wo.popt_val[wo.npopt++] = opt.popt_val[i];
+		}
 	job_env = cJSON_DetachItemFromObjectCaseSensitive(rec, "env");
 	if (p->wrap(rec, cmd, ncmd, &wo) == 0) {
 		if (job_env)
@@ -312,13 +323,11 @@ add_arg(const char *a)
 	opt.args[opt.nargs++] = (char *)a;
 }
 
-static const struct option longopts[] = {
+static const struct option base_opts[] = {
 	{ "output-dir", required_argument, NULL, 'o' },
 	{ "tool", required_argument, NULL, O_TOOL },
 	{ "arg", required_argument, NULL, 'a' },
 	{ "sudo", no_argument, NULL, O_SUDO },
-	{ "no-timeline", no_argument, NULL, O_NO_TIMELINE },
-	{ "top", required_argument, NULL, O_TOP },
 	{ "end-marker", required_argument, NULL, O_END_MARKER },
 	{ "timeout", required_argument, NULL, O_TIMEOUT },
 	{ "inactivity", required_argument, NULL, O_INACTIVITY },
@@ -326,6 +335,84 @@ static const struct option longopts[] = {
 	{ "language", required_argument, NULL, O_LANGUAGE },
 	KF_OPT_COMMON
 };
+static struct option *longopts;	/* base_opts and the profilers' */
+
+/* text into b from column col on, words wrapped before column width. */
+static void
+help_wrap(struct buf *b, const char *text, int col, int width)
+{
+	int at = col;
+
+	while (*text) {
+		size_t n = strcspn(text, " ");
+
+		if (at > col && at + 1 + (int)n > width) {
+			buf_printf(b, "\n%*s", col, "");
+			at = col;
+		} else if (at > col) {
+			buf_putc(b, ' ');
+			at++;
+		}
+		buf_add(b, text, n);
+		at += (int)n;
+		text += n;
+		text += strspn(text, " ");
+	}
+	buf_putc(b, '\n');
+}
+
+/* The profilers' options into popts, longopts and the help text. */
+static void
+profiler_options(void)
+{
+	size_t nbase = sizeof base_opts / sizeof base_opts[0] - 1, n = nbase, i;
+	const struct kf_popt *o;
+	struct buf h = {0};
+	int k;
+
+	longopts = xcalloc(nbase + KF_POPT_MAX + 1, sizeof *longopts);
+	memcpy(longopts, base_opts, nbase * sizeof *longopts);
+	for (i = 0; kf_profilers[i]; i++)
+		for (o = kf_profilers[i]->opts; o && o->name; o++) {
+			for (k = 0; k < npopts && strcmp(popts[k].o->name, o->name); k++)
+				;
+			if (k == npopts) {
+				if (npopts == KF_POPT_MAX)
+					kf_die(1, "too many profiler options (at most %d)", KF_POPT_MAX);
+				popts[npopts++].o = o;
+				longopts[n++] = (struct option){ o->name,
+				    o->arg ? required_argument : no_argument, NULL, O_POPT + k };
+			}
+			snprintf(popts[k].who + strlen(popts[k].who),
+			    sizeof popts[k].who - strlen(popts[k].who), "%s%s",
+			    popts[k].who[0] ? ", " : "", kf_profilers[i]->name);
+		}
+	buf_puts(&h, help_head);
+	for (k = 0; k < npopts; k++) {
+		char *lhs = xasprintf("--%s%s%s", popts[k].o->name, popts[k].o->arg ? " " : "",
+		    popts[k].o->arg ? popts[k].o->arg : "");
+		char *text = xasprintf("%s: %s", popts[k].who, popts[k].o->help);
+
+		buf_printf(&h, "      %-19s", lhs);
+		help_wrap(&h, text, 25, 80);
+		free(text);
+		free(lhs);
+	}
+	kf_opt_init(usage, buf_take(&h));
+}
+
+/* A profiler option given: checked, kept for the wrap functions. */
+static void
+set_popt(int k, const char *arg)
+{
+	const struct kf_popt *o = popts[k].o;
+	char *name = xasprintf("--%s", o->name);
+
+	if (o->arg && o->max > o->min)
+		kf_opt_long(arg, name, o->min, o->max);
+	opt.popt_val[k] = o->arg ? arg : "";
+	free(name);
+}
 
 static void
 apply_option(int c, const char *arg)
@@ -337,8 +424,6 @@ apply_option(int c, const char *arg)
 	case O_TOOL: opt.tool = arg; break;
 	case 'a': add_arg(arg); break;
 	case O_SUDO: opt.sudo = 1; break;
-	case O_NO_TIMELINE: opt.no_timeline = 1; break;
-	case O_TOP: opt.top = (int)kf_opt_long(arg, "--top", 0, 1000); break;
 	case O_END_MARKER:
 		opt.end_marker_set = 1;
 		opt.end_marker = strcmp(arg, "none") == 0 ? NULL : arg;
@@ -351,7 +436,11 @@ apply_option(int c, const char *arg)
 		opt.id = arg;
 		break;
 	case O_LANGUAGE: opt.language = arg; break;
-	default: kf_usage();
+	default:
+		if (c >= O_POPT && c < O_POPT + npopts)
+			set_popt(c - O_POPT, arg);
+		else
+			kf_usage();
 	}
 }
 
@@ -491,7 +580,7 @@ main(int argc, char **argv)
 	cJSON *rec;
 
 	kf_init(argv[0]);
-	kf_opt_init(usage, help);
+	profiler_options();
 	profiler = parse_options(argc, argv);
 	if (profiler) {
 		if (optind >= argc)

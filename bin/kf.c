@@ -19,8 +19,9 @@ static const char help[] =
 	"      --json           print the final record instead of the text\n"
 	"  -n, --max-chars N    kf-feedback: keep the text within N characters\n"
 	"      --no-collated    --json: leave the collated data out of the record\n"
-	"      --gpu NAME, --gpus-file FILE, --top N, --rules N\n"
+	"      --gpu NAME, --gpus-file FILE, --rules N\n"
 	"                       passed to kf-feedback\n"
+	"      --ranking N      kf-feedback --top N: kernels named in the ranking\n"
 	"  -t, --timeout S      kf-run: end the program after S (90s, 5m, 1h)\n"
 	"  -i, --inactivity S   kf-run: end it after S without output\n"
 	"  -h, --help           print this help\n"
@@ -28,12 +29,13 @@ static const char help[] =
 
 enum { O_JSON = 0x100, O_NO_COLLATED, O_GPU, O_GPUS_FILE, O_TOP, O_RULES };
 
-/* kf-feedback's options that kf passes on as they are (kf-feedback checks
- * their values). */
+/* kf-feedback's options that kf passes on (kf-feedback checks their
+ * values). kf's --ranking is kf-feedback's --top: --top K after PROFILER is
+ * kf-wrap's (ncu: time every launch, detail the top K kernels). */
 static const struct option fb_opts[] = {
 	{ "gpu", required_argument, NULL, O_GPU },
 	{ "gpus-file", required_argument, NULL, O_GPUS_FILE },
-	{ "top", required_argument, NULL, O_TOP },
+	{ "ranking", required_argument, NULL, O_TOP },
 	{ "rules", required_argument, NULL, O_RULES },
 	{ NULL, 0, NULL, 0 }
 };
@@ -66,7 +68,8 @@ fb_option(int code, const char *val)
 
 	for (o = fb_opts; o->name; o++) {
 		if (o->val == code) {
-			push(&opt.fb, xasprintf("--%s", o->name));
+			push(&opt.fb, o->val == O_TOP ? xstrdup("--top") :
+			    xasprintf("--%s", o->name));
 			push(&opt.fb, xstrdup(val));
 			return 1;
 		}
@@ -85,7 +88,7 @@ options(int argc, char **argv)
 		{ "inactivity", required_argument, NULL, 'i' },
 		{ "gpu", required_argument, NULL, O_GPU },
 		{ "gpus-file", required_argument, NULL, O_GPUS_FILE },
-		{ "top", required_argument, NULL, O_TOP },
+		{ "ranking", required_argument, NULL, O_TOP },
 		{ "rules", required_argument, NULL, O_RULES },
 		KF_OPT_COMMON
 	};

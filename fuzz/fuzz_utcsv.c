@@ -1,4 +1,4 @@
-/* libFuzzer target: a unitrace metrics file through ut_csv_read alone (the
+/* libFuzzer target: a unitrace metrics file through unitrace_csv_read alone (the
  * table reader, faster than the whole directory in fuzz_unitrace). */
 #include <stdlib.h>
 
@@ -12,13 +12,13 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 {
 	cJSON *sections = cJSON_CreateArray(), *warnings = cJSON_CreateArray(), *s;
-	struct ut_csv_info info;
+	struct unitrace_csv_info info;
 	char *path;
 
 	fz_init("kf-read");
 	fz_put("trace.metrics.1", d, n);
 	path = xasprintf("%s/trace.metrics.1", fz_dir());
-	if (ut_csv_read(path, sections, warnings, &info) != 0)
+	if (unitrace_csv_read(path, sections, warnings, &info) != 0)
 		abort();
 	/* Every row as long as its header. */
 	cJSON_ArrayForEach(s, sections) {
@@ -28,7 +28,7 @@ LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 		cJSON_ArrayForEach(row, kf_arr(s, "rows"))
 			if (cJSON_GetArraySize(row) != ncol)
 				abort();
-		(void)ut_group_of(kf_arr(s, "columns"));
+		(void)unitrace_group_of(kf_arr(s, "columns"));
 	}
 	kf_emit(sections);
 	kf_emit(warnings);

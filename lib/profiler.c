@@ -67,3 +67,22 @@ kf_profiler_keep_paths(void)
 	paths[n] = NULL;
 	return paths;
 }
+
+const char *
+kf_wrap_opt(const struct kf_wrap_opts *o, const char *name)
+{
+	int i;
+
+	for (i = 0; i < o->npopt; i++)
+		if (strcmp(o->popt_name[i], name) == 0)
+			return o->popt_val[i];
+	return NULL;
+}
+
+long
+kf_wrap_opt_long(const struct kf_wrap_opts *o, const char *name, long def)
+{
+	const char *v = kf_wrap_opt(o, name);
+
+	return v ? strtol(v, NULL, 10) : def;
+}

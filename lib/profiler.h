@@ -17,15 +17,33 @@
 #include <cJSON.h>
 
 struct kf_fb;
+/* A kf-wrap option that only some profiler takes (ncu's --top, unitrace's
+ * --no-timeline): its descriptor lists it, kf-wrap parses and documents it
+ * with the others, and the wrap function reads it with kf_wrap_opt(). */
+struct kf_popt {
+	const char *name;	/* the long option, without "--" */
+	const char *arg;	/* its value's name in --help ("K"); NULL: a flag */
+	long min, max;		/* a value is a whole number in [min, max] */
+	const char *help;	/* one line for --help */
+};
+
+enum { KF_POPT_MAX = 16 };
+
 struct kf_wrap_opts {
 	const char *tool;	/* the profiler's program; NULL: its usual name */
 	char **args;		/* extra profiler arguments, before the command */
 	int nargs;
 	int sudo;		/* run the profiler under sudo -E */
-	int no_timeline;	/* unitrace: leave out the Chrome logging */
-	int top;		/* ncu: time every launch, detail the top kernels; 0: all */
-	const char *session;	/* unitrace: session id; NULL: a fresh one */
+	/* The profiler options given: names and values ("" for a flag). */
+	const char *popt_name[KF_POPT_MAX], *popt_val[KF_POPT_MAX];
+	int npopt;
 };
+
+/* The value of profiler option name ("" for a flag), or NULL when it was
+ * not given. */
+const char *kf_wrap_opt(const struct kf_wrap_opts *o, const char *name);
+/* Its value as a whole number, or def when it was not given. */
+long kf_wrap_opt_long(const struct kf_wrap_opts *o, const char *name, long def);
 
 /* kf-wrap: rec has output_dir (created), pass, group, mode; cmd is the
  * program's argv. Set "argv", "env" and "end_marker". 0, or -1 after
@@ -69,6 +87,8 @@ struct kf_profiler {
 	int npasses;
 	const char *const *groups;	/* a name per pass ("group"), or NULL */
 	const struct kf_prof_lang *langs;	/* ends with language NULL */
+	const struct kf_popt *opts;	/* kf-wrap options of its own; ends with
+					 * name NULL; may be NULL */
 	const char *gpu_env;		/* the variable that pins its GPU */
 	/* Members of a launch that kf-feedback keeps as text and parses on
 	 * first use (kf_json_lazy), relative to "data" or "collated"

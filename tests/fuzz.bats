@@ -57,7 +57,7 @@ fuzz_target() {
 	fuzz_target ncusource
 }
 
-@test "fuzz_utcsv: unitrace metrics files through ut_csv_read survive their corpus and regress inputs" {
+@test "fuzz_utcsv: unitrace metrics files through unitrace_csv_read survive their corpus and regress inputs" {
 	fuzz_target utcsv
 }
 

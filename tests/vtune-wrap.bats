@@ -90,7 +90,7 @@ run_by_hand() {
 		'. + {run: {exit_code: $st, signal: null, ended_by: "exit", stdout: $so, stderr: $se}}' <<<"$rec"
 }
 
-# The record kf-wrap vtune makes for DIR and the command (argv as in lib/vtune/vtune.c).
+# The record kf-wrap vtune makes for DIR and the command (argv as in lib/vtune/vtune_wrap.c).
 wrapped_by_hand() {
 	local dir=$1 cmd a
 	shift

@@ -440,3 +440,9 @@ kf_set_num(cJSON *o, const char *key, double d)
 {
 	kf_set(o, key, cJSON_CreateNumber(d));
 }
+
+void
+kf_push_str(cJSON *a, const char *s)
+{
+	cJSON_AddItemToArray(a, cJSON_CreateString(s));
+}

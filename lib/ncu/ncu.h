@@ -5,8 +5,8 @@
 
 #include "profiler.h"
 
-kf_wrap_fn ncu_wrap;		/* ncu.c */
-kf_read_fn ncu_read;		/* ncu.c */
+kf_wrap_fn ncu_wrap;		/* ncu_wrap.c */
+kf_read_fn ncu_read;		/* ncu_read.c */
 kf_feedback_fn ncu_feedback;	/* ncu_feedback.c */
 
 /* Section display names, as metric rows carry them. */

@@ -10,6 +10,12 @@ static const struct kf_prof_lang langs[] = {
 
 /* kf-feedback reads the rules of one launch and a section or two of the
  * others' metrics; the rest is never parsed. */
+static const struct kf_popt opts[] = {
+	{ "top", "K", 0, 1000, "time every launch, then profile in detail one launch "
+	  "of each of the K kernels with the most GPU time" },
+	{ NULL, NULL, 0, 0, NULL },
+};
+
 static const char *const keep[] = { "kernels/*/metrics/*", "kernels/*/rules", NULL };
 
 const struct kf_profiler kf_ncu = {
@@ -17,6 +23,7 @@ const struct kf_profiler kf_ncu = {
 	.vendor = "nvidia",
 	.npasses = 1,
 	.langs = langs,
+	.opts = opts,
 	.gpu_env = "CUDA_VISIBLE_DEVICES",
 	.keep = keep,
 	.wrap = ncu_wrap,

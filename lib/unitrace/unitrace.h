@@ -10,16 +10,16 @@
 #include "profiler.h"
 #include "util.h"
 
-kf_wrap_fn unitrace_wrap;		/* unitrace.c */
-kf_read_fn unitrace_read;		/* unitrace.c */
+kf_wrap_fn unitrace_wrap;		/* unitrace_wrap.c */
+kf_read_fn unitrace_read;		/* unitrace_read.c */
 kf_collate_fn unitrace_collate;	/* unitrace_collate.c */
 kf_feedback_fn unitrace_feedback;	/* unitrace_feedback.c */
 
 /* The metric groups kf-select asks for, in pass order. */
-extern const char *const ut_groups[3];
+extern const char *const unitrace_groups[3];
 
 /* What a metrics file held, besides its tables. */
-struct ut_csv_info {
+struct unitrace_csv_info {
 	long lines;		/* lines read */
 	long rows;		/* kernel rows (samples in sampling layout) */
 	long skipped;		/* lines after a header that were no row */
@@ -38,21 +38,21 @@ struct ut_csv_info {
  * samples and the section also has "samples" and "instances" (one count per
  * row) and "idle_samples" (NoKernel rows, left out). Problems are appended
  * to warnings as strings. -1 and errno when the file cannot be read. */
-int ut_csv_read(const char *path, cJSON *sections, cJSON *warnings,
-    struct ut_csv_info *info);
+int unitrace_csv_read(const char *path, cJSON *sections, cJSON *warnings,
+    struct unitrace_csv_info *info);
 
 /* The metric group a header belongs to ("ComputeBasic", "MemoryProfile",
  * "VectorEngineProfile"), or NULL. */
-const char *ut_group_of(const cJSON *columns);
+const char *unitrace_group_of(const cJSON *columns);
 
 /* Index of column name in columns, or -1. */
-int ut_col(const cJSON *columns, const char *name);
+int unitrace_col(const cJSON *columns, const char *name);
 
 /* Number in row at column i, or NAN. */
-double ut_val(const cJSON *row, int i);
+double unitrace_val(const cJSON *row, int i);
 
 /* Median instance index as the reference picks it: the row at n/2 after a
  * stable sort of the GpuTime values. Returns the index into v. */
-size_t ut_median_pick(const double *v, size_t n);
+size_t unitrace_median_pick(const double *v, size_t n);
 
 #endif

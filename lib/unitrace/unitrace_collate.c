@@ -50,7 +50,7 @@ group_index(const char *g)
 	int i;
 
 	for (i = 0; g && i < NGROUPS; i++)
-		if (strcmp(g, ut_groups[i]) == 0)
+		if (strcmp(g, unitrace_groups[i]) == 0)
 			return i;
 	return -1;
 }
@@ -137,10 +137,10 @@ segment_pass(struct col *c, const cJSON *data, int gi, const char *pass)
 
 		nitt++;
 		cJSON_ArrayForEach(sec, kf_arr(data, "sections")) {
-			int idcol = ut_col(kf_arr(sec, "columns"), "GlobalInstanceId"), i = 0;
+			int idcol = unitrace_col(kf_arr(sec, "columns"), "GlobalInstanceId"), i = 0;
 
 			cJSON_ArrayForEach(row, kf_arr(sec, "rows")) {
-				double id = ut_val(row, idcol);
+				double id = unitrace_val(row, idcol);
 
 				if (nids && !isnan(id) && bsearch(&id, ids, nids, sizeof *ids, by_double)) {
 					if (g == NULL)
@@ -185,7 +185,7 @@ by_kernel(const struct rows *in, struct kf_map *m)
 	size_t i;
 
 	for (i = 0; i < in->n; i++) {
-		int kcol = ut_col(kf_arr(in->v[i].sec, "columns"), "Kernel");
+		int kcol = unitrace_col(kf_arr(in->v[i].sec, "columns"), "Kernel");
 		char *key = kernel_key(&in->v[i], kcol);
 		struct kf_map_ent *e = kf_map_slot(m, key, NULL);
 
@@ -214,7 +214,7 @@ map_rows_free(struct kf_map *m)
 static double
 gpu_time(const struct ref *r)
 {
-	return ut_val(r->row, ut_col(kf_arr(r->sec, "columns"), "GpuTime[ns]"));
+	return unitrace_val(r->row, unitrace_col(kf_arr(r->sec, "columns"), "GpuTime[ns]"));
 }
 
 static cJSON *
@@ -264,7 +264,7 @@ static const char *
 kernel_of(const struct ref *r)
 {
 	const cJSON *k = cJSON_GetArrayItem(r->row,
-	    ut_col(kf_arr(r->sec, "columns"), "Kernel"));
+	    unitrace_col(kf_arr(r->sec, "columns"), "Kernel"));
 
 	return cJSON_IsString(k) ? k->valuestring : "";
 }
@@ -310,13 +310,13 @@ query_kernel(const struct rows *cb, struct kf_map *other[NGROUPS], const char *k
 {
 	cJSON *k = cJSON_CreateObject(), *ids = cJSON_CreateArray(), *t;
 	double *v = xcalloc(cb->n, sizeof *v), lo = INFINITY, hi = -INFINITY, sum = 0;
-	int idcol = ut_col(kf_arr(cb->v[0].sec, "columns"), "GlobalInstanceId");
+	int idcol = unitrace_col(kf_arr(cb->v[0].sec, "columns"), "GlobalInstanceId");
 	const struct ref *med;
 	size_t i;
 	int g;
 
 	for (i = 0; i < cb->n; i++) {
-		double id = ut_val(cb->v[i].row, idcol);
+		double id = unitrace_val(cb->v[i].row, idcol);
 
 		v[i] = gpu_time(&cb->v[i]);
 		lo = fmin(lo, v[i]);
@@ -325,7 +325,7 @@ query_kernel(const struct rows *cb, struct kf_map *other[NGROUPS], const char *k
 		if (!isnan(id))
 			cJSON_AddItemToArray(ids, cJSON_CreateNumber(id));
 	}
-	med = &cb->v[ut_median_pick(v, cb->n)];
+	med = &cb->v[unitrace_median_pick(v, cb->n)];
 	add_name(k, kernel_of(med), med->sec, devices);
 	cJSON_AddNumberToObject(k, "instances", (double)cb->n);
 	cJSON_AddItemToObject(k, "global_instance_ids", ids);
@@ -335,7 +335,7 @@ query_kernel(const struct rows *cb, struct kf_map *other[NGROUPS], const char *k
 	cJSON_AddNumberToObject(t, "max", hi);
 	cJSON_AddNumberToObject(t, "total", sum);
 	if (idcol >= 0)
-		cJSON_AddNumberToObject(k, "median_global_instance_id", ut_val(med->row, idcol));
+		cJSON_AddNumberToObject(k, "median_global_instance_id", unitrace_val(med->row, idcol));
 	add_group_row(k, row_keys[CB], med);
 	for (g = MP; g < NGROUPS; g++)
 		add_group_row(k, row_keys[g],
@@ -475,7 +475,7 @@ sampling_kernel(const struct rows *cb, struct kf_map *m, const char *key, const 
 		sum += v[i];
 	}
 	if (n) {
-		*median = v[ut_median_pick(v, n)];
+		*median = v[unitrace_median_pick(v, n)];
 		cJSON_AddNumberToObject(t, "median", *median);
 		cJSON_AddNumberToObject(t, "min", lo);
 		cJSON_AddNumberToObject(t, "max", hi);
@@ -608,7 +608,7 @@ unitrace_collate(cJSON *out, cJSON *const *passes, int n)
 		if (g < 0)
 			continue;
 		if (data[g]) {
-			warn(&c, "%s: a second %s pass: left out", pass, ut_groups[g]);
+			warn(&c, "%s: a second %s pass: left out", pass, unitrace_groups[g]);
 			continue;
 		}
 		data[g] = d;
@@ -635,7 +635,7 @@ unitrace_collate(cJSON *out, cJSON *const *passes, int n)
 	devices = cJSON_AddArrayToObject(col, "devices");
 	for (g = 0; g < NGROUPS; g++) {
 		if (data[g]) {
-			cJSON_AddStringToObject(groups, ut_groups[g], pname[g]);
+			cJSON_AddStringToObject(groups, unitrace_groups[g], pname[g]);
 			add_devices(devices, kf_obj(data[g], "timeline"));
 			truncated |= cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
 			    kf_obj(data[g], "timeline"), "truncated"));
@@ -654,7 +654,7 @@ unitrace_collate(cJSON *out, cJSON *const *passes, int n)
 				segment_pass(&c, data[g], g, pname[g]);
 			}
 		} else {
-			cJSON_AddItemToArray(missing, cJSON_CreateString(ut_groups[g]));
+			cJSON_AddItemToArray(missing, cJSON_CreateString(unitrace_groups[g]));
 		}
 	}
 	cJSON_AddBoolToObject(col, "timeline_truncated", truncated);

@@ -14,7 +14,7 @@
 #include "text.h"
 #include "unitrace.h"
 
-const char *const ut_groups[3] = {
+const char *const unitrace_groups[3] = {
 	"ComputeBasic", "MemoryProfile", "VectorEngineProfile",
 };
 
@@ -43,7 +43,7 @@ struct sect {
 struct rd {
 	const char *path, *base;
 	cJSON *sections, *warnings;
-	struct ut_csv_info *info;
+	struct unitrace_csv_info *info;
 	struct sect *s;
 	long device;
 	long nwarn;
@@ -63,7 +63,7 @@ warn(struct rd *r, long line, const char *fmt, const char *arg)
 }
 
 int
-ut_col(const cJSON *columns, const char *name)
+unitrace_col(const cJSON *columns, const char *name)
 {
 	const cJSON *c;
 	int i = 0;
@@ -77,7 +77,7 @@ ut_col(const cJSON *columns, const char *name)
 }
 
 double
-ut_val(const cJSON *row, int i)
+unitrace_val(const cJSON *row, int i)
 {
 	const cJSON *v;
 
@@ -104,7 +104,7 @@ has(const cJSON *columns, const char *base)
 }
 
 const char *
-ut_group_of(const cJSON *cols)
+unitrace_group_of(const cJSON *cols)
 {
 	/* The reference's three rules, in its order ... */
 	if (has(cols, "SLM_BANK_CONFLICT_COUNT") && has(cols, "XVE_INST_EXECUTED_ALU0_ALL"))
@@ -138,7 +138,7 @@ by_value(const void *a, const void *b)
 }
 
 size_t
-ut_median_pick(const double *v, size_t n)
+unitrace_median_pick(const double *v, size_t n)
 {
 	const double **p;
 	size_t i, k;
@@ -269,7 +269,7 @@ sect_end(struct rd *r)
 	cJSON_AddNumberToObject(obj, "device", (double)s->device);
 	cJSON_AddStringToObject(obj, "layout", s->sampling ? "sampling" :
 	    r->info->legacy ? "legacy" : "query");
-	group = ut_group_of(s->cols);
+	group = unitrace_group_of(s->cols);
 	cJSON_AddItemToObject(obj, "group", group ? cJSON_CreateString(group) : cJSON_CreateNull());
 	cJSON_AddItemToObject(obj, "columns", s->cols);
 	s->cols = NULL;
@@ -335,13 +335,13 @@ header(struct rd *r, const char *line, long no)
 	s->ncols = (int)n;
 	s->kcol = kcol;
 	s->gpucol = gpu;
-	s->idcol = ut_col(s->cols, "GlobalInstanceId");
+	s->idcol = unitrace_col(s->cols, "GlobalInstanceId");
 	s->sampling = strstr(line, ", ") != NULL;
 	s->trailing = trailing;
 	s->device = r->device >= 0 ? r->device : 0;
 	if (s->sampling)
 		r->info->sampling = 1;
-	if (trailing || ut_col(s->cols, "Device") >= 0)
+	if (trailing || unitrace_col(s->cols, "Device") >= 0)
 		r->info->legacy = 1;
 	(void)no;
 	free(f);
@@ -380,7 +380,7 @@ add_sample(struct sect *s, cJSON *row, const char *name)
 		c++;
 	}
 	/* Samples of one instance come one after another. */
-	id = ut_val(row, s->idcol);
+	id = unitrace_val(row, s->idcol);
 	if (!(id == a->last_id))
 		a->instances++;
 	a->last_id = id;
@@ -443,7 +443,7 @@ row(struct rd *r, char *line, long no)
 	cJSON_AddItemToArray(out, cJSON_CreateString(name));
 	for (i = 0; i < right; i++)
 		cJSON_AddItemToArray(out, value(rf[i], rl[i]));
-	gt = ut_val(out, s->gpucol);
+	gt = unitrace_val(out, s->gpucol);
 	if (isnan(gt)) {
 		cJSON_Delete(out);
 		goto bad;
@@ -481,7 +481,7 @@ banner(struct rd *r, const char *line)
 }
 
 int
-ut_csv_read(const char *path, cJSON *sections, cJSON *warnings, struct ut_csv_info *info)
+unitrace_csv_read(const char *path, cJSON *sections, cJSON *warnings, struct unitrace_csv_info *info)
 {
 	struct kf_lines l;
 	struct rd r;

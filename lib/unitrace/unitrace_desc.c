@@ -11,15 +11,21 @@ static const struct kf_prof_lang langs[] = {
 	{ NULL, NULL, 0, 0 },
 };
 
-/* The /tmp link kf-wrap gives unitrace's -o (unitrace.c), one per pass. */
+static const struct kf_popt opts[] = {
+	{ "no-timeline", NULL, 0, 0, "no Chrome kernel and ITT logging" },
+	{ NULL, NULL, 0, 0, NULL },
+};
+
+/* The /tmp link kf-wrap gives unitrace's -o (unitrace_wrap.c), one per pass. */
 static const char *const pass_fields[] = { "unitrace_link", NULL };
 
 const struct kf_profiler kf_unitrace = {
 	.name = "unitrace",
 	.vendor = "intel",
 	.npasses = 3,
-	.groups = ut_groups,
+	.groups = unitrace_groups,
 	.langs = langs,
+	.opts = opts,
 	.gpu_env = "ZE_AFFINITY_MASK",
 	.pass_fields = pass_fields,
 	.wrap = unitrace_wrap,

@@ -486,7 +486,7 @@ explain_passes(const cJSON *rec, struct kf_fb *fb, const cJSON *col, cJSON *an)
 
 		/* Replayed passes may have no group: unitrace.00N is group N. */
 		if (!grp && pass && sscanf(pass, "unitrace.%d", &no) == 1 && no >= 0 && no < 3)
-			grp = ut_groups[no];
+			grp = unitrace_groups[no];
 		buf_printf(&b, "Pass %s (%s) failed: %s", pass ? pass : "?",
 		    grp ? grp : "unknown group",
 		    kf_str(e, "message") ? kf_str(e, "message") : "no message");

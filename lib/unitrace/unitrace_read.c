@@ -1,5 +1,6 @@
-/* The unitrace path, first half: wrapping the program, and reading what one
- * pass left in its output_dir (metrics tables, the timeline, the main log). */
+/* The unitrace path: reading what one pass left in its output_dir (metrics
+ * tables, the timeline, the main log); the wrapped command is in
+ * unitrace_wrap.c, the tables' parser in unitrace_csv.c. */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -17,162 +18,6 @@
 #include "unitrace.h"
 
 enum { MIN_METRICS_LINES = 10, MAX_LOG_LINES = 20 };
-
-/* A session id nobody else uses: 128 random bits in hex. */
-static char *
-session_id(void)
-{
-	unsigned char r[16];
-	char *s = xmalloc(2 * sizeof r + 1);
-	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-	size_t i;
-
-	if (fd < 0 || read(fd, r, sizeof r) != (ssize_t)sizeof r) {
-		unsigned long x = (unsigned long)time(NULL) ^ ((unsigned long)getpid() << 16);
-
-		for (i = 0; i < sizeof r; i++) {
-			x = x * 6364136223846793005UL + 1442695040888963407UL;
-			r[i] = (unsigned char)(x >> 56);
-		}
-	}
-	if (fd >= 0)
-		close(fd);
-	for (i = 0; i < sizeof r; i++)
-		snprintf(s + 2 * i, 3, "%02x", r[i]);
-	return s;
-}
-
-static void
-add(cJSON *a, const char *s)
-{
-	cJSON_AddItemToArray(a, cJSON_CreateString(s));
-}
-
-/* The unitrace options every pass shares, before the group's own. */
-static void
-common_args(cJSON *argv, const struct kf_wrap_opts *o, const char *session)
-{
-	if (!o->no_timeline) {
-		add(argv, "--chrome-kernel-logging");
-		add(argv, "--chrome-itt-logging");
-	}
-	add(argv, "--start-paused");
-	add(argv, "--session");
-	add(argv, session);
-}
-
-/* The -o prefix. unitrace names its files by inserting ".<pid>" before the
- * last dot of the prefix and ".metrics" after the first dot of that, so a
- * dot anywhere in the directory ("./out", "unitrace.000") sends them
- * elsewhere. Give it the absolute path when that has no dot, else a
- * dot-free symbolic link to the directory. NULL after kf_fail(). */
-static char *
-out_prefix(cJSON *rec, const char *dir)
-{
-	char *real = realpath(dir, NULL), *link, *p, *id;
-
-	if (real == NULL) {
-		kf_fail(rec, "bad_output_dir", "output_dir %s: %s", dir, strerror(errno));
-		return NULL;
-	}
-	if (strchr(real, '.') == NULL) {
-		p = kf_path_join(real, "trace");
-		free(real);
-		return p;
-	}
-	id = session_id();
-	link = xasprintf("/tmp/kf-unitrace-%s", id);
-	free(id);
-	if (symlink(real, link) != 0 && errno != EEXIST) {
-		kf_fail(rec, "bad_output_dir", "output_dir %s has a dot in its path, which makes "
-		    "unitrace misname its files, and the link %s cannot be made: %s", real, link,
-		    strerror(errno));
-		kf_fail_hint(rec, "use an output directory whose absolute path has no '.'");
-		free(real);
-		free(link);
-		return NULL;
-	}
-	p = kf_path_join(link, "trace");
-	/* kf-read removes it once the files are read. */
-	kf_set_str(rec, "unitrace_link", link);
-	free(real);
-	free(link);
-	return p;
-}
-
-int
-unitrace_wrap(cJSON *rec, char *const *cmd, int ncmd, const struct kf_wrap_opts *o)
-{
-	const char *dir = kf_str(rec, "output_dir"), *group = kf_str(rec, "group");
-	const char *mode = kf_str(rec, "mode");
-	const char *tool = o->tool ? o->tool : "unitrace";
-	const cJSON *marker = cJSON_GetObjectItemCaseSensitive(rec, "end_marker");
-	int sampling = mode && strcmp(mode, "sampling") == 0;
-	cJSON *argv, *env;
-	char *prefix, *script = NULL, *sess;
-	int i;
-
-	if (dir == NULL || group == NULL) {
-		kf_fail(rec, "bad_record", "unitrace pass without \"%s\"", dir ? "group" : "output_dir");
-		kf_fail_hint(rec, "unitrace passes come from kf-select: one per metric group");
-		return -1;
-	}
-	if (sampling && (script = kf_libexec_file("kf-unitrace-ocl")) == NULL) {
-		kf_fail(rec, "missing_helper", "kf-unitrace-ocl, the OpenCL retry helper, is not installed");
-		kf_fail_hint(rec, "install kf (make install) or set KF_LIBEXECDIR to its libexec/kf");
-		return -1;
-	}
-	sess = o->session ? xstrdup(o->session) : session_id();
-	if ((prefix = out_prefix(rec, dir)) == NULL) {
-		free(sess);
-		free(script);
-		return -1;
-	}
-	argv = cJSON_CreateArray();
-	if (o->sudo) {
-		add(argv, "sudo");
-		add(argv, "-E");
-	}
-	if (sampling) {
-		/* kf-unitrace-ocl TOOL DIR PREFIX GROUP [TOOL-ARG...] -- CMD... */
-		add(argv, script);
-		add(argv, tool);
-		add(argv, dir);
-		add(argv, prefix);
-		add(argv, group);
-		common_args(argv, o, sess);
-		for (i = 0; i < o->nargs; i++)
-			add(argv, o->args[i]);
-		add(argv, "--");
-	} else {
-		add(argv, tool);
-		common_args(argv, o, sess);
-		add(argv, "--group");
-		add(argv, group);
-		add(argv, "--metric-query");
-		add(argv, "--output-dir-path");
-		add(argv, dir);
-		add(argv, "-o");
-		add(argv, prefix);
-		for (i = 0; i < o->nargs; i++)
-			add(argv, o->args[i]);
-	}
-	for (i = 0; i < ncmd; i++)
-		add(argv, cmd[i]);
-	kf_set(rec, "argv", argv);
-	env = cJSON_CreateObject();
-	cJSON_AddStringToObject(env, "KERNELFOUNDRY_PROFILER", "unitrace");
-	cJSON_AddStringToObject(env, "KERNELFOUNDRY_unitrace_cmd", tool);
-	kf_set(rec, "env", env);
-	if (sampling)
-		kf_set_str(rec, "end_marker", "UNITRACE_DONE");
-	else if (!cJSON_IsString(marker))
-		kf_set(rec, "end_marker", cJSON_CreateNull());
-	free(prefix);
-	free(script);
-	free(sess);
-	return 0;
-}
 
 /* Files of a pass, by kind, in name order. */
 struct files {
@@ -303,7 +148,7 @@ read_log(const char *path)
 
 		if (strstr(s, "[WARNING]") || strstr(s, "[ERROR]")) {
 			if (n++ < MAX_LOG_LINES)
-				add(msgs, s);
+				kf_push_str(msgs, s);
 		} else if ((c = strstr(s, "(ns):")) != NULL && kf_parse_number(c + 5, &d)) {
 			if (kf_startswith(s, "Total Execution Time"))
 				cJSON_AddNumberToObject(log, "total_execution_time_ns", d);
@@ -352,10 +197,10 @@ read_metrics(cJSON *rec, const char *dir, const struct files *f, cJSON *data,
 	cJSON_AddItemToObject(data, "metrics_files", mf);
 	cJSON_AddItemToObject(data, "sections", sections);
 	for (i = 0; i < f->nmetrics; i++) {
-		struct ut_csv_info info;
+		struct unitrace_csv_info info;
 
-		add(mf, base(f->metrics[i]));
-		if (ut_csv_read(f->metrics[i], sections, warnings, &info) != 0) {
+		kf_push_str(mf, base(f->metrics[i]));
+		if (unitrace_csv_read(f->metrics[i], sections, warnings, &info) != 0) {
 			kf_fail(rec, "unreadable", "cannot read %s: %s", f->metrics[i], strerror(errno));
 			return -1;
 		}
@@ -366,7 +211,7 @@ read_metrics(cJSON *rec, const char *dir, const struct files *f, cJSON *data,
 		if (info.nuls) {
 			char *w = xasprintf("%s: %ld NUL bytes dropped", base(f->metrics[i]), info.nuls);
 
-			add(warnings, w);
+			kf_push_str(warnings, w);
 			free(w);
 		}
 	}
@@ -393,19 +238,19 @@ read_metrics(cJSON *rec, const char *dir, const struct files *f, cJSON *data,
 		const char *g = kf_str(s, "group");
 
 		if (g && group && strcmp(g, group) != 0)
-			add(warnings, "device sections of different metric groups: the first one counts");
+			kf_push_str(warnings, "device sections of different metric groups: the first one counts");
 		if (g && !group)
 			group = g;
 	}
 	cJSON_AddStringToObject(data, "layout", sampling ? "sampling" : legacy ? "legacy" : "query");
 	cJSON_AddItemToObject(data, "group", group ? cJSON_CreateString(group) : cJSON_CreateNull());
 	if (!group)
-		add(warnings, "the metric group cannot be told from the columns");
+		kf_push_str(warnings, "the metric group cannot be told from the columns");
 	else if (want && strcmp(want, group) != 0) {
 		char *w = xasprintf("the pass asked for %s but its columns are those of %s",
 		    want, group);
 
-		add(warnings, w);
+		kf_push_str(warnings, w);
 		free(w);
 	}
 	cJSON_AddNumberToObject(data, "rows", (double)rows);
@@ -421,7 +266,7 @@ read_timeline(cJSON *rec, const char *dir, cJSON *data, cJSON *warnings)
 
 	if (path == NULL) {
 		cJSON_AddNullToObject(data, "timeline");
-		add(warnings, "no Chrome trace (*.json): benchmark segments cannot be told "
+		kf_push_str(warnings, "no Chrome trace (*.json): benchmark segments cannot be told "
 		    "apart, every kernel counts");
 		return 0;
 	}
@@ -440,7 +285,7 @@ read_timeline(cJSON *rec, const char *dir, cJSON *data, cJSON *warnings)
 	if (others)
 		cJSON_AddNumberToObject(t, "other_json_files", others);
 	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(t, "truncated")))
-		add(warnings, "the Chrome trace ends early (the program or unitrace was cut "
+		kf_push_str(warnings, "the Chrome trace ends early (the program or unitrace was cut "
 		    "off): only the events written before that are used");
 	cJSON_AddItemToObject(data, "timeline", t);
 	free(path);

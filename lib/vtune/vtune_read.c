@@ -1,5 +1,6 @@
-/* kf: the Intel VTune path: wrapping a command for gpu-hotspots collection,
- * and reading the tab-separated hotspots report it leaves.
+/* kf: the Intel VTune path: reading the tab-separated hotspots report a
+ * pass leaves (kf-read; the command is in vtune_wrap.c, the merge of passes
+ * in vtune_collate.c).
  *
  * The report has one row per computing task, columns named "Parent:Child"
  * (some with a "(%)" suffix, some with commas in the name). Rows that share
@@ -24,97 +25,8 @@
 #include "vtune.h"
 #include "text.h"
 
-#define REPORT_FILE "vtune_hotspots_pass0.tsv"
-#define RESULT_DIR "vtune_result"
 #define MAX_MESSAGES 5
 #define MAX_VARIANTS 32	/* rows of one kernel listed in "variants" */
-
-/* The reference's column list (its _VTUNE_HOTSPOTS_COLUMNS_PASS1). VTune
- * matches each entry as a substring, so "GPU Memory Bandwidth" brings both
- * its Read and Write columns. */
-static const char columns[] =
-	"Computing Task:Total Time,Computing Task:Average Time,"
-	"Computing Task:Instance Count,Computing Task:SIMD Width,"
-	"XVE Array:Active,XVE Array:Stalled,XVE Array:Idle,"
-	"XVE Threads Occupancy,"
-	"XVE Stall Reasons:Send,XVE Stall Reasons:Barrier,XVE Stall Reasons:SBID,"
-	"XVE Stall Reasons:Instruction Fetch,XVE Stall Reasons:Dist or Acc,"
-	"XVE Pipelines:ALU0 active,XVE Pipelines:ALU1 active,XVE Pipelines:XMX active,"
-	"XVE Instructions:ALU0 Instructions,XVE Instructions:ALU1 Instructions,"
-	"XVE Instructions:XMX instructions,"
-	"GPU Memory Bandwidth,GPU L3:Busy,GPU L3:Stalled,GPU L3:Miss Ratio,"
-	"GPU L3:Average Bandwidth,TLB Misses";
-
-/* ---- kf-wrap ---- */
-
-int
-vtune_wrap(cJSON *rec, char *const *cmd, int ncmd, const struct kf_wrap_opts *o)
-{
-	const char *dir = kf_str(rec, "output_dir");
-	const char *tool = o && o->tool ? o->tool : "vtune";
-	char *script, *result, *report;
-	cJSON *argv, *env;
-	int i;
-
-	if (dir == NULL) {
-		kf_fail(rec, "bad_record", "no \"output_dir\": nowhere for VTune to write");
-		return -1;
-	}
-	if (ncmd < 1) {
-		kf_fail(rec, "bad_record", "no command to profile");
-		return -1;
-	}
-	for (i = 0; o && i < o->nargs; i++) {
-		if (strcmp(o->args[i], "--") == 0) {
-			kf_fail(rec, "bad_option", "vtune argument '--' would end VTune's "
-			    "options before the program");
-			return -1;
-		}
-	}
-	if ((script = kf_libexec_file("kf-vtune")) == NULL) {
-		kf_fail(rec, "no_helper", "cannot find the helper script kf-vtune");
-		kf_fail_hint(rec, "install kf (make install), or set KF_LIBEXECDIR to "
-		    "the folder holding kf-vtune");
-		return -1;
-	}
-	result = kf_path_join(dir, RESULT_DIR);
-	report = kf_path_join(dir, REPORT_FILE);
-
-	argv = cJSON_CreateArray();
-	if (o && o->sudo) {
-		cJSON_AddItemToArray(argv, cJSON_CreateString("sudo"));
-		cJSON_AddItemToArray(argv, cJSON_CreateString("-E"));
-	}
-	cJSON_AddItemToArray(argv, cJSON_CreateString(script));
-	cJSON_AddItemToArray(argv, cJSON_CreateString(tool));
-	cJSON_AddItemToArray(argv, cJSON_CreateString(result));
-	cJSON_AddItemToArray(argv, cJSON_CreateString(report));
-	cJSON_AddItemToArray(argv, cJSON_CreateString(columns));
-	for (i = 0; o && i < o->nargs; i++)
-		cJSON_AddItemToArray(argv, cJSON_CreateString(o->args[i]));
-	cJSON_AddItemToArray(argv, cJSON_CreateString("--"));
-	for (i = 0; i < ncmd; i++)
-		cJSON_AddItemToArray(argv, cJSON_CreateString(cmd[i]));
-	kf_set(rec, "argv", argv);
-
-	/* The program's harness resumes and pauses the collection around its
-	 * timed loop; these tell it how. */
-	env = cJSON_GetObjectItemCaseSensitive(rec, "env");
-	if (!cJSON_IsObject(env)) {
-		env = cJSON_CreateObject();
-		kf_set(rec, "env", env);
-	}
-	kf_set_str(env, "KERNELFOUNDRY_PROFILER", "vtune");
-	kf_set_str(env, "KERNELFOUNDRY_vtune_cmd", tool);
-	kf_set_str(env, "KERNELFOUNDRY_vtune_result_dir", result);
-
-	if (cJSON_GetObjectItemCaseSensitive(rec, "end_marker") == NULL)
-		kf_set_str(rec, "end_marker", "VTUNE_DONE");
-	free(script);
-	free(result);
-	free(report);
-	return 0;
-}
 
 /* ---- kf-read: the columns ---- */
 
@@ -675,7 +587,7 @@ fail_no_report(cJSON *rec, const char *dir, const char *kind, const char *what)
 		kf_fail(rec, "report_failed", "%s: %s%s%s", what, line + 10,
 		    verr ? "; " : "", verr ? verr : "");
 		kf_fail_hint(rec, "the collection finished but 'vtune -report hotspots' failed: run "
-		    "it by hand on %s/" RESULT_DIR " to see why", dir);
+		    "it by hand on %s/" VTUNE_RESULT_DIR " to see why", dir);
 	} else if (kf_fail_if_stopped(rec, "VTune", what)) {
 		/* said */
 	} else if (run && kf_num(run, "exit_code", 0) != 0) {
@@ -685,7 +597,7 @@ fail_no_report(cJSON *rec, const char *dir, const char *kind, const char *what)
 	} else if (run == NULL) {
 		kf_fail(rec, kind, "%s (the record has no \"run\": nothing says how it was made)", what);
 		kf_fail_hint(rec, "profile with kf-wrap vtune -- CMD | kf-run, or point output_dir "
-		    "at a folder holding " REPORT_FILE);
+		    "at a folder holding " VTUNE_REPORT_FILE);
 	} else {
 		kf_fail(rec, kind, "%s", what);
 		kf_fail_hint(rec, "the run ended normally but left no usable report; see run.stdout "
@@ -721,7 +633,7 @@ parse(struct kf_lines *l, struct report *r, int *header)
 void
 vtune_read(cJSON *rec, const char *dir)
 {
-	char *path = kf_path_join(dir, REPORT_FILE), *what, *failed = NULL;
+	char *path = kf_path_join(dir, VTUNE_REPORT_FILE), *what, *failed = NULL;
 	struct report r = {0};
 	struct kf_lines l;
 	struct kernel **order;
@@ -732,7 +644,7 @@ vtune_read(cJSON *rec, const char *dir)
 	r.messages = cJSON_CreateArray();
 	if (kf_lines_open(&l, path) != 0) {
 		if (errno == ENOENT) {
-			what = xasprintf("no " REPORT_FILE " in %s", dir);
+			what = xasprintf("no " VTUNE_REPORT_FILE " in %s", dir);
 			fail_no_report(rec, dir, "no_report", what);
 			free(what);
 		} else {
@@ -785,7 +697,7 @@ vtune_read(cJSON *rec, const char *dir)
 	}
 
 	data = cJSON_CreateObject();
-	cJSON_AddStringToObject(data, "file", REPORT_FILE);
+	cJSON_AddStringToObject(data, "file", VTUNE_REPORT_FILE);
 	cJSON_AddStringToObject(data, "delimiter", r.delim == '\t' ? "tab" : "semicolon");
 	cJSON_AddNumberToObject(data, "columns", (double)r.ncol);
 	cJSON_AddNumberToObject(data, "rows", (double)r.rows);
@@ -816,22 +728,4 @@ out:
 	report_free(&r);
 	free(failed);
 	free(path);
-}
-
-/* One pass: its data is the collated data (SIMD variants were merged by
- * vtune_read). A job with several vtune passes keeps the first good one. */
-cJSON *
-vtune_collate(cJSON *out, cJSON *const *passes, int n)
-{
-	const cJSON *d = n > 0 ? cJSON_GetObjectItemCaseSensitive(passes[0], "data") : NULL;
-	cJSON *c;
-
-	if (!cJSON_IsObject(d)) {
-		kf_fail(out, "no_data", "the vtune pass has no \"data\" object: run kf-read first");
-		return NULL;
-	}
-	c = cJSON_Duplicate(d, 1);
-	if (kf_str(passes[0], "pass"))
-		cJSON_AddStringToObject(c, "pass", kf_str(passes[0], "pass"));
-	return c;
 }

@@ -1,0 +1,174 @@
+/* The Nsight Compute path: kf-wrap's command. ncu runs under kf's helper
+ * libexec/kf/kf-ncu, which keeps the report (report.ncu-rep) and exports its
+ * details, raw and source pages; with --top K, a timing run of every launch
+ * comes first and kf-read --select picks the kernels for the detailed run.
+ * The user's ncu options go to one run or both (add_user_args). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ncu.h"
+#include "profiler.h"
+#include "record.h"
+#include "text.h"
+
+/* An option that takes a value as the next word, unless given as NAME=V. */
+static int
+opt_is(const char *a, const char *name, int *words)
+{
+	size_t n = strlen(name);
+
+	if (strncmp(a, name, n) != 0 || (a[n] != '\0' && a[n] != '='))
+		return 0;
+	*words = a[n] == '\0' ? 2 : 1;
+	return 1;
+}
+
+/* What the user's option says: 'c' chooses what to collect (the timing
+ * run leaves it out), 'k' which kernels (the detailed run of --top leaves
+ * it out: its own filter picks among what the timing run saw), 'o' where
+ * ncu writes (kf-ncu decides that), 'x' what kf-ncu always gives (-f,
+ * --import-source: left out), 0 anything else (both runs). */
+static int
+opt_kind(const char *a, int *words)
+{
+	static const char *const collect[] = { "--set", "--section", "--metrics",
+		"--section-folder", "--section-folder-recursive", NULL };
+	static const char *const pick[] = { "-k", "-c", "-s", "--kernel-name", "--kernel-id",
+		"--kernel-name-base", "--launch-skip", "--launch-count", "--filter-mode",
+		"--launch-skip-before-match", NULL };
+	static const char *const out[] = { "-o", "--export", "--log-file", "-i",
+		"--import", "--page", NULL };
+	int i;
+
+	*words = 1;
+	if (strcmp(a, "-f") == 0 || strcmp(a, "--force-overwrite") == 0)
+		return 'x';
+	if (opt_is(a, "--import-source", words))
+		return 'x';
+	for (i = 0; collect[i]; i++)
+		if (opt_is(a, collect[i], words))
+			return 'c';
+	for (i = 0; pick[i]; i++)
+		if (opt_is(a, pick[i], words))
+			return 'k';
+	if (strcmp(a, "--csv") == 0)
+		return 'o';
+	for (i = 0; out[i]; i++)
+		if (opt_is(a, out[i], words))
+			return 'o';
+	return 0;
+}
+
+/* The user's arguments for one run of kf-ncu ('t' timing, 'd' detailed). */
+static void
+add_user_args(cJSON *argv, const struct kf_wrap_opts *o, int run)
+{
+	int i, w, kind;
+
+	for (i = 0; i < o->nargs; i += w) {
+		kind = opt_kind(o->args[i], &w);
+		if (kind == 'x' || (run == 't' && kind == 'c') ||
+		    (run == 'd' && kf_wrap_opt_long(o, "top", 0) > 0 && kind == 'k'))
+			continue;
+		kf_push_str(argv, o->args[i]);
+		if (w == 2 && i + 1 < o->nargs)
+			kf_push_str(argv, o->args[i + 1]);
+	}
+}
+
+/* The user's options that would break the chain: 0, or -1 after kf_fail. */
+static int
+check_user_args(cJSON *rec, const struct kf_wrap_opts *o)
+{
+	int i, w;
+
+	for (i = 0; i < o->nargs; i += w) {
+		if (strcmp(o->args[i], "--") == 0 || strcmp(o->args[i], "-+") == 0) {
+			kf_fail(rec, "bad_option", "ncu argument '%s' would end ncu's "
+			    "options before the program", o->args[i]);
+			return -1;
+		}
+		if (opt_kind(o->args[i], &w) == 'o') {
+			kf_fail(rec, "bad_option", "ncu argument '%s': kf-wrap decides where "
+			    "ncu writes (report.ncu-rep and its pages in output_dir)",
+			    o->args[i]);
+			kf_fail_hint(rec, "leave out -o, --export, --log-file, --csv and "
+			    "--page; open output_dir/report.ncu-rep for any other page");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int
+has_set_option(const struct kf_wrap_opts *o)
+{
+	int i, w;
+
+	for (i = 0; i < o->nargs; i++)
+		if (opt_is(o->args[i], "--set", &w))
+			return 1;
+	return 0;
+}
+
+/* kf-ncu NCU DIR TOP SELECT [TIMING_ARG ...] -+ [DETAIL_ARG ...] -- CMD */
+int
+ncu_wrap(cJSON *rec, char *const *cmd, int ncmd, const struct kf_wrap_opts *o)
+{
+	const char *dir = kf_str(rec, "output_dir");
+	char *script, *top, *sel;
+	cJSON *argv;
+	int i;
+
+	if (dir == NULL) {
+		kf_fail(rec, "bad_record", "no \"output_dir\": where should ncu write its report?");
+		return -1;
+	}
+	if (ncmd < 1) {
+		kf_fail(rec, "bad_record", "no command to profile");
+		return -1;
+	}
+	if (strchr(dir, '\n')) {
+		kf_fail(rec, "output_dir", "output_dir %s holds a line end, which kf-ncu "
+		    "cannot pass to ncu", dir);
+		kf_fail_hint(rec, "choose another kf-wrap -o DIR");
+		return -1;
+	}
+	if (check_user_args(rec, o) != 0)
+		return -1;
+	if ((script = kf_libexec_file("kf-ncu")) == NULL) {
+		kf_fail(rec, "no_helper", "cannot find the helper script kf-ncu");
+		kf_fail_hint(rec, "install kf (make install), or set KF_LIBEXECDIR to "
+		    "the folder holding kf-ncu");
+		return -1;
+	}
+	/* kf-read, beside kf-wrap, picks the kernels for --top. */
+	sel = kf_path_join(kf_exe_dir(), "kf-read");
+	top = xasprintf("%ld", kf_wrap_opt_long(o, "top", 0));
+	argv = cJSON_CreateArray();
+	kf_push_str(argv, script);
+	kf_push_str(argv, o->tool ? o->tool : "ncu");
+	kf_push_str(argv, dir);
+	kf_push_str(argv, top);
+	kf_push_str(argv, sel);
+	add_user_args(argv, o, 't');
+	kf_push_str(argv, "-+");
+	/* The user's own --set (full, basic) replaces ours: ncu takes one. */
+	if (!has_set_option(o)) {
+		kf_push_str(argv, "--set");
+		kf_push_str(argv, "detailed");
+	}
+	add_user_args(argv, o, 'd');
+	kf_push_str(argv, "--");
+	for (i = 0; i < ncmd; i++)
+		kf_push_str(argv, cmd[i]);
+	kf_set(rec, "argv", argv);
+	kf_set(rec, "env", cJSON_CreateObject());
+	if (!cJSON_GetObjectItemCaseSensitive(rec, "end_marker"))
+		kf_set_str(rec, "end_marker", "NCU_DONE");
+	free(script);
+	free(sel);
+	free(top);
+	return 0;
+}
+
