@@ -50,6 +50,19 @@ read_one(cJSON *rec)
 	kf_emit(rec);
 }
 
+/* "ncu": the profilers with a timing run to select from. */
+static const char *
+selecting_profilers(void)
+{
+	static struct buf b;
+	size_t i;
+
+	for (i = 0; kf_profilers[i]; i++)
+		if (kf_profilers[i]->select)
+			buf_printf(&b, "%s%s", b.len ? ", " : "", kf_profilers[i]->name);
+	return b.s ? b.s : "none";
+}
+
 int
 main(int argc, char **argv)
 {
@@ -94,7 +107,7 @@ main(int argc, char **argv)
 			kf_usage_error("--select K takes one file");
 		if (p == NULL || p->select == NULL)
 			kf_usage_error("--select needs --profiler, one that times every "
-			    "launch first (%s)", "ncu");
+			    "launch first (%s)", selecting_profilers());
 		return p->select(select, argv[optind], flags);
 	}
 	if (flags != KF_SELECT_WRITE || p)

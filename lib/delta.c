@@ -9,60 +9,9 @@
 
 #include "delta.h"
 #include "delta_int.h"
+#include "profiler.h"
 #include "record.h"
 #include "text.h"
-
-enum { M_PCT, M_NUM, M_GBPS, M_STR };
-
-struct metric {
-	const char *path, *label;
-	int kind;
-};
-
-/* Per profiler: the focus kernel's time and what is compared, in its own
- * terms. */
-struct pdesc {
-	const char *profiler, *time_key, *time_label;
-	const struct metric *m;
-	int stalls;		/* also every "stall_*_pct" member */
-};
-
-static const struct metric ncu_m[] = {
-	{ "throughput/compute_sm_pct", "Compute (SM)", M_PCT },
-	{ "throughput/memory_pct", "Memory", M_PCT },
-	{ "throughput/l1tex_pct", "L1/TEX", M_PCT },
-	{ "throughput/l2_pct", "L2", M_PCT },
-	{ "throughput/dram_pct", "DRAM", M_PCT },
-	{ "occupancy/achieved_pct", "achieved occupancy", M_PCT },
-	{ "launch/registers_per_thread", "registers per thread", M_NUM },
-	{ NULL, NULL, 0 },
-};
-static const struct metric unitrace_m[] = {
-	{ "bound", "roofline verdict", M_STR },
-	{ "bound_alu", "busiest ALU", M_STR },
-	{ "gmem_bw_pct", "global memory bandwidth", M_PCT },
-	{ "slm_bw_pct", "SLM bandwidth", M_PCT },
-	{ "ve_stall_pct", "vector engine stalls", M_PCT },
-	{ "thread_occupancy_pct", "thread occupancy", M_PCT },
-	{ "slm_bank_conflict_pct", "SLM bank conflicts", M_PCT },
-	{ NULL, NULL, 0 },
-};
-static const struct metric vtune_m[] = {
-	{ "bound", "bound verdict", M_STR },
-	{ "xve_active_pct", "XVE active", M_PCT },
-	{ "xve_stalled_pct", "XVE stalled", M_PCT },
-	{ "xve_idle_pct", "XVE idle", M_PCT },
-	{ "thread_occupancy_pct", "thread occupancy", M_PCT },
-	{ "xmx_active_pct", "XMX active", M_PCT },
-	{ "gpu_memory_rw_gbps", "GPU memory bandwidth", M_GBPS },
-	{ "l3_miss_pct", "L3 misses", M_PCT },
-	{ NULL, NULL, 0 },
-};
-static const struct pdesc pdescs[] = {
-	{ "ncu", "duration_ns", "duration", ncu_m, 0 },
-	{ "unitrace", "median_gpu_time_ns", "median time", unitrace_m, 0 },
-	{ "vtune", "average_time_ns", "average time", vtune_m, 1 },
-};
 
 struct kent {
 	const char *name;
@@ -72,7 +21,7 @@ struct kent {
 
 struct cmp {
 	const struct kf_baseline *b;
-	const struct pdesc *p;
+	const struct kf_cmp *p;
 	const cJSON *before, *after;	/* the analyses */
 	cJSON *delta;
 	struct buf moved;		/* "What moved" lines */
@@ -264,12 +213,12 @@ sep(struct buf *b)
 
 /* One metric: into o, and into moved or same for the text. */
 static void
-compare_metric(const struct metric *m, const cJSON *kb, const cJSON *ka, cJSON *o,
+compare_metric(const struct kf_cmp_metric *m, const cJSON *kb, const cJSON *ka, cJSON *o,
     struct buf *moved, struct buf *same, double noise)
 {
 	double vb, va;
 
-	if (m->kind == M_STR) {
+	if (m->kind == KF_CMP_STR) {
 		const cJSON *sb = at(kb, m->path), *sa = at(ka, m->path);
 		cJSON *p;
 
@@ -291,13 +240,13 @@ compare_metric(const struct metric *m, const cJSON *kb, const cJSON *ka, cJSON *
 	if (!num_at(kb, m->path, &vb) || !num_at(ka, m->path, &va))
 		return;
 	set_at(o, m->path, pair(vb, va));
-	if ((m->kind == M_PCT && fabs(va - vb) >= KF_MOVE_PTS) ||
-	    (m->kind == M_NUM && va != vb) ||
-	    (m->kind == M_GBPS && fabs(va - vb) > fabs(vb) * noise / 100)) {
+	if ((m->kind == KF_CMP_PCT && fabs(va - vb) >= KF_MOVE_PTS) ||
+	    (m->kind == KF_CMP_NUM && va != vb) ||
+	    (m->kind == KF_CMP_GBPS && fabs(va - vb) > fabs(vb) * noise / 100)) {
 		sep(moved);
-		if (m->kind == M_PCT)
+		if (m->kind == KF_CMP_PCT)
 			buf_printf(moved, "%s %.1f%% -> %.1f%%", m->label, vb, va);
-		else if (m->kind == M_GBPS)
+		else if (m->kind == KF_CMP_GBPS)
 			buf_printf(moved, "%s %.1f GB/s -> %.1f GB/s", m->label, vb, va);
 		else
 			buf_printf(moved, "%s %.4g -> %.4g", m->label, vb, va);
@@ -317,7 +266,7 @@ compare_stalls(const cJSON *kb, const cJSON *ka, cJSON *o, struct buf *moved,
 	cJSON_ArrayForEach(x, ka) {
 		const char *k = x->string;
 		size_t n = k ? strlen(k) : 0;
-		struct metric m;
+		struct kf_cmp_metric m;
 		char *label;
 
 		if (n < 11 || !kf_startswith(k, "stall_") || !kf_endswith(k, "_pct"))
@@ -325,7 +274,7 @@ compare_stalls(const cJSON *kb, const cJSON *ka, cJSON *o, struct buf *moved,
 		label = xasprintf("%.*s stalls", (int)(n - 10), k + 6);
 		m.path = k;
 		m.label = label;
-		m.kind = M_PCT;
+		m.kind = KF_CMP_PCT;
 		compare_metric(&m, kb, ka, o, moved, same, noise);
 		free(label);
 	}
@@ -335,7 +284,7 @@ static void
 say_metrics(struct cmp *c, const cJSON *kb, const cJSON *ka, cJSON *o)
 {
 	struct buf moved = {0}, same = {0};
-	const struct metric *m;
+	const struct kf_cmp_metric *m;
 
 	for (m = c->p ? c->p->m : NULL; m && m->path; m++)
 		compare_metric(m, kb, ka, o, &moved, &same, c->b->noise_pct);
@@ -479,12 +428,12 @@ kernel_terms(struct cmp *c, cJSON *o, const char *nb, const char *na, struct buf
 {
 	const cJSON *kb = kernel_named(c->before, nb), *ka = kernel_named(c->after, na);
 	struct buf moved = {0}, same = {0};
-	const struct metric *m;
+	const struct kf_cmp_metric *m;
 	double tb, ta;
 
 	if (kb == NULL || ka == NULL || c->p == NULL)
 		return;
-	if (strcmp(c->p->profiler, "ncu") != 0 && num_at(kb, c->p->time_key, &tb) &&
+	if (c->p->kernel_terms && num_at(kb, c->p->time_key, &tb) &&
 	    num_at(ka, c->p->time_key, &ta)) {
 		set_at(o, c->p->time_key, pair(tb, ta));
 		buf_printf(t, "; %s ", c->p->time_label);
@@ -493,7 +442,7 @@ kernel_terms(struct cmp *c, cJSON *o, const char *nb, const char *na, struct buf
 		kf_fmt_ns(t, ta);
 	}
 	for (m = c->p->m; m->path; m++)
-		if (m->kind == M_STR)
+		if (m->kind == KF_CMP_STR)
 			compare_metric(m, kb, ka, o, &moved, &same, c->b->noise_pct);
 	if (moved.len)
 		buf_printf(t, "; %s", moved.s);
@@ -638,7 +587,7 @@ rules_changed(const cJSON *rb, const cJSON *ra, const char *key, cJSON *arr, str
 static void
 say_rules(struct cmp *c)
 {
-	int ncu = c->p && strcmp(c->p->profiler, "ncu") == 0;
+	int ncu = c->p && c->p->rules;
 	const char *key = ncu ? "name" : "kind", *what = ncu ? "rules" : "recommendations";
 	const cJSON *rb = ncu ? kf_arr(c->before, "rules") : kf_arr(focus_of(c->before), "recommendations");
 	const cJSON *ra = ncu ? kf_arr(c->after, "rules") : kf_arr(focus_of(c->after), "recommendations");
@@ -884,15 +833,13 @@ to_front(struct kf_fb *fb, size_t first)
 	free(tmp);
 }
 
-static const struct pdesc *
+/* What is compared for profiler prof: its descriptor's, or NULL. */
+static const struct kf_cmp *
 pdesc_of(const char *prof)
 {
-	size_t i;
+	const struct kf_profiler *p = kf_profiler_find(prof);
 
-	for (i = 0; prof && i < sizeof pdescs / sizeof pdescs[0]; i++)
-		if (kf_strieq(pdescs[i].profiler, prof))
-			return &pdescs[i];
-	return NULL;
+	return p ? p->cmp : NULL;
 }
 
 static void

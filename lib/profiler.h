@@ -29,6 +29,23 @@ struct kf_popt {
 
 enum { KF_POPT_MAX = 16 };
 
+/* What kf-feedback --baseline compares for one profiler (lib/delta.c), in
+ * its own terms: the focus kernel's time and numbers, and its findings. */
+enum { KF_CMP_PCT, KF_CMP_NUM, KF_CMP_GBPS, KF_CMP_STR };
+struct kf_cmp_metric {
+	const char *path, *label;	/* in analysis.focus ("throughput/dram_pct") */
+	int kind;			/* KF_CMP_*: how a move is told from noise */
+};
+struct kf_cmp {
+	const char *time_key, *time_label;	/* the focus's time ("duration_ns") */
+	const struct kf_cmp_metric *m;		/* ends with path NULL */
+	int stalls;		/* also every "stall_*_pct" member */
+	int kernel_terms;	/* analysis.kernels[] carry time_key and the
+				 * verdicts: compared per kernel too */
+	int rules;		/* findings are analysis.rules (by name), else
+				 * the focus's recommendations (by kind) */
+};
+
 struct kf_wrap_opts {
 	const char *tool;	/* the profiler's program; NULL: its usual name */
 	char **args;		/* extra profiler arguments, before the command */
@@ -102,6 +119,7 @@ struct kf_profiler {
 	kf_collate_fn *collate;		/* NULL: the one pass's data as it is */
 	kf_feedback_fn *feedback;
 	kf_select_fn *select;		/* NULL: no timing run to select from */
+	const struct kf_cmp *cmp;	/* NULL: --baseline compares total times */
 };
 
 /* Every profiler, in a fixed order, ending with NULL. */

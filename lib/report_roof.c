@@ -74,7 +74,7 @@ gpu_peaks(struct roof *r, const cJSON *rec, const char *gpus_file, int ceil)
 /* ncu: analysis.focus.roof, and the roof of the other top kernels; peaks
  * the record lacks from gpus.json. */
 static int
-ncu_roof(struct roof *r, const cJSON *rec, const cJSON *an, const char *gpus_file, int n)
+flop_roof(struct roof *r, const cJSON *rec, const cJSON *an, const char *gpus_file, int n)
 {
 	const cJSON *f = kf_report_focus(an), *ro = kf_obj(f, "roof"), *k;
 	const char *prec = kf_str(ro, "precision");
@@ -146,7 +146,7 @@ alu_points(struct roof *r, const cJSON *k, int focus)
 }
 
 static int
-unitrace_roof(struct roof *r, const cJSON *an, const char *gpus_file, int n)
+alu_roof(struct roof *r, const cJSON *an, const char *gpus_file, int n)
 {
 	const cJSON *gi = kf_obj(an, "gpu"), *f = kf_report_focus(an), *k, *a;
 	const cJSON *g = kf_hw_find(kf_str(gi, "roofs"), gpus_file, NULL);
@@ -330,16 +330,19 @@ void
 kf_report_roofline(struct buf *b, const cJSON *rec, const cJSON *an, const char *gpus_file,
     int n)
 {
-	const char *prof = kf_str(an, "profiler");
+	const cJSON *f = kf_report_focus(an);
 	struct roof r;
 	int ok = 0;
 
+	/* By what the analysis holds, not by profiler: instruction roofs per
+	 * ALU (unitrace), a FLOP roofline (ncu's raw page), or only shares of
+	 * peak, drawn against the GPU's roofs. */
 	memset(&r, 0, sizeof r);
-	if (prof && strcmp(prof, "unitrace") == 0)
-		ok = unitrace_roof(&r, an, gpus_file, n);
-	else if (prof && strcmp(prof, "ncu") == 0 && kf_obj(kf_report_focus(an), "roof"))
-		ok = ncu_roof(&r, rec, an, gpus_file, n);
-	else if (prof && strcmp(prof, "ncu") == 0)
+	if (kf_arr(f, "alus"))
+		ok = alu_roof(&r, an, gpus_file, n);
+	else if (kf_obj(f, "roof"))
+		ok = flop_roof(&r, rec, an, gpus_file, n);
+	else if (kf_obj(f, "throughput"))
 		ok = gpu_roof(&r, rec, gpus_file);
 	if (ok)
 		draw(b, &r);

@@ -18,6 +18,18 @@ static const struct kf_popt opts[] = {
 
 static const char *const keep[] = { "kernels/*/metrics/*", "kernels/*/rules", NULL };
 
+static const struct kf_cmp_metric cmp_m[] = {
+	{ "throughput/compute_sm_pct", "Compute (SM)", KF_CMP_PCT },
+	{ "throughput/memory_pct", "Memory", KF_CMP_PCT },
+	{ "throughput/l1tex_pct", "L1/TEX", KF_CMP_PCT },
+	{ "throughput/l2_pct", "L2", KF_CMP_PCT },
+	{ "throughput/dram_pct", "DRAM", KF_CMP_PCT },
+	{ "occupancy/achieved_pct", "achieved occupancy", KF_CMP_PCT },
+	{ "launch/registers_per_thread", "registers per thread", KF_CMP_NUM },
+	{ NULL, NULL, 0 },
+};
+static const struct kf_cmp cmp = { "duration_ns", "duration", cmp_m, 0, 0, 1 };
+
 const struct kf_profiler kf_ncu = {
 	.name = "ncu",
 	.vendor = "nvidia",
@@ -30,4 +42,5 @@ const struct kf_profiler kf_ncu = {
 	.read = ncu_read,
 	.feedback = ncu_feedback,
 	.select = ncu_select,
+	.cmp = &cmp,
 };

@@ -19,6 +19,18 @@ static const struct kf_popt opts[] = {
 /* The /tmp link kf-wrap gives unitrace's -o (unitrace_wrap.c), one per pass. */
 static const char *const pass_fields[] = { "unitrace_link", NULL };
 
+static const struct kf_cmp_metric cmp_m[] = {
+	{ "bound", "roofline verdict", KF_CMP_STR },
+	{ "bound_alu", "busiest ALU", KF_CMP_STR },
+	{ "gmem_bw_pct", "global memory bandwidth", KF_CMP_PCT },
+	{ "slm_bw_pct", "SLM bandwidth", KF_CMP_PCT },
+	{ "ve_stall_pct", "vector engine stalls", KF_CMP_PCT },
+	{ "thread_occupancy_pct", "thread occupancy", KF_CMP_PCT },
+	{ "slm_bank_conflict_pct", "SLM bank conflicts", KF_CMP_PCT },
+	{ NULL, NULL, 0 },
+};
+static const struct kf_cmp cmp = { "median_gpu_time_ns", "median time", cmp_m, 0, 1, 0 };
+
 const struct kf_profiler kf_unitrace = {
 	.name = "unitrace",
 	.vendor = "intel",
@@ -32,4 +44,5 @@ const struct kf_profiler kf_unitrace = {
 	.read = unitrace_read,
 	.collate = unitrace_collate,
 	.feedback = unitrace_feedback,
+	.cmp = &cmp,
 };

@@ -9,6 +9,19 @@ static const struct kf_prof_lang langs[] = {
 	{ NULL, NULL, 0, 0 },
 };
 
+static const struct kf_cmp_metric cmp_m[] = {
+	{ "bound", "bound verdict", KF_CMP_STR },
+	{ "xve_active_pct", "XVE active", KF_CMP_PCT },
+	{ "xve_stalled_pct", "XVE stalled", KF_CMP_PCT },
+	{ "xve_idle_pct", "XVE idle", KF_CMP_PCT },
+	{ "thread_occupancy_pct", "thread occupancy", KF_CMP_PCT },
+	{ "xmx_active_pct", "XMX active", KF_CMP_PCT },
+	{ "gpu_memory_rw_gbps", "GPU memory bandwidth", KF_CMP_GBPS },
+	{ "l3_miss_pct", "L3 misses", KF_CMP_PCT },
+	{ NULL, NULL, 0 },
+};
+static const struct kf_cmp cmp = { "average_time_ns", "average time", cmp_m, 1, 1, 0 };
+
 const struct kf_profiler kf_vtune = {
 	.name = "vtune",
 	.vendor = "intel",
@@ -19,4 +32,5 @@ const struct kf_profiler kf_vtune = {
 	.read = vtune_read,
 	.collate = vtune_collate,
 	.feedback = vtune_feedback,
+	.cmp = &cmp,
 };
