@@ -9,7 +9,7 @@ KF_LIBEXECDIR="$PWD/libexec/kf"
 export PATH KF_DATADIR KF_LIBEXECDIR
 
 echo "kf demo: real Nsight Compute captures from an NVIDIA H200, replayed offline."
-echo "Each job below was profiled with: kf ncu --clock-control none -- PROGRAM"
+echo "Each job below was profiled with: kf ncu --clock-control none [--top 3] -- PROGRAM"
 echo "(examples/README.md has the exact commands). Replaying with:"
 echo "  kf-read examples/replay.jsonl | kf-collate | kf-feedback --text --max-chars 2500"
 echo

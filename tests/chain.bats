@@ -1,16 +1,16 @@
 #!/usr/bin/env bats
-# What the real kf-ncu chain left on an H200 (tests/fixtures/ncu-h200-chain):
+# What the real kf-ncu chain left on an H200 (examples/h200-chain):
 # the report's three pages read, the roofline and the hot lines said, a real
 # rewrite compared with --baseline, and --top 3's two runs on ResNet-18.
 load helper
 
 setup() {
 	T="$BATS_TEST_TMPDIR"
-	C="$FIX/ncu-h200-chain"
+	C="$TOP/examples/h200-chain"
 }
 
 final() {	# final ID DIR: the final record of a replay of DIR as job ID
-	replay "$1" ncu "$C/$2" | kf-read | kf-collate | kf-feedback
+	replay "$1" ncu "$C/$2/ncu.000" | kf-read | kf-collate | kf-feedback
 }
 
 @test "transpose_naive: the uncoalesced store line, its 58.7 M excessive sectors, and the L2 limit" {
