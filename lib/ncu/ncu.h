@@ -9,6 +9,10 @@ kf_wrap_fn ncu_wrap;		/* ncu_wrap.c */
 kf_read_fn ncu_read;		/* ncu_read.c */
 kf_feedback_fn ncu_feedback;	/* ncu_feedback.c */
 
+/* v in unit ("us", "msecond", ...) as nanoseconds into *ns; 0 when the
+ * unit is not a time (ncu_feedback.c). */
+int ncu_to_ns(const char *unit, double v, double *ns);
+
 /* Section display names, as metric rows carry them. */
 #define NCU_SOL "GPU Speed Of Light Throughput"
 #define NCU_LAUNCH "Launch Statistics"

@@ -93,8 +93,8 @@ sol_num(const cJSON *k, const char *const *names, double *v, const char **unit)
 	return 0;
 }
 
-static int
-to_ns(const char *unit, double v, double *ns)
+int
+ncu_to_ns(const char *unit, double v, double *ns)
 {
 	static const struct { const char *u; double f; } t[] = {
 		{ "ns", 1 }, { "nsecond", 1 }, { "us", 1e3 }, { "usecond", 1e3 },
@@ -122,14 +122,14 @@ duration_ns(const cJSON *k, double *ns)
 	double v;
 
 	if (sol_num(k, names, &v, &unit))
-		return to_ns(unit, v, ns);
+		return ncu_to_ns(unit, v, ns);
 	for (sec = metrics ? metrics->child : NULL; sec; sec = sec->next) {
 		sec = kf_json_lazy_item(metrics, sec);
 		cJSON_ArrayForEach(m, sec) {
 			const cJSON *val = cJSON_GetObjectItemCaseSensitive(m, "value");
 
 			if (m->string && strcasestr(m->string, "duration") && cJSON_IsNumber(val) &&
-			    to_ns(kf_str(m, "unit") ? kf_str(m, "unit") : "", val->valuedouble, ns))
+			    ncu_to_ns(kf_str(m, "unit") ? kf_str(m, "unit") : "", val->valuedouble, ns))
 				return 1;
 		}
 	}

@@ -42,24 +42,6 @@ struct timing_rd {
 	int truncated;
 };
 
-static int
-to_ns(const char *unit, double v, double *ns)
-{
-	static const struct { const char *u; double f; } t[] = {
-		{ "ns", 1 }, { "nsecond", 1 }, { "us", 1e3 }, { "usecond", 1e3 },
-		{ "ms", 1e6 }, { "msecond", 1e6 }, { "s", 1e9 }, { "second", 1e9 },
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof t / sizeof t[0]; i++) {
-		if (strcmp(unit, t[i].u) == 0) {
-			*ns = v * t[i].f;
-			return 1;
-		}
-	}
-	return 0;
-}
-
 static void
 timing_hdr(struct timing_rd *t)
 {
@@ -110,7 +92,7 @@ row_ns(const struct timing_rd *t, double *ns)
 		v = col(t, t->c_raw);
 		u = t->raw_unit;
 	}
-	return v && u && kf_parse_number(v, &d) && to_ns(u, d, ns) ? 1 : -1;
+	return v && u && kf_parse_number(v, &d) && ncu_to_ns(u, d, ns) ? 1 : -1;
 }
 
 static void
