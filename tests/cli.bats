@@ -486,3 +486,16 @@ complete_words() {
 	assert_output ""
 	[[ "$stderr" == *"kf-feedback: --gpu: no hardware roofs for GPU 'nope'"* ]] || fail "$stderr"
 }
+
+@test "kf ncu --top K is kf-wrap's (time every launch, detail the top K); --ranking N is kf-feedback's --top" {
+	kf_setup
+	export FAKE_NCU_CSV="$FIX/ncu-h200/detailed-multi.csv" FAKE_NCU_TIMING="$FIX/ncu-h200/detailed-multi.csv"
+	run --separate-stderr kf ncu --top 2 --clock-control none -- ./k
+	assert_success
+	assert_line 'A timing run measured all 4 kernel launches (3.62 ms of GPU time in 3 kernels); the details below come from a second run that profiled the 2 kernels with the most GPU time (2 launches).'
+	run --separate-stderr kf --json --ranking 1 ncu -- ./k
+	assert_success
+	assert_equal "$(jq -c '.analysis.ranking.kernels | length' <<<"$output")" 1
+	run --separate-stderr kf --top 2 ncu -- ./k
+	assert_equal "$status" 2
+}
