@@ -17,3 +17,23 @@ replay() {
 	jq -cn --arg id "$1" --arg p "$2" --arg d "$3" --arg pass "${4:-}" \
 		'{id:$id, profiler:$p, output_dir:$d} + (if $pass == "" then {} else {pass:$pass} end)'
 }
+
+# fb NAME FILE [kf-feedback options]: feedback for a replay of ncu report
+# FILE, the final record in $BATS_TEST_TMPDIR/NAME.json; text NAME and
+# an NAME JQ read it (a test file may define its own).
+fb() {
+	local name=$1 file=$2
+	shift 2
+	mkdir -p "$BATS_TEST_TMPDIR/$name"
+	cp "$file" "$BATS_TEST_TMPDIR/$name/ncu_report.csv"
+	replay "$name" ncu "$BATS_TEST_TMPDIR/$name" | kf-read 2>/dev/null | kf-collate |
+		kf-feedback "$@" >"$BATS_TEST_TMPDIR/$name.json"
+}
+
+text() {
+	jq -r .feedback "$BATS_TEST_TMPDIR/$1.json"
+}
+
+an() {
+	jq -c ".analysis | $2" "$BATS_TEST_TMPDIR/$1.json"
+}

@@ -6,25 +6,6 @@ load helper
 
 H200="$FIX/ncu-h200"
 
-# fb NAME FILE [kf-feedback options]: feedback for a replay of FILE, the
-# record in $BATS_TEST_TMPDIR/NAME.json.
-fb() {
-	local name=$1 file=$2
-	shift 2
-	mkdir -p "$BATS_TEST_TMPDIR/$name"
-	cp "$file" "$BATS_TEST_TMPDIR/$name/ncu_report.csv"
-	replay "$name" ncu "$BATS_TEST_TMPDIR/$name" | kf-read 2>/dev/null | kf-collate |
-		kf-feedback "$@" >"$BATS_TEST_TMPDIR/$name.json"
-}
-
-text() {
-	jq -r .feedback "$BATS_TEST_TMPDIR/$1.json"
-}
-
-an() {
-	jq -c ".analysis | $2" "$BATS_TEST_TMPDIR/$1.json"
-}
-
 @test "copy_k: names the kernel, its duration and the four throughputs of the reference" {
 	fb copy "$H200/detailed-copy.csv"
 	run text copy

@@ -12,25 +12,6 @@ FAKE="$TOP/tests/fake/ncu"
 DELAY='void stream_executor::gpu::(anonymous namespace)::DelayKernel(volatile stream_executor::gpu::GpuSemaphoreState *, stream_executor::gpu::GpuSemaphoreState)'
 REDZONE='void stream_executor::gpu::(anonymous namespace)::RedzoneAllocatorKernelImpl<unsigned long>(unsigned char *, unsigned char, unsigned long, unsigned int *)'
 
-# fb NAME FILE [kf-feedback options]: feedback for a replay of FILE into
-# $BATS_TEST_TMPDIR/NAME.json.
-fb() {
-	local name=$1 file=$2
-	shift 2
-	mkdir -p "$BATS_TEST_TMPDIR/$name"
-	cp "$file" "$BATS_TEST_TMPDIR/$name/ncu_report.csv"
-	replay "$name" ncu "$BATS_TEST_TMPDIR/$name" | kf-read 2>/dev/null | kf-collate |
-		kf-feedback "$@" >"$BATS_TEST_TMPDIR/$name.json"
-}
-
-text() {
-	jq -r .feedback "$BATS_TEST_TMPDIR/$1.json"
-}
-
-an() {
-	jq -c ".analysis | $2" "$BATS_TEST_TMPDIR/$1.json"
-}
-
 # rename FROM TO < CSV: the CSV with a kernel name (a whole field) replaced.
 rename() {
 	awk -v from="\"$1\"" -v to="\"$2\"" 'BEGIN { FS = OFS = "," }
