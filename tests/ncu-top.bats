@@ -43,9 +43,10 @@ ncu_run() {
 	cp "$H200/detailed-multi.csv" "$T/t.csv"
 	run kf-read --profiler ncu --select 2 "$T/t.csv"
 	assert_success
-	assert_output "$(printf '%s\n' --kernel-name-base function --kernel-id '::regex:^(sgemm_naive_k|copy_k)$:1')"
+	assert_output "$(printf '%s\n' --kernel-name-base function --kernel-id '::regex:^(sgemm_naive_k|copy_k)$:1' \
+		--launch-count 2 --kill yes)"
 	run jq -c '[.top, .chosen, (.filter | length)]' "$T/ncu_top.json"
-	assert_output '[2,["'"$MULTI_SGEMM"'","'"$MULTI_COPY"'"],4]'
+	assert_output '[2,["'"$MULTI_SGEMM"'","'"$MULTI_COPY"'"],8]'
 	run kf-read --profiler ncu --select 2 --launch-ids "$T/t.csv"
 	assert_output "$(printf '2\n0')"
 }
@@ -56,7 +57,8 @@ ncu_run() {
 	run kf-read --profiler ncu --select 3 "$T/ncu_timing.csv"
 	assert_success
 	assert_output "$(printf '%s\n' --kernel-name-base mangled --kernel-id \
-		'::regex:^(_ZN5cudnn26bn_fw_inf_1C11_kernel_NCHWIffLb1ELi1EEEvT0_S1_17cudnnTensorStructPKT_S2_PS3_S2_PKS1_S8_S8_S8_S1_|_ZN5cudnn19engines_precompiled16nchwToNhwcKernelIfffLb0ELb1EL21cudnnKernelDataType_t0EEEvNS0_18nchw2nhwc_params_tIT1_EEPKT_PT0_|sm80_xmma_fprop_implicit_gemm_tf32f32_tf32f32_f32_nhwckrsc_nchw_tilesize128x64x32_stage5_warpsize2x2x1_g1_tensor16x8x8_execute_kernel__5x_cudnn)$:1')"
+		'::regex:^(_ZN5cudnn26bn_fw_inf_1C11_kernel_NCHWIffLb1ELi1EEEvT0_S1_17cudnnTensorStructPKT_S2_PS3_S2_PKS1_S8_S8_S8_S1_|_ZN5cudnn19engines_precompiled16nchwToNhwcKernelIfffLb0ELb1EL21cudnnKernelDataType_t0EEEvNS0_18nchw2nhwc_params_tIT1_EEPKT_PT0_|sm80_xmma_fprop_implicit_gemm_tf32f32_tf32f32_f32_nhwckrsc_nchw_tilesize128x64x32_stage5_warpsize2x2x1_g1_tensor16x8x8_execute_kernel__5x_cudnn)$:1' \
+		--launch-count 3 --kill yes)"
 	# the first launches of the three: IDs 5, 35 and 10
 	run kf-read --profiler ncu --select 3 --launch-ids "$T/ncu_timing.csv"
 	assert_output "$(printf '5\n35\n10')"
@@ -157,6 +159,26 @@ ncu_run() {
 	assert_output '[3,61,[],3,"nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_bias_TNT","MemoryL2Compression"]'
 }
 
+@test "real ViT-Small outputs (H200, --profile-from-start off): --top 3 gives the focus kernel and top rule of every launch in detail" {
+	cp -r "$TOPFIX/vit-top" "$T/top"
+	mkdir "$T/full"
+	gzip -dc "$TOPFIX/vit-full/ncu_report.csv.gz" >"$T/full/ncu_report.csv"
+	replay top ncu "$T/top" | kf-read | kf-collate | kf-feedback >"$T/top.json"
+	replay full ncu "$T/full" | kf-read | kf-collate | kf-feedback >"$T/full.json"
+	q='[.analysis.focus.name, .analysis.rules[0].name, .analysis.rules[0].speedup]'
+	want='["sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize128x64x8_stage3_warpsize2x2x1_ffma_aligna4_alignc4_execute_kernel__5x_cublas","LaunchConfiguration",40.91]'
+	run jq -c "$q" "$T/top.json"
+	assert_output "$want"
+	run jq -c "$q" "$T/full.json"
+	assert_output "$want"
+	# every launch: 126 timed in one, 126 profiled in the other; the
+	# focus's share of the GPU time agrees to a tenth of a point
+	run jq -c '[.collated.timing.launches, .collated.kernel_count, (.analysis.focus.share_pct * 10 | round)]' "$T/top.json"
+	assert_output '[126,3,382]'
+	run jq -c '[.collated.kernel_count, (.analysis.focus.share_pct * 10 | round)]' "$T/full.json"
+	assert_output '[126,384]'
+}
+
 @test "kf-wrap ncu --top 2: timing run, then one launch each of the top 2 kernels; ranking from every launch" {
 	export FAKE_NCU_TIMING="$H200/detailed-multi.csv" FAKE_NCU_CSV="$H200/detailed-multi.csv"
 	chain multi --top 2 -a --clock-control -a none -a --set -a full -- /bin/echo ran
@@ -173,12 +195,14 @@ ncu_run() {
 	run ncu_run 1
 	assert_output "$(printf '%s\n' -o "$O/multi/ncu.000/timing" -f --metrics gpu__time_duration.sum \
 		--clock-control none /bin/echo ran)"
-	# its exports, by name and mangled (the fake mangles: _Zf...)
-	run ncu_run 3
-	assert_output "$(printf '%s\n' -i "$O/multi/ncu.000/timing.ncu-rep" --page details --csv \
-		--print-units base --print-kernel-base mangled)"
+	# its exports, by name and mangled (the fake mangles: _Zf...), side by side
+	run bash -c 'for i in 2 3; do awk -v n=$i '"'"'$0 == "===" { i++; next } i == n - 1'"'"' "$1" | tr "\n" " "; echo; done | sort' _ "$FAKE_NCU_ARGV"
+	assert_line --index 0 "-i $O/multi/ncu.000/timing.ncu-rep --page details --csv --print-units base "
+	assert_line --index 1 "-i $O/multi/ncu.000/timing.ncu-rep --page details --csv --print-units base --print-kernel-base mangled "
+	# the detailed run: one launch of each, and ncu ends the program after the 2
 	run ncu_run 4
 	assert_line '::regex:^(_Zfsgemm_naive_k_const_float____const_float____float____int_|_Zfcopy_k_const_float4____float4____unsigned_long_)$:1'
+	[[ "$output" == *$'\n--launch-count\n2\n--kill\nyes\n'* ]]
 	assert_line --index 0 -- -o
 	assert_line --index 1 "$O/multi/ncu.000/report"
 	assert_line -- 'full'
@@ -186,6 +210,26 @@ ncu_run() {
 	    ncu_timing_mangled.csv ncu_top.json; do
 		[ -s "$O/multi/ncu.000/$f" ]
 	done
+	# the source page: one export for each of the 2 launches, side by side,
+	# joined (the fake's source page is the same whatever the launch)
+	run bash -c 'grep -A1 -x -e --launch-skip "$1" | grep -x "[0-9]*" | sort | tr "\n" " "' _ "$FAKE_NCU_ARGV"
+	assert_output '0 1 '
+	cmp "$O/multi/ncu.000/ncu_source.csv" <(cat "$FAKE_NCU_SOURCE" "$FAKE_NCU_SOURCE")
+	[ "$(grep -c '^===$' "$FAKE_NCU_ARGV")" -eq 8 ]
+}
+
+@test "--top: ncu ends the detailed run once its launches are profiled (exit 0); the program's status is the timing run's" {
+	export FAKE_NCU_TIMING="$H200/detailed-multi.csv" FAKE_NCU_CSV="$H200/detailed-multi.csv"
+	chain st --top 2 -- sh -c 'echo ran; exit 3'
+	run jq -c '[.run.exit_code, (.run.stdout | contains("Trying to shutdown target application")),
+		(.run.stdout | contains("NCU_DONE"))]' "$T/st.run"
+	assert_output '[3,true,true]'
+	run jq -c '[.collated.kernel_count, .collated.timing.launches]' "$T/st.json"
+	assert_output '[2,4]'
+	# a program that ends well in the timing run: 0, whatever the detailed run saw
+	chain ok --top 2 -- /bin/echo ran
+	run jq -c .run.exit_code "$T/ok.run"
+	assert_output 0
 }
 
 @test "--top 3 through the chain on ResNet-18's recorded runs: 241 launches timed, the first launch of each of the top 3 detailed" {
@@ -193,7 +237,7 @@ ncu_run() {
 	export FAKE_NCU_TIMING="$TOPFIX/resnet18.timing1.csv" FAKE_NCU_CSV="$TOPFIX/filter.mangled-plc1.csv"
 	chain rn --top 3 -- /bin/echo ran
 	run bash -c 'kf-read <"$1" | jq -c "[.run.exit_code, .data.kernel_count, [.data.kernels[].id], .data.timing.launches, .data.timing.missing]"' _ "$T/rn.run"
-	assert_output '[0,3,[0,1,3],241,[]]'
+	assert_output '[0,3,[0,1,2],241,[]]'
 	run jq -r .analysis.focus.name "$T/rn.json"
 	assert_output 'void cudnn::bn_fw_inf_1C11_kernel_NCHW<float, float, 1, 1>(T2, T2, cudnnTensorStruct, const T1 *, cudnnTensorStruct, T1 *, cudnnTensorStruct, const T2 *, const T2 *, const T2 *, const T2 *, T2)'
 }
@@ -243,14 +287,17 @@ ncu_run() {
 	cmp "$d/ncu_source.csv" <(cat "$FAKE_NCU_SOURCE" "$FAKE_NCU_SOURCE" "$FAKE_NCU_SOURCE")
 	[ "$(grep -c '^===$' "$FAKE_NCU_ARGV")" -eq 6 ]
 	# the source page: the first launch of each of the 3 kernels with the most
-	# time, sgemm_naive_k (ID 2), copy_k (ID 0), fma_k (ID 1), one export each
-	for i in 4 5 6; do
+	# time, sgemm_naive_k (ID 2), copy_k (ID 0), fma_k (ID 1), one export
+	# each; the exports run side by side, so their order in the log is any
+	skips=
+	for i in 2 3 4 5 6; do
 		run ncu_run $i
-		assert_line 'source'
+		[ "${lines[3]}" = source ] || continue
 		assert_line -- '--print-source'
-		assert_line -- '--launch-skip'
-		assert_line --index 8 "$(( (i + 1) % 3 ))"
+		assert_line --index 7 -- '--launch-skip'
+		skips="$skips ${lines[8]}"
 	done
+	[ "$(printf '%s\n' $skips | sort | tr '\n' ' ')" = "0 1 2 " ]
 }
 
 @test "a failed raw or source export leaves that file out and the run whole; a failed details export fails it" {

@@ -39,6 +39,7 @@ want triton-softmax && job triton-softmax -- python3 examples/triton/softmax.py
 # --top: every launch timed, one launch of each of the top 3 kernels in detail
 want resnet18-top && job resnet18-top --top 3 -- python3 examples/torch/resnet18.py
 want transformer-top && job transformer-top --top 3 -- python3 examples/torch/transformer.py
+want vit-top && job vit-top --top 3 --profile-from-start off -- python3 examples/torch/vit.py
 want missing && job missing -- /tmp/does-not-exist
 want none && job none -- examples/cuda/bench none
 exit 0

@@ -320,12 +320,15 @@ choice_free(struct choice *c)
  * "--kernel-id ::regex:^(A|B|C)$:1" (one --kernel-id: a second is refused)
  * the first launch of each: 3 launches. --kernel-id splits at ':', so a
  * name with one falls back to --kernel-name and one launch per launch
- * configuration (13 launches for the same 3). */
+ * configuration (13 launches for the same 3). With one launch a mangled
+ * name, "--launch-count N --kill yes" ends the program once the N are
+ * profiled (ncu then exits 0): the rest of the run would only cost time,
+ * and the timing run has already run the program to its end. */
 static void
 top_filter(const struct choice *c, struct buf *out)
 {
 	struct buf re = {0};
-	size_t i, j, nm = 0;
+	size_t i, j, nm = 0, nre = 0;
 	int mangled = 1;
 
 	for (i = 0; i < c->n; i++)
@@ -339,12 +342,14 @@ top_filter(const struct choice *c, struct buf *out)
 				buf_puts(&re, i + j > 0 ? "|" : "");
 				regex_quote(&re, e[j]->key);
 			}
+			nre += nm;
 			free(e);
 		} else {
 			char *f = function_base(c->rank->v[c->pick[i]].name);
 
 			buf_puts(&re, i > 0 ? "|" : "");
 			regex_quote(&re, f);
+			nre++;	/* too many if two share it: the run just goes on */
 			free(f);
 		}
 	}
@@ -353,7 +358,8 @@ top_filter(const struct choice *c, struct buf *out)
 		buf_printf(out, "--kernel-name\nregex:^(%s)$\n--filter-mode\nper-launch-config\n"
 		    "--launch-count\n1\n", re.s);
 	else
-		buf_printf(out, "--kernel-id\n::regex:^(%s)$:1\n", re.s);
+		buf_printf(out, "--kernel-id\n::regex:^(%s)$:1\n--launch-count\n%zu\n"
+		    "--kill\nyes\n", re.s, nre);
 	buf_free(&re);
 }
 
