@@ -263,6 +263,10 @@ ncu_run() {
 	run jq -r .feedback "$T/gone.json"
 	assert_output --partial 'these kernels chosen from the timing run did not run in the detailed run'
 	assert_output --partial "so they have no details: $MULTI_SGEMM."
+	# one launch of the two: ncu never reached --launch-count 2, so the
+	# program ran to its end
+	run jq -c '.run.stdout | contains("Trying to shutdown")' "$T/gone.run"
+	assert_output false
 }
 
 @test "--top: a timing run that profiled nothing ends the chain; kf-read says why from its output" {
