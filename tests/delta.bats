@@ -32,12 +32,7 @@ final() {
 
 # unitrace ID SCENARIO: the collated record of a unitrace fixture.
 ut() {
-	local d n
-	for d in "$UT/$2"/pass-*; do
-		n=${d##*/pass-}
-		jq -cn --arg id "$1" --arg d "$d" --arg p "unitrace.${n%%-*}" --argjson w "$B580" \
-			'{id:$id, profiler:"unitrace", pass:$p, output_dir:$d, worker:$w}'
-	done | kf-read | kf-collate
+	ut_replay "$1" "$UT/$2" "$B580" | kf-read | kf-collate
 }
 
 vt() {

@@ -18,6 +18,17 @@ replay() {
 		'{id:$id, profiler:$p, output_dir:$d} + (if $pass == "" then {} else {pass:$pass} end)'
 }
 
+# ut_replay ID DIR [WORKER-JSON]: the replay records of a unitrace fixture,
+# one a pass-NNN-GROUP folder of DIR, as pass unitrace.NNN.
+ut_replay() {
+	local d n
+	for d in "$2"/pass-*; do
+		n=${d##*/pass-}
+		jq -cn --arg id "$1" --arg d "$d" --arg p "unitrace.${n%%-*}" --argjson w "${3:-null}" \
+			'{id:$id, profiler:"unitrace", pass:$p, output_dir:$d} + (if $w == null then {} else {worker:$w} end)'
+	done
+}
+
 # fb NAME FILE [kf-feedback options]: feedback for a replay of ncu report
 # FILE, the final record in $BATS_TEST_TMPDIR/NAME.json; text NAME and
 # an NAME JQ read it (a test file may define its own).

@@ -52,13 +52,8 @@ esc() {
 
 # The unitrace pipeline on the B580 GEMM capture, as kf-feedback leaves it.
 unitrace_final() {
-	local d n
-	for d in "$UT"/pass-*; do
-		n=${d##*/pass-}
-		jq -cn --arg d "$d" --arg p "unitrace.${n%%-*}" \
-			'{id:"gemm", profiler:"unitrace", pass:$p, output_dir:$d,
-			  worker:{gpu_name:"Intel(R) Arc(TM) B580 Graphics"}}'
-	done | kf-read 2>/dev/null | kf-collate 2>/dev/null | kf-feedback
+	ut_replay gemm "$UT" '{"gpu_name":"Intel(R) Arc(TM) B580 Graphics"}' |
+		kf-read 2>/dev/null | kf-collate 2>/dev/null | kf-feedback
 }
 
 @test "a sweep: one index row per job, the failed one with its reason, status 0" {

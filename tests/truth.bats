@@ -166,12 +166,8 @@ rename() {
 }
 
 @test "unitrace: --focus names a kernel by part of its name (any case); --focus longest falls back to time and says why" {
-	B580='{"gpu_name":"Intel(R) Arc(TM) B580 Graphics"}'
-	for d in "$FIX/unitrace/bmg-gemm-xmx"/pass-*; do
-		n=${d##*/pass-}
-		jq -cn --arg d "$d" --arg p "unitrace.${n%%-*}" --argjson w "$B580" \
-			'{id:"j", profiler:"unitrace", pass:$p, output_dir:$d, worker:$w}'
-	done | kf-read 2>/dev/null | kf-collate >"$BATS_TEST_TMPDIR/ut.jsonl"
+	ut_replay j "$FIX/unitrace/bmg-gemm-xmx" '{"gpu_name":"Intel(R) Arc(TM) B580 Graphics"}' |
+		kf-read 2>/dev/null | kf-collate >"$BATS_TEST_TMPDIR/ut.jsonl"
 	run bash -c 'kf-feedback <"$1" | jq -c ".analysis.focus | [.short_name, .reason, .bound]"' _ "$BATS_TEST_TMPDIR/ut.jsonl"
 	assert_output '["GemmXmxKernel<bfloat16, 256, 128, 32>","most_time","compute"]'
 	run bash -c 'kf-feedback --focus elementwise <"$1" | jq -c ".analysis.focus | [.short_name, .reason, .bound]"' _ "$BATS_TEST_TMPDIR/ut.jsonl"
@@ -212,12 +208,8 @@ print(json.dumps({"id": "next", "profiler": "ncu", "collated": {"format": "detai
 }
 
 @test "unitrace: one of three passes stopped by the timeout is named in the first lines" {
-	B580='{"gpu_name":"Intel(R) Arc(TM) B580 Graphics"}'
-	for d in "$FIX/unitrace/bmg-gemm-xmx"/pass-*; do
-		n=${d##*/pass-}
-		jq -cn --arg d "$d" --arg p "unitrace.${n%%-*}" --argjson w "$B580" \
-			'{id:"j", profiler:"unitrace", pass:$p, output_dir:$d, worker:$w}'
-	done | kf-read 2>/dev/null |
+	ut_replay j "$FIX/unitrace/bmg-gemm-xmx" '{"gpu_name":"Intel(R) Arc(TM) B580 Graphics"}' |
+		kf-read 2>/dev/null |
 		jq -c 'if .pass == "unitrace.001" then .run = {ended_by:"timeout", limit_s:300, elapsed_s:300.2} else . end' |
 		kf-collate | kf-feedback >"$BATS_TEST_TMPDIR/ut.json"
 	run jq -r .feedback "$BATS_TEST_TMPDIR/ut.json"

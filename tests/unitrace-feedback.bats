@@ -11,21 +11,11 @@ setup() {
 	T="$BATS_TEST_TMPDIR"
 }
 
-# The replay records of a scenario folder: job DIR WORKER-JSON
-job() {
-	local d n
-	for d in "$1"/pass-*; do
-		n=${d##*/pass-}
-		jq -cn --arg d "$d" --arg p "unitrace.${n%%-*}" --argjson w "$2" \
-			'{id:"j", profiler:"unitrace", pass:$p, output_dir:$d} + (if $w == null then {} else {worker:$w} end)'
-	done
-}
-
 # feedback DIR WORKER-JSON [kf-feedback options]
 feedback() {
 	local d=$1 w=$2
 	shift 2
-	job "$d" "$w" | kf-read 2>/dev/null | kf-collate 2>/dev/null | kf-feedback "$@"
+	ut_replay j "$d" "$w" | kf-read 2>/dev/null | kf-collate 2>/dev/null | kf-feedback "$@"
 }
 
 r3() { echo '(. * 1000 | round) / 1000'; }
@@ -241,7 +231,7 @@ compute"
 }
 
 @test "a failed MemoryProfile pass is explained, and the rest is analysed without SLM conflicts" {
-	{ job "$UT/bmg-gemm-xmx" "$B580" | jq -c 'if .pass == "unitrace.001" then .output_dir = "/nonexistent/x" else . end'; } >"$T/in"
+	{ ut_replay j "$UT/bmg-gemm-xmx" "$B580" | jq -c 'if .pass == "unitrace.001" then .output_dir = "/nonexistent/x" else . end'; } >"$T/in"
 	run sh -c 'kf-read "$1" 2>/dev/null | kf-collate | kf-feedback' _ "$T/in"
 	assert_success
 	run jq -r '.analysis.focus | .median_gpu_time_ns, .slm_bank_conflict_pct, (.missing|join(","))' <<<"$output"
