@@ -53,19 +53,23 @@ BUILD = $(O)/obj
 endif
 OBJDIR = $(BUILD)/$(FLAVOR)
 # The library's layers (lib/README.md): each sees only the headers below it.
-# core knows nothing of kf's stages; run is kf-run's engine; lib/ itself holds
-# the shared stages, and lib/ncu, lib/unitrace, lib/vtune one profiler each.
-LIBDIRS = core run ncu unitrace vtune
+# core knows nothing of kf's stages; run is kf-run's engine; stage holds the
+# shared stages, analysis what the feedback computes, report kf-report's
+# page, and lib/ncu, lib/unitrace, lib/vtune one profiler each.
+LIBDIRS = core run stage analysis report ncu unitrace vtune
 INC_core = -Ilib/core
 INC_run = -Ilib/core -Ilib/run
-INC_top = -Ilib/core -Ilib
+INC_top = -Ilib/core -Ilib/stage -Ilib/analysis
+INC_stage = $(INC_top)
+INC_analysis = $(INC_top)
+INC_report = $(INC_top) -Ilib/report
 INC_ncu = $(INC_top)
 INC_unitrace = $(INC_top)
 INC_vtune = $(INC_top)
-INC_bin = -Ilib/core -Ilib/run -Ilib
-LIBSRC = $(wildcard lib/*.c $(LIBDIRS:%=lib/%/*.c))
+INC_bin = -Ilib/core -Ilib/run $(INC_top:-Ilib/core=) -Ilib/report
+LIBSRC = $(wildcard $(LIBDIRS:%=lib/%/*.c))
 LIBOBJ = $(patsubst lib/%.c,$(OBJDIR)/%.o,$(LIBSRC))
-LIBHDR = $(wildcard lib/*.h $(LIBDIRS:%=lib/%/*.h))
+LIBHDR = $(wildcard $(LIBDIRS:%=lib/%/*.h))
 LIBKF = $(OBJDIR)/libkf.a
 BINS = $(PROGS:%=$(OUTBIN)/%)
 
@@ -82,12 +86,6 @@ $$(OBJDIR)/$(1):
 	mkdir -p $$@
 endef
 $(foreach d,$(LIBDIRS),$(eval $(call libdir_rule,$(d))))
-
-$(OBJDIR)/%.o: lib/%.c $(LIBHDR) | $(OBJDIR)
-	$(CC) $(ALL_CFLAGS) $(INC_top) -c -o $@ $<
-
-$(OBJDIR):
-	mkdir -p $@
 
 $(LIBKF): $(LIBOBJ)
 	rm -f $@

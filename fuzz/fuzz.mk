@@ -23,7 +23,7 @@ CJSON_CFLAGS := $(shell pkg-config --cflags libcjson 2>/dev/null || echo -I/usr/
 CJSON_LIBS := $(shell pkg-config --libs libcjson 2>/dev/null || echo -lcjson)
 FUZZ_SANITIZE = -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 WARN = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
-CFLAGS_FUZZ = -std=c11 $(WARN) -g -O1 -fno-omit-frame-pointer $(FUZZ_SANITIZE) -D_GNU_SOURCE -Ilib/core -Ilib/run -Ilib -Ilib/ncu -Ilib/unitrace -Ilib/vtune \
+CFLAGS_FUZZ = -std=c11 $(WARN) -g -O1 -fno-omit-frame-pointer $(FUZZ_SANITIZE) -D_GNU_SOURCE -Ilib/core -Ilib/run -Ilib/stage -Ilib/analysis -Ilib/report -Ilib/ncu -Ilib/unitrace -Ilib/vtune \
 	$(CJSON_CFLAGS) -DKF_VERSION='"fuzz"' -DFUZZ_DATADIR='"$(CURDIR)/share/kf"' \
 	-DKF_DATADIR_DEFAULT='"$(CURDIR)/share/kf"' \
 	-DKF_LIBEXECDIR_DEFAULT='"$(CURDIR)/libexec/kf"'
