@@ -119,6 +119,7 @@ feedback_one(cJSON *rec, const struct kf_fb_opts *opt, int text_only)
 	}
 	if (strcmp(kf_str(fb.analysis, "status") ? kf_str(fb.analysis, "status") : "", "ok") != 0)
 		kf_set_failed();	/* written all the same; the status says it */
+	kf_fb_lead(&fb);
 	say_unused_options(fb.analysis, opt);
 	text = kf_fb_render(&fb, opt->max_chars);
 	if (text_only) {

@@ -33,6 +33,7 @@ kf_fb_free(struct kf_fb *fb)
 	for (i = 0; i < fb->n; i++)
 		free(fb->sec[i].text);
 	free(fb->sec);
+	kf_diag_free(&fb->diag);
 	cJSON_Delete(fb->analysis);
 	memset(fb, 0, sizeof *fb);
 }
@@ -70,6 +71,28 @@ void
 kf_fb_add_buf(struct kf_fb *fb, int prio, struct buf *b)
 {
 	add(fb, prio, buf_take(b));
+}
+
+void
+kf_fb_lead(struct kf_fb *fb)
+{
+	struct buf b = {0};
+	size_t n;
+
+	kf_diag_sort(&fb->diag);
+	kf_set(fb->analysis, "diagnosis", kf_diag_json(&fb->diag));
+	if (fb->diag.n == 0)
+		return;
+	buf_puts(&b, "Diagnosis (most time at stake first):\n");
+	kf_diag_text(&fb->diag, &b, 3);
+	n = fb->n;
+	add(fb, FB_HEAD, buf_take(&b));
+	if (fb->n > n) {
+		struct kf_fb_sec lead = fb->sec[n];
+
+		memmove(fb->sec + 1, fb->sec, n * sizeof *fb->sec);
+		fb->sec[0] = lead;
+	}
 }
 
 struct slot {

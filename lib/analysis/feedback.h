@@ -11,6 +11,7 @@
 #include <cJSON.h>
 
 #include "util.h"
+#include "diagnosis.h"
 
 enum {
 	FB_HEAD = 0,		/* the kernel named, the verdict */
@@ -38,6 +39,7 @@ struct kf_fb_sec {
 struct kf_fb {
 	const struct kf_fb_opts *opt;
 	cJSON *analysis;	/* an object; "kernels" etc. */
+	struct kf_diag diag;	/* the findings; kf_fb_lead() writes them */
 	struct kf_fb_sec *sec;
 	size_t n, cap;
 };
@@ -52,6 +54,10 @@ void kf_fb_free(struct kf_fb *fb);
 /* Add a section (a paragraph; no trailing newline needed). */
 void kf_fb_add(struct kf_fb *fb, int prio, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* Sort fb->diag, write it as analysis.diagnosis, and put its first three
+ * findings before every other section (priority FB_HEAD). Called once,
+ * after the profiler's feedback. */
+void kf_fb_lead(struct kf_fb *fb);
 /* Add the text of b as a section and empty b. */
 void kf_fb_add_buf(struct kf_fb *fb, int prio, struct buf *b);
 /* The text: sections joined by blank lines, in reading order, within

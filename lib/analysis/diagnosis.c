@@ -1,0 +1,242 @@
+/* kf: the diagnosis's findings: built by each profiler's feedback, sorted
+ * by the time at stake, written as analysis.diagnosis and as the text's lead. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diagnosis.h"
+#include "record.h"
+
+static const char *const kind_names[KF_NKINDS] = {
+	[KF_PROGRAM_FAILED] = "program_failed",
+	[KF_LAUNCH_BOUND] = "launch_bound",
+	[KF_MACHINERY] = "machinery",
+	[KF_COMPUTE_BOUND] = "compute_bound",
+	[KF_MEMORY_BOUND] = "memory_bound",
+	[KF_LATENCY_BOUND] = "latency_bound",
+	[KF_UNCOALESCED_GLOBAL] = "uncoalesced_global",
+	[KF_SHARED_BANK_CONFLICT] = "shared_bank_conflict",
+	[KF_LOCAL_MEMORY] = "local_memory",
+	[KF_FP64_MATH] = "fp64_math",
+	[KF_BARRIER_STALL] = "barrier_stall",
+	[KF_ATOMIC_CONTENTION] = "atomic_contention",
+	[KF_BRANCH_DIVERGENCE] = "branch_divergence",
+	[KF_SMALL_GRID] = "small_grid",
+	[KF_TAIL_EFFECT] = "tail_effect",
+	[KF_LOW_OCCUPANCY] = "low_occupancy",
+	[KF_OTHER] = "other",
+};
+
+const char *
+kf_find_kind_name(enum kf_find_kind kind)
+{
+	return (unsigned)kind < KF_NKINDS ? kind_names[kind] : "other";
+}
+
+int
+kf_find_kind_parse(const char *word)
+{
+	int i;
+
+	for (i = 0; word != NULL && i < KF_NKINDS; i++)
+		if (strcmp(word, kind_names[i]) == 0)
+			return i;
+	return -1;
+}
+
+struct kf_finding *
+kf_diag_add(struct kf_diag *d, enum kf_find_kind kind, const char *unit,
+    double impact_pct, const char *fmt, ...)
+{
+	struct kf_finding *f;
+	struct buf b = {0};
+	va_list ap;
+
+	va_start(ap, fmt);
+	buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	KF_GROW(d->v, d->n, d->cap, 8);
+	f = &d->v[d->n];
+	memset(f, 0, sizeof *f);
+	f->kind = kind;
+	f->unit = unit ? xstrdup(unit) : NULL;
+	f->impact_pct = impact_pct;
+	f->what = buf_take(&b);
+	f->seq = d->n++;
+	return f;
+}
+
+static void
+replace(char **dst, const char *s)
+{
+	free(*dst);
+	*dst = s ? xstrdup(s) : NULL;
+}
+
+void
+kf_finding_kernel(struct kf_finding *f, const char *kernel)
+{
+	replace(&f->kernel, kernel);
+}
+
+void
+kf_finding_at(struct kf_finding *f, const char *file, long line)
+{
+	replace(&f->file, file);
+	f->line = file ? line : 0;
+}
+
+void
+kf_finding_fix(struct kf_finding *f, const char *fmt, ...)
+{
+	struct buf b = {0};
+	va_list ap;
+
+	va_start(ap, fmt);
+	buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	free(f->fix);
+	f->fix = buf_take(&b);
+}
+
+void
+kf_finding_ev(struct kf_finding *f, const char *metric, double value, const char *unit)
+{
+	KF_GROW(f->ev, f->nev, f->evcap, 4);
+	f->ev[f->nev].metric = xstrdup(metric);
+	f->ev[f->nev].value = value;
+	f->ev[f->nev].unit = unit ? xstrdup(unit) : NULL;
+	f->nev++;
+}
+
+struct kf_finding *
+kf_diag_find(const struct kf_diag *d, enum kf_find_kind kind)
+{
+	size_t i;
+
+	for (i = 0; i < d->n; i++)
+		if (d->v[i].kind == kind)
+			return &d->v[i];
+	return NULL;
+}
+
+static int
+by_stake(const void *pa, const void *pb)
+{
+	const struct kf_finding *a = pa, *b = pb;
+	int fa = a->kind == KF_PROGRAM_FAILED, fb = b->kind == KF_PROGRAM_FAILED;
+	int ka = !isnan(a->impact_pct), kb = !isnan(b->impact_pct);
+
+	if (fa != fb)
+		return fb - fa;
+	if (ka != kb)
+		return kb - ka;
+	if (ka && a->impact_pct != b->impact_pct)
+		return a->impact_pct > b->impact_pct ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+void
+kf_diag_sort(struct kf_diag *d)
+{
+	if (d->n > 1)
+		qsort(d->v, d->n, sizeof *d->v, by_stake);
+}
+
+static cJSON *
+str_or_null(const char *s)
+{
+	return s ? cJSON_CreateString(s) : cJSON_CreateNull();
+}
+
+cJSON *
+kf_diag_json(const struct kf_diag *d)
+{
+	cJSON *a = cJSON_CreateArray();
+	size_t i, j;
+
+	for (i = 0; i < d->n; i++) {
+		const struct kf_finding *f = &d->v[i];
+		cJSON *o = cJSON_CreateObject(), *ev = cJSON_CreateArray();
+
+		kf_set_str(o, "kind", kf_find_kind_name(f->kind));
+		kf_set(o, "unit", str_or_null(f->unit));
+		kf_set(o, "kernel", str_or_null(f->kernel));
+		kf_set(o, "file", str_or_null(f->file));
+		kf_set(o, "line", f->file && f->line > 0 ?
+		    cJSON_CreateNumber((double)f->line) : cJSON_CreateNull());
+		kf_set(o, "impact_pct", isnan(f->impact_pct) ? cJSON_CreateNull() :
+		    cJSON_CreateNumber(round(f->impact_pct * 10) / 10));
+		for (j = 0; j < f->nev; j++) {
+			cJSON *e = cJSON_CreateObject();
+
+			kf_set_str(e, "metric", f->ev[j].metric);
+			kf_set(e, "value", isfinite(f->ev[j].value) ?
+			    cJSON_CreateNumber(f->ev[j].value) : cJSON_CreateNull());
+			kf_set(e, "unit", str_or_null(f->ev[j].unit));
+			cJSON_AddItemToArray(ev, e);
+		}
+		kf_set(o, "evidence", ev);
+		kf_set(o, "what", str_or_null(f->what));
+		kf_set(o, "fix", str_or_null(f->fix));
+		cJSON_AddItemToArray(a, o);
+	}
+	return a;
+}
+
+/* The text's lead: numbered, one paragraph a finding. */
+void
+kf_diag_text(const struct kf_diag *d, struct buf *b, size_t max)
+{
+	size_t i;
+
+	for (i = 0; i < d->n && i < max; i++) {
+		const struct kf_finding *f = &d->v[i];
+		int paren = f->file != NULL || !isnan(f->impact_pct);
+
+		if (i > 0)
+			buf_putc(b, '\n');
+		buf_printf(b, "%zu. %s", i + 1, f->what);
+		if (paren) {
+			buf_puts(b, " (");
+			if (f->file) {
+				buf_puts(b, f->file);
+				if (f->line > 0)
+					buf_printf(b, ":%ld", f->line);
+			}
+			if (!isnan(f->impact_pct))
+				buf_printf(b, "%sabout %.0f%% of %s time at stake",
+				    f->file ? "; " : "", f->impact_pct,
+				    f->kernel || f->kind > KF_MACHINERY ? "its" : "the program's GPU");
+			buf_putc(b, ')');
+		}
+		if (f->fix)
+			buf_printf(b, ". Fix: %s", f->fix);
+		if (b->len > 0 && b->s[b->len - 1] != '.')
+			buf_putc(b, '.');
+	}
+}
+
+void
+kf_diag_free(struct kf_diag *d)
+{
+	size_t i, j;
+
+	for (i = 0; i < d->n; i++) {
+		struct kf_finding *f = &d->v[i];
+
+		free(f->unit);
+		free(f->kernel);
+		free(f->file);
+		free(f->what);
+		free(f->fix);
+		for (j = 0; j < f->nev; j++) {
+			free(f->ev[j].metric);
+			free(f->ev[j].unit);
+		}
+		free(f->ev);
+	}
+	free(d->v);
+	memset(d, 0, sizeof *d);
+}
