@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis.h"
 #include "collate.h"
 #include "delta.h"
 #include "fb_passes.h"
@@ -115,6 +116,7 @@ feedback_one(cJSON *rec, const struct kf_fb_opts *opt, int text_only)
 		kf_set_str(fb.analysis, "status", "ok");
 		kf_fb_say_run(&fb, work);
 		p->feedback(work, &fb);
+		kf_core_finish(&fb);
 		kf_delta(baseline, rec, &fb);
 	}
 	if (strcmp(kf_str(fb.analysis, "status") ? kf_str(fb.analysis, "status") : "", "ok") != 0)

@@ -28,7 +28,7 @@ static const struct kf_cmp_metric cmp_m[] = {
 	{ "launch/registers_per_thread", "registers per thread", KF_CMP_NUM },
 	{ NULL, NULL, 0 },
 };
-static const struct kf_cmp cmp = { "duration_ns", "duration", cmp_m, 0, 0, 1 };
+static const struct kf_cmp cmp = { cmp_m, 0, 0 };
 
 const struct kf_profiler kf_ncu = {
 	.name = "ncu",

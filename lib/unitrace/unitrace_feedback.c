@@ -12,6 +12,7 @@
 
 #include "feedback.h"
 #include "hw.h"
+#include "analysis.h"
 #include "profiler.h"
 #include "record.h"
 #include "unitrace.h"
@@ -228,8 +229,49 @@ mix_text(struct buf *b, const struct kan *a, int i)
 	cJSON_Delete(v);
 }
 
+static const char *const alu_unit[NALU] = { "alu0", "alu1", "alu2" };
+
+/* The core's limiter and roof (analysis.h): the roofline verdict, the ALU
+ * or the memory it rests on; each ALU's instructions per byte and per
+ * second against the GPU's roofs, the ALU of the verdict first. */
+static void
+core_json(cJSON *o, const struct kan *a, const cJSON *gpu)
+{
+	double bw = kf_hw_roof(gpu, "GPU_MEMORY_BYTE_READ") * 1e9;
+	int mem = a->bound && strcmp(a->bound, "memory") == 0;
+	int bal = a->bound && strcmp(a->bound, "balanced") == 0;
+	cJSON *roof;
+	int i;
+
+	kf_core_time(o, a->shown_ns, "median time");
+	kf_core_limiter(o, a->bound, a->bound == NULL || bal ? NULL : mem ? "dram" :
+	    alu_unit[a->bound_alu], a->bound == NULL || bal ? NAN : mem ? a->gmem_pct :
+	    a->util[a->bound_alu], NULL, a->bound == NULL || bal ? NULL : mem ?
+	    "GPU_MEMORY_BYTE_READ+WRITE" : alu_metric[a->bound_alu]);
+	if (gpu == NULL || !(bw > 0) || a->bound_alu < 0)
+		return;
+	roof = cJSON_AddObjectToObject(o, "roof");
+	kf_roof_init(roof, "inst/byte", "inst/s", bw, "GPU memory");
+	if (a->bound)
+		cJSON_AddStringToObject(roof, "bound", a->bound);
+	for (i = 0; i < NALU; i++)
+		if (a->have[a->order[i]])
+			kf_roof_peak(roof, alu_name[a->order[i]],
+			    kf_hw_roof(gpu, alu_roof[a->order[i]]) * 1e9, NAN);
+	kf_roof_point(roof, alu_name[a->bound_alu], a->ai[a->bound_alu],
+	    a->rate[a->bound_alu] * 1e9, a->gmem * 1e9, NAN);
+	for (i = 0; i < NALU; i++) {
+		int j = a->order[i];
+
+		if (a->have[j] && j != a->bound_alu)
+			kf_roof_point(roof, alu_name[j], a->ai[j], a->rate[j] * 1e9, a->gmem * 1e9,
+			    NAN);
+	}
+}
+
 static cJSON *
-kernel_json(const struct kan *a, const char *segment, double share, const struct kf_rank *rank)
+kernel_json(const struct kan *a, const char *segment, double share, const struct kf_rank *rank,
+    const cJSON *gpu)
 {
 	const cJSON *k = a->k, *t = kf_obj(k, "gpu_time_ns");
 	cJSON *o = cJSON_CreateObject(), *u, *alus;
@@ -287,6 +329,7 @@ kernel_json(const struct kan *a, const char *segment, double share, const struct
 	num(o, "ve_stall_pct", a->stall);
 	num(o, "thread_occupancy_pct", a->occupancy);
 	cJSON_AddItemToObject(o, "missing", cJSON_Duplicate(a->missing, 1));
+	core_json(o, a, gpu);
 	return o;
 }
 
@@ -628,7 +671,7 @@ unitrace_feedback(const cJSON *rec, struct kf_fb *fb)
 
 			analyse(&a, k, gpu, sampling);
 			kernel_text(fb, &a, share, is_focus, gpu, &names);
-			kj = kernel_json(&a, kf_str(seg, "label"), share, &names);
+			kj = kernel_json(&a, kf_str(seg, "label"), share, &names, gpu);
 			cJSON_AddItemToArray(akern, kj);
 			if (is_focus) {
 				cJSON *fj = cJSON_Duplicate(kj, 1);
