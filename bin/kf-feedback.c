@@ -40,7 +40,7 @@ static const char help[] =
 static int no_collated;	/* --no-collated: leave the profile data out */
 
 static const char *const intro =
-	"Your code has been analyzed with a profiler. Here is a summary of the results:";
+	"Your code has been analysed with a profiler. Here is a summary of the results:";
 
 static void
 explain_error(const cJSON *rec, struct kf_fb *fb)

@@ -38,6 +38,9 @@ const struct kf_profiler kf_ncu = {
 	.opts = opts,
 	.gpu_env = "CUDA_VISIBLE_DEVICES",
 	.keep = keep,
+	.less = "fewer launches: ncu's -a --launch-count -a N",
+	.silent = "ncu writes its progress to its --log-file, so it is silent on the output "
+	    "kf-run watches while it profiles, and a long profile looks like a hang",
 	.wrap = ncu_wrap,
 	.read = ncu_read,
 	.feedback = ncu_feedback,

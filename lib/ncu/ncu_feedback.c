@@ -531,7 +531,7 @@ say_head(struct kf_fb *fb, const struct kf_rank *rank, const struct pick *p,
 	const cJSON *pid = cJSON_GetObjectItemCaseSensitive(f->k, "process_id");
 	struct buf b = {0}, why = {0};
 
-	buf_printf(&b, "Kernel: %s", shortname);
+	kf_fb_kernel(&b, shortname, NAN);
 	if (p->nlaunch == 1 && !p->timed) {
 		buf_puts(&b, "\nThe only kernel launch profiled");
 	} else {
@@ -578,7 +578,7 @@ say_throughput(struct kf_fb *fb, const cJSON *k, cJSON *focus)
 	struct buf b = {0};
 	size_t i;
 
-	buf_puts(&b, "Throughput Metrics (Speed Of Light, share of peak):");
+	buf_puts(&b, "Throughput (Speed Of Light, share of peak):");
 	for (i = 0; i < sizeof tps / sizeof tps[0]; i++) {
 		const char *unit;
 		double v;
@@ -743,8 +743,8 @@ say_rules(struct kf_fb *fb, const cJSON *k, cJSON *analysis)
 		kf_fb_add(fb, FB_KEY, "ncu reported no optimisation rule for this kernel "
 		    "beyond the bottleneck and roofline above.");
 	} else if (shown > 0) {
-		buf_printf(&b, "Optimisation rules ncu reported for this kernel, by "
-		    "estimated speedup (global before local):");
+		buf_printf(&b, "Rules ncu reported for this kernel, by estimated "
+		    "speedup (global before local):");
 		for (i = 0; i < shown; i++) {
 			buf_printf(&b, "\n%zu. ", i + 1);
 			put_rule(&b, &v[i]);
@@ -1012,10 +1012,10 @@ ncu_feedback(const cJSON *rec, struct kf_fb *fb)
 	}
 	say_throughput(fb, f->k, focus);
 	raw = kf_str(data, "format") && strcmp(kf_str(data, "format"), "raw") == 0;
-	say_rule_text(fb, FB_HEAD, f->k, raw, "SOLBottleneck", "Optimization Hint",
+	say_rule_text(fb, FB_HEAD, f->k, raw, "SOLBottleneck", "Bottleneck (ncu's SOLBottleneck rule)",
 	    "bottleneck", focus);
 	if (!ncu_roof_say(fb, f->k, focus))
-		say_rule_text(fb, FB_ADVICE, f->k, raw, "SOLFPRoofline", "Roofline Analysis",
+		say_rule_text(fb, FB_ADVICE, f->k, raw, "SOLFPRoofline", "Roofline (ncu's SOLFPRoofline rule)",
 		    "roofline", focus);
 	ncu_lines_say(fb, f->k, focus);
 	say_limiter(focus);

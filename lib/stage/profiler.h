@@ -112,6 +112,10 @@ struct kf_profiler {
 	/* Fields of a pass record that are the pass's own, besides the
 	 * common ones ("unitrace_link"): kf-collate leaves them out. */
 	const char *const *pass_fields;
+	/* kf-read's hint for a run kf-run stopped: how to profile less ("ncu:
+	 * -a --launch-count -a N"), and why a long profile looks like a hang to
+	 * kf-run's inactivity limit; NULL: nothing to say. */
+	const char *less, *silent;
 	kf_wrap_fn *wrap;
 	kf_read_fn *read;
 	kf_collate_fn *collate;		/* NULL: the one pass's data as it is */

@@ -390,10 +390,8 @@ kernel_text(struct kf_fb *fb, const struct kan *a, double share, int focus, cons
 	int head = focus ? FB_HEAD : FB_MINOR, key = focus ? FB_KEY : FB_MINOR;
 	int adv = focus ? FB_ADVICE : FB_MINOR, det = focus ? FB_DETAIL : FB_MINOR;
 
-	buf_printf(&b, "## Kernel %s", s);
+	kf_fb_kernel(&b, s, share);
 	free(s);
-	if (!isnan(share))
-		buf_printf(&b, " (%.1f%% of the GPU time here)", share);
 	if (a->bound)
 		buf_printf(&b, "\nRoofline: %s bound. ", a->bound);
 	else
@@ -557,12 +555,12 @@ segment_heading(struct kf_fb *fb, const cJSON *seg, int no, int prio)
 	const cJSON *itt = cJSON_GetObjectItemCaseSensitive(seg, "itt_event");
 
 	if (!cJSON_IsString(itt))
-		kf_fb_add(fb, prio, "# All kernels of the run (no benchmark loop marked with '%s')",
+		kf_fb_add(fb, prio, "All kernels of the run (no benchmark loop marked with '%s'):",
 		    "ittapi::model run loop");
 	else if (strcmp(label, "default") == 0)
-		kf_fb_add(fb, prio, "# Benchmark %d: the model run loop", no);
+		kf_fb_add(fb, prio, "Benchmark %d: the model run loop", no);
 	else
-		kf_fb_add(fb, prio, "# Benchmark %d: pytest test %s", no, label);
+		kf_fb_add(fb, prio, "Benchmark %d: pytest test %s", no, label);
 }
 
 /* The shown names of every kernel of every segment, none alike (names),

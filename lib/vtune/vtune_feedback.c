@@ -238,7 +238,7 @@ runtime(const cJSON *k, const cJSON *m, struct buf *b, cJSON *a, cJSON *missing)
 	double x, y;
 	int nv = cJSON_GetArraySize(vs), from = (int)kf_num_long(k, "metrics_from_variant", 0, -1, INT_MAX), i;
 
-	buf_puts(b, "### Runtime and Occupancy:\n");
+	buf_puts(b, "Runtime and occupancy:\n");
 	if (get(m, "simd_width", &x)) {
 		buf_printf(b, "SIMD width: %.0f, ", x);
 		cJSON_AddNumberToObject(a, "simd_width", x);
@@ -355,7 +355,7 @@ xve(const cJSON *m, struct buf *b, cJSON *a, cJSON *missing)
 	size_t i, n = 0;
 	cJSON *arr;
 
-	buf_puts(b, "\n\n### XVE Utilization:\n");
+	buf_puts(b, "\n\nXVE utilisation:\n");
 	put_pct(b, a, m, "xve_active_pct", "Active", missing);
 	buf_puts(b, " | ");
 	put_pct(b, a, m, "xve_stalled_pct", "Stalled", missing);
@@ -368,7 +368,7 @@ xve(const cJSON *m, struct buf *b, cJSON *a, cJSON *missing)
 		else
 			cJSON_AddItemToArray(missing, cJSON_CreateString(st[i].key));
 	}
-	buf_puts(b, "\n\n### Stall Reasons:\n");
+	buf_puts(b, "\n\nStall reasons:\n");
 	if (n == 0) {
 		buf_puts(b, "missing from the report.");
 		return;
@@ -413,7 +413,7 @@ pipelines(const cJSON *m, struct buf *b, cJSON *a, cJSON *missing)
 		has[i] = get(m, p[i][2], &cnt[i]);
 		total += has[i] ? cnt[i] : 0;
 	}
-	buf_puts(b, "### Pipeline Utilization:");
+	buf_puts(b, "Pipeline utilisation:");
 	for (i = 0; i < 3; i++) {
 		buf_printf(b, "\n  %s: ", p[i][0]);
 		if (get(m, p[i][1], &act)) {
@@ -456,7 +456,7 @@ memory(const cJSON *m, struct buf *b, cJSON *a, cJSON *missing)
 	double rd, wr, x, y;
 	int hr = get(m, "gpu_memory_read_gbps", &rd), hw = get(m, "gpu_memory_write_gbps", &wr);
 
-	buf_puts(b, "\n\n### Memory:\nGPU memory bandwidth (VTune-sampled, approximate): ");
+	buf_puts(b, "\n\nMemory:\nGPU memory bandwidth (VTune-sampled, approximate): ");
 	if (hr || hw) {
 		if (hr) {
 			buf_printf(b, "read %.1f GB/s", rd);
@@ -576,7 +576,8 @@ kernel_feedback(const cJSON *k, int focus, const char *note, const struct kf_ran
 	if (is_overhead(name))
 		cJSON_AddTrueToObject(a, "overhead");
 
-	buf_printf(&b, "## VTune Analysis: %s\n", shown);
+	kf_fb_kernel(&b, shown, NAN);
+	buf_putc(&b, '\n');
 	if (note)
 		buf_printf(&b, "%s\n", note);
 	buf_printf(&b, "The kernel is %s [%s]: %s.", bound_desc(bound), bound, why.s);
@@ -599,7 +600,7 @@ kernel_feedback(const cJSON *k, int focus, const char *note, const struct kf_ran
 	kf_fb_add_buf(fb, focus ? FB_DETAIL : FB_MINOR, &b);
 
 	recs = cJSON_AddArrayToObject(a, "recommendations");
-	buf_puts(&b, "### Recommendations:");
+	buf_puts(&b, "Recommendations:");
 	recommend(m, bound, &b, recs);
 	if (focus)
 		core_advice(fb, recs);
