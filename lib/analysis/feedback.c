@@ -1,7 +1,6 @@
 /* kf: feedback text built from sections with priorities, rendered within
  * a character budget, and the number formats every profiler's text uses. */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -210,17 +209,6 @@ kf_fb_render(const struct kf_fb *fb, size_t max)
 	if (b.len)
 		buf_putc(&b, '\n');
 	return buf_take(&b);
-}
-
-void
-kf_fb_heading(struct buf *b, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	buf_vprintf(b, fmt, ap);
-	va_end(ap);
-	buf_putc(b, ':');
 }
 
 void
