@@ -32,14 +32,6 @@ k0() {
 	jq -c ".data.kernels[0] | $2" "$BATS_TEST_TMPDIR/$1.read.json"
 }
 
-an() {
-	jq -c ".analysis | $2" "$BATS_TEST_TMPDIR/$1.json"
-}
-
-text() {
-	jq -r .feedback "$BATS_TEST_TMPDIR/$1.json"
-}
-
 @test "kf-read: the raw page's roofline inputs in base units (Ghz, Kbyte/cycle, Gbyte/s, ms, thousands separators)" {
 	pages sg sgemm_naive
 	# sgemm_naive/ncu_raw.csv: "Ghz" 1.980618, "Kbyte/cycle" 1.504, "Gbyte/s"
