@@ -5,7 +5,6 @@
  * Reads rec["collated"] as ncu_read wrote it; adds sections and analysis to
  * fb, which owns them. */
 #include <ctype.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -799,21 +798,6 @@ say_others(struct kf_fb *fb, const struct kf_rank *rank, const struct launch *l,
 		kf_fb_add_buf(fb, FB_MINOR, &b);
 }
 
-/* The name of the signal whose number is status, for the signals that end
- * a program that crashes or aborts (ncu gives such a program's status as
- * the signal's number); NULL otherwise. */
-static const char *
-crash_signal(double status)
-{
-	static const int crash[] = { SIGILL, SIGABRT, SIGBUS, SIGFPE, SIGKILL, SIGSEGV };
-	size_t i;
-
-	for (i = 0; i < sizeof crash / sizeof crash[0]; i++)
-		if (status == crash[i])
-			return kf_signame(crash[i]);
-	return NULL;
-}
-
 static void
 say_notes(struct kf_fb *fb, const cJSON *data, size_t nl)
 {
@@ -823,15 +807,11 @@ say_notes(struct kf_fb *fb, const cJSON *data, size_t nl)
 		kf_fb_add(fb, FB_KEY, "Note: the ncu report was cut off; this feedback "
 		    "covers the %zu complete kernel launch%s in it.", nl, nl == 1 ? "" : "es");
 	if (cJSON_IsNumber(code)) {
-		double c = code->valuedouble;
-		const char *sig = crash_signal(c);
-
+		/* No guess at a signal from the number: ncu gives only the number. */
 		kf_fb_add(fb, FB_HEAD, "Note: the program exited with status %.0f after the "
-		    "profiled kernels ran (ncu: \"The application returned an error code\")%s%s%s; "
+		    "profiled kernels ran (ncu: \"The application returned an error code\"); "
 		    "the numbers below are from complete kernel launches, only those that ran "
-		    "before it ended.", c, sig ? "; that is the number of " : "", sig ? sig : "",
-		    sig ? ", which ncu reports as the status of a program killed by it: the "
-		    "program probably crashed or aborted" : "");
+		    "before it ended.", code->valuedouble);
 	}
 }
 
