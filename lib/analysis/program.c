@@ -80,12 +80,12 @@ kf_prog_launch_bound(struct kf_diag *d, const struct kf_launches *l)
 	put_count(&b, nshort);
 	buf_puts(&b, " of ");
 	put_count(&b, n);
-	buf_printf(&b, " launches (%.1f%%) ran under %.0f us%s, and they hold %.1f%% of the "
-	    "program's ", lpct, KF_SHORT_LAUNCH_NS / 1e3,
-	    l->means ? " (by each kernel's mean launch)" : "", tpct);
+	buf_printf(&b, " launches (%.1f%%) ran under %.0f us%s, and they hold %.1f%% of the ",
+	    lpct, KF_SHORT_LAUNCH_NS / 1e3, l->means ? " (by each kernel's mean launch)" : "",
+	    tpct);
 	kf_fmt_ns(&b, total);
-	buf_puts(&b, " of GPU time; kernels this short leave the GPU waiting for the host "
-	    "to launch the next one");
+	buf_puts(&b, " of GPU time measured; kernels this short leave the GPU waiting for the "
+	    "host to launch the next one");
 	f = kf_diag_add(d, KF_LAUNCH_BOUND, NULL, tpct, "%s", b.s);
 	ev_named(f, metric, "launches", (double)n, NULL);
 	ev_named(f, metric, "launches under 10 us", (double)nshort, NULL);

@@ -10,6 +10,7 @@
 
 #include "feedback.h"
 #include "ncu.h"
+#include "program.h"
 #include "ncu_pages.h"
 #include "profiler.h"
 #include "record.h"
@@ -893,6 +894,27 @@ any_ranked(const struct kf_rank *rank, const struct launch *l, size_t nl)
 	return 0;
 }
 
+/* launch_bound and machinery (program.h): from the timing run, every
+ * launch by its kernel's mean (it keeps totals), else each launch profiled
+ * in detail by its own duration. */
+static void
+program_findings(struct kf_fb *fb, const struct kf_rank *rank, const struct launch *l,
+    size_t nl, int timed)
+{
+	struct kf_launches ls = { .metric = "gpu__time_duration.sum" };
+	size_t i;
+
+	for (i = 0; timed && i < rank->n; i++)
+		if (rank->v[i].launches > 0)
+			kf_launches_add(&ls, rank->v[i].total_ns / (double)rank->v[i].launches,
+			    rank->v[i].launches);
+	for (i = 0; !timed && i < nl; i++)
+		if (l[i].has_ns)
+			kf_launches_add(&ls, l[i].ns, 1);
+	kf_prog_findings(&fb->diag, rank, &ls);
+	kf_launches_free(&ls);
+}
+
 void
 ncu_feedback(const cJSON *rec, struct kf_fb *fb)
 {
@@ -939,6 +961,7 @@ ncu_feedback(const cJSON *rec, struct kf_fb *fb)
 	}
 	f = pick_focus(fb, &rank, l, nl, &pk);
 	pk.timed = timed;
+	program_findings(fb, &rank, l, nl, timed);
 	focus = cJSON_AddObjectToObject(fb->analysis, "focus");
 	say_notes(fb, data, nl);
 	ncu_timing_say(fb, data, nl);
