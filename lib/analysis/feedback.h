@@ -114,6 +114,11 @@ struct kf_rank_ent {
 	double total_ns;
 	long launches;
 	double share;		/* of the total, 0..100 */
+	long short_launches;	/* launches added one by one that were shorter
+				 * than KF_SHORT_LAUNCH_NS (program.h) */
+	double short_ns;	/* their time */
+	int grouped;		/* some launches were added in groups: the
+				 * short ones among them are not counted */
 	const struct kf_machine *machine;	/* NULL: the program's own work */
 };
 struct kf_rank {

@@ -9,17 +9,37 @@
 #include "record.h"
 #include "text.h"
 
+static void
+grp_add(struct kf_launches *l, double total_ns, long n, double short_ns, long nshort)
+{
+	KF_GROW(l->v, l->n, l->cap, 64);
+	l->v[l->n].total_ns = total_ns;
+	l->v[l->n].n = n;
+	l->v[l->n].short_ns = short_ns;
+	l->v[l->n].nshort = nshort;
+	l->n++;
+}
+
 void
 kf_launches_add(struct kf_launches *l, double ns, long n)
 {
+	int s = ns < KF_SHORT_LAUNCH_NS;
+
 	if (n < 1 || !isfinite(ns) || ns < 0)
 		return;
-	KF_GROW(l->v, l->n, l->cap, 64);
-	l->v[l->n].ns = ns;
-	l->v[l->n].n = n;
-	l->n++;
+	grp_add(l, ns * (double)n, n, s ? ns * (double)n : 0, s ? n : 0);
 	if (n > 1)
 		l->means = 1;
+}
+
+void
+kf_launches_add_counted(struct kf_launches *l, double total_ns, long n, double short_ns,
+    long nshort)
+{
+	if (n < 1 || !isfinite(total_ns) || total_ns < 0 || nshort < 0 || nshort > n ||
+	    !isfinite(short_ns) || short_ns < 0 || short_ns > total_ns)
+		return;
+	grp_add(l, total_ns, n, short_ns, nshort);
 }
 
 void
@@ -66,11 +86,9 @@ kf_prog_launch_bound(struct kf_diag *d, const struct kf_launches *l)
 
 	for (i = 0; l && i < l->n; i++) {
 		n += l->v[i].n;
-		total += l->v[i].ns * (double)l->v[i].n;
-		if (l->v[i].ns < KF_SHORT_LAUNCH_NS) {
-			nshort += l->v[i].n;
-			short_ns += l->v[i].ns * (double)l->v[i].n;
-		}
+		total += l->v[i].total_ns;
+		nshort += l->v[i].nshort;
+		short_ns += l->v[i].short_ns;
 	}
 	if (n < KF_LAUNCH_BOUND_MIN || 2 * nshort <= n || total <= 0)
 		return 0;
@@ -81,7 +99,7 @@ kf_prog_launch_bound(struct kf_diag *d, const struct kf_launches *l)
 	buf_puts(&b, " of ");
 	put_count(&b, n);
 	buf_printf(&b, " launches (%.1f%%) ran under %.0f us%s, and they hold %.1f%% of the ",
-	    lpct, KF_SHORT_LAUNCH_NS / 1e3, l->means ? " (by each kernel's mean launch)" : "",
+	    lpct, KF_SHORT_LAUNCH_NS / 1e3, l->means ? " (some by their kernel's mean launch)" : "",
 	    tpct);
 	kf_fmt_ns(&b, total);
 	buf_puts(&b, " of GPU time measured; kernels this short leave the GPU waiting for the "

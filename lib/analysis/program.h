@@ -22,22 +22,28 @@
 #define KF_LAUNCH_BOUND_MIN 50
 
 /* Launch durations, as a profiler's timing data hold them: each launch's
- * own (ncu's gpu__time_duration.sum, a trace's kernels: n = 1) or, where a
- * profiler gives only a kernel's mean (VTune's Average Time, unitrace's
- * total over its instances), n launches of that mean. */
+ * own (ncu's Duration of each launch profiled, a trace's kernels: n = 1),
+ * a kernel's launches with the short ones counted (ncu's timing run), or,
+ * where a profiler gives only a kernel's mean (VTune's Average Time,
+ * unitrace's total over its instances when its shortest and longest launch
+ * lie on both sides of KF_SHORT_LAUNCH_NS), n launches of that mean. */
 struct kf_launch_grp {
-	double ns;
-	long n;
+	double total_ns, short_ns;	/* all n launches; the short ones */
+	long n, nshort;
 };
 struct kf_launches {
 	struct kf_launch_grp *v;
 	size_t n, cap;
-	int means;		/* a group stands for several launches */
+	int means;		/* some short launches are estimated from a mean */
 	const char *metric;	/* the metric or column they came from (static) */
 };
 /* Add n launches of ns each (n > 1: a kernel's mean); ignores n < 1 and
  * durations that are not finite. */
 void kf_launches_add(struct kf_launches *l, double ns, long n);
+/* Add n launches of total_ns in all, nshort of them (short_ns in all)
+ * shorter than KF_SHORT_LAUNCH_NS, as counted launch by launch. */
+void kf_launches_add_counted(struct kf_launches *l, double total_ns, long n, double short_ns,
+    long nshort);
 void kf_launches_free(struct kf_launches *l);
 
 /* launch_bound: at least KF_LAUNCH_BOUND_MIN launches, more than half of

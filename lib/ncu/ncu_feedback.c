@@ -5,6 +5,7 @@
  * Reads rec["collated"] as ncu_read wrote it; adds sections and analysis to
  * fb, which owns them. */
 #include <ctype.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -894,20 +895,29 @@ any_ranked(const struct kf_rank *rank, const struct launch *l, size_t nl)
 	return 0;
 }
 
-/* launch_bound and machinery (program.h): from the timing run, every
- * launch by its kernel's mean (it keeps totals), else each launch profiled
- * in detail by its own duration. */
+/* launch_bound and machinery (program.h): from the timing run's
+ * gpu__time_duration.sum, each kernel's launches with the short ones
+ * counted (its mean where a record has no count), else each launch
+ * profiled in detail by its own Duration. */
 static void
-program_findings(struct kf_fb *fb, const struct kf_rank *rank, const struct launch *l,
-    size_t nl, int timed)
+program_findings(struct kf_fb *fb, const cJSON *data, const struct kf_rank *rank,
+    const struct launch *l, size_t nl, int timed)
 {
-	struct kf_launches ls = { .metric = "gpu__time_duration.sum" };
+	struct kf_launches ls = { .metric = timed ? "gpu__time_duration.sum" :
+	    "GPU Speed Of Light Throughput: Duration" };
+	const cJSON *k, *tk = timed ? kf_arr(kf_obj(data, "timing"), "kernels") : NULL;
 	size_t i;
 
-	for (i = 0; timed && i < rank->n; i++)
-		if (rank->v[i].launches > 0)
-			kf_launches_add(&ls, rank->v[i].total_ns / (double)rank->v[i].launches,
-			    rank->v[i].launches);
+	cJSON_ArrayForEach(k, tk) {
+		double total = kf_num(k, "total_ns", NAN);
+		long n = (long)kf_num(k, "launches", 0);
+
+		if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(k, "short_launches")))
+			kf_launches_add_counted(&ls, total, n, kf_num(k, "short_ns", NAN),
+			    (long)kf_num(k, "short_launches", -1));
+		else if (n > 0)
+			kf_launches_add(&ls, total / (double)n, n);
+	}
 	for (i = 0; !timed && i < nl; i++)
 		if (l[i].has_ns)
 			kf_launches_add(&ls, l[i].ns, 1);
@@ -961,7 +971,7 @@ ncu_feedback(const cJSON *rec, struct kf_fb *fb)
 	}
 	f = pick_focus(fb, &rank, l, nl, &pk);
 	pk.timed = timed;
-	program_findings(fb, &rank, l, nl, timed);
+	program_findings(fb, data, &rank, l, nl, timed);
 	focus = cJSON_AddObjectToObject(fb->analysis, "focus");
 	say_notes(fb, data, nl);
 	ncu_timing_say(fb, data, nl);

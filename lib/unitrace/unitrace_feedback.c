@@ -502,16 +502,15 @@ diag_memory(struct kf_fb *fb, const struct kan *a, const char *name, int balance
 {
 	struct kf_finding *f = kf_diag_add(&fb->diag, KF_MEMORY_BOUND, "dram", 100 - a->gmem_pct,
 	    "%s is %s GPU memory bandwidth: %.2f GB/s, %.1f%% of the peak, at %.3f %s "
-	    "instructions per byte against a ridge band of %.3f-%.3f", name,
+	    "instructions per byte (ridge %.3f-%.3f)", name,
 	    balanced ? "balanced on the ridge and limited by" : "memory-bound on",
 	    a->gmem, a->gmem_pct, a->ai[a->bound_alu], alu_name[a->bound_alu], a->lo, a->hi);
 
 	kf_finding_kernel(f, name);
 	ev_gmem(f, a);
 	ev_ai(f, a);
-	kf_finding_fix(f, "move fewer bytes: keep data that is read more than once in SLM or "
-	    "registers, fuse this kernel with the ones that read or write the same tensors, "
-	    "or use narrower types (bf16, fp16)");
+	kf_finding_fix(f, "move fewer bytes: reuse data from SLM or registers, fuse with the "
+	    "kernels that touch the same tensors, or use narrower types (bf16, fp16)");
 }
 
 static void
@@ -564,13 +563,12 @@ diag_latency(struct kf_fb *fb, const struct kan *a, const char *name)
 	    "loads issued before their results are used (unroll, prefetch), and enough "
 	    "work-groups to fill the GPU");
 	if (!isnan(a->occupancy) && a->occupancy < 50) {
-		f = kf_diag_add(&fb->diag, KF_LOW_OCCUPANCY, NULL, NAN, "%s keeps only %.1f%% of "
-		    "the vector engines' thread slots busy, so there is little other work to "
-		    "run while threads wait", name, a->occupancy);
+		f = kf_diag_add(&fb->diag, KF_LOW_OCCUPANCY, NULL, NAN, "%s: thread occupancy "
+		    "%.1f%%, little other work to run while threads wait", name, a->occupancy);
 		kf_finding_kernel(f, name);
 		kf_finding_ev(f, "XVE_THREADS_OCCUPANCY_ALL[%]", a->occupancy, "%");
-		kf_finding_fix(f, "launch more work-groups, or use fewer registers and less SLM "
-		    "per work-group so that more of them fit");
+		kf_finding_fix(f, "more work-groups, or fewer registers and less SLM per "
+		    "work-group so that more of them fit");
 	}
 }
 
@@ -582,15 +580,15 @@ diag_slm(struct kf_fb *fb, const struct kan *a, const char *name)
 	if (isnan(a->conflicts) || a->conflicts < CONFLICTS_MIN || !(a->slm_pct > 0))
 		return;
 	f = kf_diag_add(&fb->diag, KF_SHARED_BANK_CONFLICT, "shared", NAN, "%.1f%% of %s's SLM "
-	    "accesses are bank conflicts, each one served in several turns", a->conflicts, name);
+	    "accesses are bank conflicts", a->conflicts, name);
 	kf_finding_kernel(f, name);
 	kf_finding_ev(f, "SLM_BANK_CONFLICT_COUNT[events]",
 	    m(a->mp, "SLM_BANK_CONFLICT_COUNT[events]"), NULL);
 	kf_finding_ev(f, "SLM_ACCESS_COUNT[events]", m(a->mp, "SLM_ACCESS_COUNT[events]"), NULL);
 	kf_finding_ev(f, "SLM_BANK_CONFLICT_COUNT / SLM_ACCESS_COUNT", round(a->conflicts * 100) / 100,
 	    "%");
-	kf_finding_fix(f, "pad each SLM row by one element (a [16][33] tile for 16x32) or "
-	    "swizzle the index, so that the work-items of a sub-group reach different banks");
+	kf_finding_fix(f, "pad each SLM row by one element or swizzle the index, so that a "
+	    "sub-group's work-items reach different banks");
 }
 
 /* The findings of the focus kernel: what limits it by the roofline (a unit
@@ -717,8 +715,8 @@ same_names(struct kf_rank *rank, struct kf_rank *names, const cJSON *segs)
 	}
 }
 
-/* launch_bound and machinery (program.h) of the focus segment: each
- * kernel's launches by their mean GPU time. */
+/* launch_bound and machinery (program.h) of the focus segment, from each
+ * kernel's GPU time (GpuTime[ns], or the timeline's in sampling mode). */
 static void
 program_findings(struct kf_fb *fb, const struct kf_rank *rank, const cJSON *seg, int sampling)
 {
@@ -728,9 +726,16 @@ program_findings(struct kf_fb *fb, const struct kf_rank *rank, const cJSON *seg,
 
 	cJSON_ArrayForEach(k, kf_arr(seg, "kernels")) {
 		long n = kf_num_long(k, sampling ? "timed_instances" : "instances", 0, 0, LONG_MAX);
-		double total = kf_num(kf_obj(k, "gpu_time_ns"), "total", NAN);
+		const cJSON *t = kf_obj(k, "gpu_time_ns");
+		double total = kf_num(t, "total", NAN);
 
-		if (n > 0)
+		/* Its shortest and longest launch say how many are short when
+		 * both lie on one side; else its mean stands for them. */
+		if (kf_num(t, "max", INFINITY) < KF_SHORT_LAUNCH_NS)
+			kf_launches_add_counted(&ls, total, n, total, n);
+		else if (kf_num(t, "min", 0) >= KF_SHORT_LAUNCH_NS)
+			kf_launches_add_counted(&ls, total, n, 0, 0);
+		else if (n > 0)
 			kf_launches_add(&ls, total / (double)n, n);
 	}
 	kf_prog_findings(&fb->diag, rank, &ls);

@@ -216,11 +216,9 @@ static void
 diag_occupancy(struct kf_fb *fb, const cJSON *m, const char *name)
 {
 	static const char *const fixes[][2] = {
-		{ "work size", "launch more or larger work-groups: the work size caps how many "
-		    "threads are resident" },
-		{ "SLM use", "use less SLM per work-group (smaller tiles, or stage fewer of them) "
-		    "so that more work-groups fit" },
-		{ "barrier use", "use fewer barriers per work-group, or smaller work-groups, so "
+		{ "work size", "launch more or larger work-groups" },
+		{ "SLM use", "less SLM per work-group, so that more work-groups fit" },
+		{ "barrier use", "fewer barriers per work-group, or smaller work-groups, so "
 		    "that more of them fit" },
 	};
 	static const char *const lim_key[] = {
@@ -238,10 +236,10 @@ diag_occupancy(struct kf_fb *fb, const cJSON *m, const char *name)
 	for (i = 0; i < 3 && lim < 0; i++)
 		if (get(m, lim_key[i], &y) && y < 100 && !isnan(peak) && y <= peak + 0.05)
 			lim = i;
-	f = kf_diag_add(&fb->diag, KF_LOW_OCCUPANCY, NULL, NAN, "%s keeps %.1f%% of the XVE "
-	    "thread slots busy on average%s%s%s, so there is little other work to run while "
-	    "threads wait", name, occ, lim >= 0 ? " (its peak is capped by " : "",
-	    lim >= 0 ? fixes[lim][0] : "", lim >= 0 ? ")" : "");
+	f = kf_diag_add(&fb->diag, KF_LOW_OCCUPANCY, NULL, NAN, "%s: thread occupancy %.1f%%%s%s%s, "
+	    "little other work to run while threads wait", name, occ,
+	    lim >= 0 ? " (its peak capped by " : "", lim >= 0 ? fixes[lim][0] : "",
+	    lim >= 0 ? ")" : "");
 	kf_finding_kernel(f, name);
 	ev(f, m, "occupancy_pct", "XVE Threads Occupancy", "%");
 	ev(f, m, "peak_occupancy_pct", "Peak XVE Threads Occupancy", "%");
@@ -249,8 +247,8 @@ diag_occupancy(struct kf_fb *fb, const cJSON *m, const char *name)
 		ev(f, m, lim_key[lim], lim == 0 ? "Peak XVE Threads Occupancy:Work Size Limit" :
 		    lim == 1 ? "Peak XVE Threads Occupancy:SLM Use Limit" :
 		    "Peak XVE Threads Occupancy:Barriers Use Limit", "%");
-	kf_finding_fix(f, "%s", lim >= 0 ? fixes[lim][1] : "launch more work-groups, or use "
-	    "fewer registers and less SLM per work-group so that more of them fit");
+	kf_finding_fix(f, "%s", lim >= 0 ? fixes[lim][1] : "more work-groups, or fewer "
+	    "registers and less SLM per work-group so that more of them fit");
 }
 
 static void
@@ -263,15 +261,14 @@ diag_verdict(struct kf_fb *fb, const cJSON *m, const char *bound, const char *na
 
 	if (strcmp(bound, "memory_latency") == 0) {
 		f = kf_diag_add(&fb->diag, KF_LATENCY_BOUND, "lsu", send, "%s waits on memory: "
-		    "its XVEs are stalled on Send (memory) messages %.1f%% of the time, of %.1f%% "
-		    "stalled in all", name, send, stalled);
+		    "Send stalls %.1f%% of the time (%.1f%% stalled in all)", name, send, stalled);
 		ev(f, m, "stall_send_pct", "XVE Stall Reasons:Send", "%");
 		ev(f, m, "xve_stalled_pct", "XVE Array:Stalled", "%");
 		ev(f, m, "l3_miss_pct", "GPU L3:Miss Ratio", "%");
 		if (get(m, "l3_miss_pct", &miss) && miss > 50)
-			kf_finding_fix(f, "keep the working set in L3 (its miss ratio is %.1f%%): "
-			    "smaller tiles or more reuse per load, and more independent loads in "
-			    "flight (block loads, prefetch, unrolling) to hide what remains", miss);
+			kf_finding_fix(f, "keep the working set in L3 (miss ratio %.1f%%): more "
+			    "reuse per load, and more loads in flight (block loads, prefetch, "
+			    "unrolling)", miss);
 		else
 			kf_finding_fix(f, "hide the latency: more independent loads in flight per "
 			    "thread (block loads, prefetch, unrolling), or narrower inputs (bf16)");
