@@ -216,3 +216,16 @@ vtdiag() {
 	# 200: the first finding to its last sentence end that fits
 	[ "$(sed -n 2p "$T/v200.txt")" = "1. embedding_gather<float, 128> waits on memory: Send stalls 35.2% of the time (55.1% stalled in all) (about 35% of its time at stake)." ]
 }
+
+@test "program_failed: VTune's and unitrace's own lines are not the program's; VTune's Error line is quoted as its own" {
+	jq -cn '{id:"v", profiler:"vtune", cmd:["python3", "t.py", "a b"],
+		passes:[{pass:"vtune.000", status:"ok", run:{exit_code:1, signal:null, ended_by:"exit", elapsed_s:9,
+		  stdout:"vtune: Executing actions 50 %\n",
+		  stderr:"[INFO] Device metrics are stored in x\nTraceback (most recent call last):\n  File \"t.py\", line 3, in <module>\nRuntimeError: CUDA error: device-side assert triggered\nvtune: Warning: Cannot locate debugging information for file\nvtune: Error: Collection failed.\n"}}],
+		collated:{kernels:[]}}' >"$T/v.json"
+	run kf-feedback "$T/v.json"
+	assert_equal "$status" 3
+	run jq -r '.analysis.diagnosis[0] | .what, .fix' <<<"$output"
+	assert_line -n 0 'The program failed: its run exited with status 1 (run.exit_code). vtune said: "vtune: Error: Collection failed.". The last lines of its stderr: "Traceback (most recent call last): | File "t.py", line 3, in <module> | RuntimeError: CUDA error: device-side assert triggered". The numbers that follow are from the kernels that ran before it ended, not from a whole run'
+	assert_line -n 1 "make the program run to its end outside the profiler first (python3 t.py 'a b'), fix what its own messages say, then profile it again"
+}

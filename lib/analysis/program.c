@@ -168,7 +168,8 @@ static int
 not_the_program(const cJSON *e)
 {
 	static const char *const kinds[] = {
-		"no_permission", "profiler_not_found", "program_not_found", NULL,
+		"no_permission", "profiler_not_found", "program_not_found",
+		"collect_failed", "report_failed", NULL,
 	};
 	const char *k = kf_str(e, "kind");
 	int i;
@@ -225,16 +226,30 @@ sig_number(const char *name)
 	return -1;
 }
 
-/* Lines that are not the program's own. */
+/* The profilers' own lines in a run's output: ncu's "==PROF==",
+ * "==WARNING==", "==ERROR==", VTune's "vtune: ...", unitrace's "[INFO]"
+ * and "[WARNING]" (FORMATS.md); the first of each pair below is the prefix
+ * of an error. */
+static const char *const tool_prefix[][2] = {
+	{ "==ERROR== ", "==" },
+	{ "vtune: Error:", "vtune: " },
+	{ NULL, "[INFO]" },
+	{ NULL, "[WARNING]" },
+};
+
+/* Lines that are not the program's own: the profilers', and kf's own
+ * helpers' messages ("kf-ncu: export failed: ..."). */
 static int
 tool_line(const char *s, size_t n)
 {
 	const char *colon = memchr(s, ':', n);
+	size_t i, k;
 
-	/* ncu's "==PROF==", "==WARNING==", "==ERROR==" lines, and kf's own
-	 * helpers' messages ("kf-ncu: export failed: ..."). */
-	if (n >= 2 && s[0] == '=' && s[1] == '=')
-		return 1;
+	for (i = 0; i < sizeof tool_prefix / sizeof tool_prefix[0]; i++)
+		for (k = 0; k < 2; k++)
+			if (tool_prefix[i][k] && n >= strlen(tool_prefix[i][k]) &&
+			    strncmp(s, tool_prefix[i][k], strlen(tool_prefix[i][k])) == 0)
+				return 1;
 	return n > 3 && strncmp(s, "kf-", 3) == 0 && colon &&
 	    strcspn(s, " :") == (size_t)(colon - s);
 }
@@ -284,14 +299,40 @@ tail_lines(const char *text, int max, struct buf *b)
 	}
 }
 
+/* The error lines in text that start with prefix, each once, into b. */
+static void
+error_lines(const char *text, const char *prefix, struct buf *b, int *said)
+{
+	const char *s = text, *nl;
+
+	while (s && (s = strstr(s, prefix)) != NULL) {
+		size_t n;
+		char *line;
+
+		nl = strchr(s, '\n');
+		n = nl ? (size_t)(nl - s) : strlen(s);
+		while (n > 0 && s[n - 1] == '\r')
+			n--;
+		/* Only at a line start. */
+		if (s == text || s[-1] == '\n') {
+			line = xstrndup(s, n > 300 ? 300 : n);
+			if (b->s == NULL || strstr(b->s, line) == NULL)
+				buf_printf(b, "%s\"%s\"", (*said)++ ? ", " : "", line);
+			free(line);
+		}
+		s += n > 0 ? n : 1;
+	}
+}
+
 /* The profiler's own error lines: collated.messages of level "error", and
- * "==ERROR==" lines in the run's output, each once. */
+ * the profilers' error lines in the run's output, each once. */
 static void
 tool_errors(const cJSON *rec, const cJSON *run, struct buf *b)
 {
 	const cJSON *m;
 	const char *streams[] = { "stdout", "stderr" };
 	int said = 0, i;
+	size_t k;
 
 	cJSON_ArrayForEach(m, kf_arr(kf_obj(rec, "collated"), "messages")) {
 		const char *lvl = kf_str(m, "level"), *t = kf_str(m, "text");
@@ -299,24 +340,10 @@ tool_errors(const cJSON *rec, const cJSON *run, struct buf *b)
 		if (lvl && t && strcmp(lvl, "error") == 0)
 			buf_printf(b, "%s\"==ERROR== %s\"", said++ ? ", " : "", t);
 	}
-	for (i = 0; i < 2; i++) {
-		const char *s = kf_str(run, streams[i]), *nl;
-
-		while (s && (s = strstr(s, "==ERROR== ")) != NULL) {
-			size_t n;
-			char *line;
-
-			nl = strchr(s, '\n');
-			n = nl ? (size_t)(nl - s) : strlen(s);
-			while (n > 0 && s[n - 1] == '\r')
-				n--;
-			line = xstrndup(s, n > 300 ? 300 : n);
-			if (b->s == NULL || strstr(b->s, line) == NULL)
-				buf_printf(b, "%s\"%s\"", said++ ? ", " : "", line);
-			free(line);
-			s += n;
-		}
-	}
+	for (i = 0; i < 2; i++)
+		for (k = 0; k < sizeof tool_prefix / sizeof tool_prefix[0]; k++)
+			if (tool_prefix[k][0])
+				error_lines(kf_str(run, streams[i]), tool_prefix[k][0], b, &said);
 }
 
 /* The record's command, for a person to run ("python3 x.py"). */
