@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "feedback.h"
+#include "runend.h"
 #include "profiler.h"
 #include "record.h"
 
