@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # The benchmark itself (tests/bench/run): its quick mode prints every row of
-# the table with numbers, and its helper measures what it says it does.
-# No timing is asserted: this only keeps the benchmark from rotting.
+# the table with numbers that agree with each other, and its helper measures
+# what it says it does. No speed is asserted (the machine is shared): this
+# keeps the benchmark from rotting and its arithmetic right.
 
 load helper
 bats_require_minimum_version 1.5.0
@@ -50,6 +51,28 @@ table_row() {
 	[ -n "$(table_row "kf-read \(same runs\)" "2x copy")" ]
 }
 
+@test "bench --quick: each row's MB/s is its MB over its wall time, and the ratio to wc -l is the two rows' times" {
+	quick
+	assert_success
+	# | stage | input | MB in | wall ms | MB/s | ...: MB/s = MB / (ms / 1000), up
+	# to the rounding of the printed MB and ms
+	run awk -F'|' '$4 ~ /[0-9]/ && $5 ~ /[0-9]/ {
+		mb = $4 + 0; ms = $5 + 0; rate = $6 + 0; n++
+		want = ms > 0 ? mb / (ms / 1000) : 0
+		lo = (mb - 0.005) / ((ms + 0.005) / 1000); hi = ms > 0.005 ? (mb + 0.005) / ((ms - 0.005) / 1000) : 1e300
+		if (rate < lo - 0.05 || rate > hi + 0.05) print "row " n ": " mb " MB in " ms " ms is not " rate " MB/s"
+	} END { if (n < 10) print n " rows with numbers" }' <<<"$output"
+	assert_output ""
+	quick
+	wc=$(table_row "wc -l" "2x copy" | awk -F'|' '{ print $5 + 0 }')
+	rd=$(table_row "kf-read \(same runs\)" "2x copy" | awk -F'|' '{ print $5 + 0 }')
+	ratio=$(sed -n 's/^kf-read \/ wc -l, wall time on the 2x copy: \([0-9.]*\)x .*/\1/p' <<<"$output")
+	[ -n "$ratio" ]
+	awk -v w="$wc" -v r="$rd" -v x="$ratio" 'BEGIN { lo = (r - 0.005) / (w + 0.005); hi = (r + 0.005) / (w - 0.005)
+		exit !(w > 0 && x >= lo - 0.05 && x <= hi + 0.05) }' ||
+		fail "kf-read / wc -l is ${ratio}x, but the rows say $rd ms and $wc ms"
+}
+
 @test "bench --quick: the scaled copy holds twice the fixture's 80 launches, and the ratio to wc -l" {
 	quick
 	assert_success
@@ -79,6 +102,14 @@ table_row() {
 	assert_line --regexp "^kf-report: 20 jobs \($NUM MB of final records\): $NUM ms wall, $NUM ms CPU \(goal < 1000\)$"
 	assert_line --regexp "^kf-report: CPU per job at 20, 40, 80 jobs: $NUM, $NUM, $NUM ms; 4x the jobs took $NUM""x the CPU time, $NUM""x the wall time \(linear: 4\)$"
 	assert_line --regexp "^kf-report: 80 jobs: peak RSS $NUM MB, a page of $NUM MB$"
+	# The ratio is the CPU per job at 80 jobs over that at 20, times 4, up
+	# to the rounding of the per-job figures.
+	set -- $(sed -n 's/^kf-report: CPU per job at 20, 40, 80 jobs: \([0-9.]*\), [0-9.]*, \([0-9.]*\) ms; 4x the jobs took \([0-9.]*\)x the CPU.*/\1 \2 \3/p' <<<"$output")
+	[ $# -eq 3 ]
+	awk -v a="$1" -v c="$2" -v x="$3" 'BEGIN { lo = 4 * (c - 0.0005) / (a + 0.0005)
+		hi = a > 0.0005 ? 4 * (c + 0.0005) / (a - 0.0005) : 1e300
+		exit !(x >= lo - 0.005 && x <= hi + 0.005) }' ||
+		fail "4x the jobs took ${3}x the CPU, but per job it was $1 ms and $2 ms"
 }
 
 @test "bench: a bad option is a usage error (status 2)" {

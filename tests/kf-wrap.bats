@@ -7,24 +7,7 @@ setup() {
 	cd "$BATS_TEST_TMPDIR"
 }
 
-# Skip while a profiler's wrap function is still the placeholder.
-need_wrap() {
-	if kf-wrap "$1" -o "$BATS_FILE_TMPDIR/probe" -- true 2>&1 | grep -q 'not built yet'; then
-		skip "$1's wrap function is not built yet (lib/$1.c)"
-	fi
-}
-
-# Skip while the OpenCL retry helper of the unitrace path is not written.
-need_ocl_helper() {
-	need_wrap unitrace
-	if kf-wrap unitrace --language ocl -o "$BATS_FILE_TMPDIR/probe" -- true 2>&1 |
-	    grep -q '"kind":"missing_helper"' && [ ! -e "$KF_LIBEXECDIR/kf-unitrace-ocl" ]; then
-		skip "libexec/kf/kf-unitrace-ocl (the unitrace path's OpenCL helper) is not written yet"
-	fi
-}
-
 @test "kf-wrap ncu -- CMD: one pass, the kf-ncu chain into output_dir, NCU_DONE, output_dir created" {
-	need_wrap ncu
 	run kf-wrap ncu -- ./bench copy
 	assert_success
 	[ "$(echo "$output" | wc -l)" -eq 1 ]
@@ -39,7 +22,6 @@ need_ocl_helper() {
 }
 
 @test "-a adds profiler arguments in order, before the command; the record's profiler_args follow" {
-	need_wrap ncu
 	run kf-wrap ncu -a --clock-control -a none -a --target-processes -a all --arg --nvtx -- ./k
 	assert_success
 	[ "$(echo "$output" | jq -c '.argv[5:]')" = \
@@ -50,7 +32,6 @@ need_ocl_helper() {
 }
 
 @test "--tool names the profiler program, -o the output base" {
-	need_wrap ncu
 	run kf-wrap ncu --tool "/opt/nv tools/ncu" -o "my out" --id k1 -- ./k
 	assert_success
 	[ "$(echo "$output" | jq -r '.argv[1]')" = "/opt/nv tools/ncu" ]
@@ -59,7 +40,6 @@ need_ocl_helper() {
 }
 
 @test "hostile ids and commands reach argv literally, make safe distinct dirs, and nothing runs" {
-	need_wrap ncu
 	local evil='../$(touch CANARY)/"q" '"'"'s'"'"' `touch CANARY2`
 x'
 	jq -cn --arg id "$evil" '{id:$id, profiler:"ncu", cmd:["./k", "$(touch CANARY)", "a b", "\"q\"", "l1\nl2", ";rm -rf ~"]}' |
@@ -80,7 +60,6 @@ x'
 }
 
 @test "a very long id is cut to a short component that stays distinct" {
-	need_wrap ncu
 	a=$(printf 'x%.0s' $(seq 300))
 	printf '{"id":"%s1","profiler":"ncu","cmd":["x"]}\n{"id":"%s2","profiler":"ncu","cmd":["x"]}\n' "$a" "$a" |
 		kf-wrap -o d | jq -r '.output_dir | split("/")[1]' > names
@@ -90,13 +69,11 @@ x'
 }
 
 @test "a string cmd means sh -c STRING" {
-	need_wrap ncu
 	jq -cn '{id:"s", profiler:"ncu", cmd:"./k --n \"4 096\" > log"}' | kf-wrap > rec
 	[ "$(jq -c '.argv[-3:]' rec)" = '["sh","-c","./k --n \"4 096\" > log"]' ]
 }
 
 @test "--sudo: sudo -E env PYTHONPATH=VALUE as the reference, sudo -E alone without it, never twice" {
-	need_wrap ncu
 	PYTHONPATH='/a b:/c' run kf-wrap ncu --sudo -- ./k
 	[ "$(echo "$output" | jq -c '.argv[:6]')" = '["sudo","-E","env","PYTHONPATH=/a b:/c","'"$KF_LIBEXECDIR"'/kf-ncu","ncu"]' ]
 	run env -u PYTHONPATH kf-wrap ncu --sudo -- ./k
@@ -109,7 +86,6 @@ x'
 }
 
 @test "unitrace: three passes, one group each, the reference's arguments" {
-	need_wrap unitrace
 	run kf-wrap unitrace --id sy -o o -- ./prog 1
 	assert_success
 	[ "$(echo "$output" | jq -r '"\(.pass) \(.group) \(.output_dir)"' | paste -sd,)" = \
@@ -127,7 +103,6 @@ x'
 }
 
 @test "unitrace for OpenCL (kf-select's sampling passes) runs the retry helper" {
-	need_ocl_helper
 	jq -cn '{id:"cl", cmd:["./cl"], language:"ocl", profiler:"unitrace"}' | kf-select | kf-wrap -o o > recs
 	[ "$(jq -r .mode recs | sort -u)" = sampling ]
 	[ "$(wc -l < recs)" -eq 3 ]
@@ -136,7 +111,6 @@ x'
 }
 
 @test "vtune: one pass through the installed helper, VTUNE_DONE marker" {
-	need_wrap vtune
 	run kf-wrap vtune --id v -- ./prog
 	assert_success
 	echo "$output" | jq -e '.pass == "vtune.000" and .end_marker == "VTUNE_DONE"
@@ -145,8 +119,6 @@ x'
 }
 
 @test "pass records on standard input from kf-select, every profiler" {
-	need_wrap ncu
-	need_wrap unitrace
 	printf '%s\n' '{"id":"c","cmd":["./c"],"language":"cuda"}' \
 		'{"id":"s","cmd":["./s"],"language":"sycl"}' | kf-select | kf-wrap -o w > recs
 	[ "$(jq -r '"\(.id) \(.pass) \(.argv[if .profiler == "ncu" then 1 else 0 end])"' recs | paste -sd,)" = \
@@ -156,14 +128,12 @@ x'
 }
 
 @test "a record's own output_dir wins and is created" {
-	need_wrap ncu
 	jq -cn '{id:"k", profiler:"ncu", cmd:["./k"], output_dir:"mine/deep er"}' | kf-wrap -o other > rec
 	[ "$(jq -r .output_dir rec)" = "mine/deep er" ]
 	[ -d "mine/deep er" ] && [ ! -e other ]
 }
 
 @test "--end-marker, --timeout and --inactivity go into the record for kf-run" {
-	need_wrap ncu
 	run kf-wrap ncu --end-marker ALL_DONE --timeout 60 --inactivity 7.5 -- ./k
 	echo "$output" | jq -e '.end_marker == "ALL_DONE" and .timeout == 60 and .inactivity == 7.5'
 	run kf-wrap unitrace --end-marker none -- ./k
@@ -174,7 +144,6 @@ x'
 }
 
 @test "bad records become error records and the rest still flow" {
-	need_wrap ncu
 	printf '%s\n' \
 		'{"id":"a","profiler":"ncu","cmd":[1]}' \
 		'{"id":"b","profiler":"perf","cmd":["x"]}' \
@@ -198,7 +167,6 @@ x'
 }
 
 @test "an output_dir that cannot be made is an error record that says where" {
-	need_wrap ncu
 	touch file
 	run kf-wrap ncu -o file/sub -- ./k
 	assert_failure 1
@@ -225,14 +193,12 @@ x'
 }
 
 @test "--language in the command form: ocl with unitrace gets the sampling mode" {
-	need_ocl_helper
 	run kf-wrap unitrace --language OCL --id o -- ./cl
 	assert_success
 	[ "$(echo "$output" | jq -r '"\(.mode) \(.language)"' | sort -u)" = "sampling OCL" ]
 }
 
 @test "options go before and after PROFILER; without -- the first operand starts the command" {
-	need_wrap ncu
 	run kf-wrap -o a ncu -o b --id z -- ./k
 	[ "$(echo "$output" | jq -r .output_dir)" = b/z/ncu.000 ]
 	run kf-wrap ncu --id z ./k -o x

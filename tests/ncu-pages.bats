@@ -32,14 +32,6 @@ k0() {
 	jq -c ".data.kernels[0] | $2" "$BATS_TEST_TMPDIR/$1.read.json"
 }
 
-an() {
-	jq -c ".analysis | $2" "$BATS_TEST_TMPDIR/$1.json"
-}
-
-text() {
-	jq -r .feedback "$BATS_TEST_TMPDIR/$1.json"
-}
-
 @test "kf-read: the raw page's roofline inputs in base units (Ghz, Kbyte/cycle, Gbyte/s, ms, thousands separators)" {
 	pages sg sgemm_naive
 	# sgemm_naive/ncu_raw.csv: "Ghz" 1.980618, "Kbyte/cycle" 1.504, "Gbyte/s"
@@ -69,7 +61,7 @@ text() {
 	run jq -c '.data | [has("raw_page"), has("source_page"), .notes]' "$BATS_TEST_TMPDIR/only.read.json"
 	assert_output '[false,false,[]]'
 	run text only
-	assert_output --partial $'Roofline Analysis:\nThe ratio of peak float (FP32) to double (FP64)'
+	assert_output --partial $'Roofline (ncu\'s SOLFPRoofline rule):\nThe ratio of peak float (FP32) to double (FP64)'
 	run an only '.focus | [has("roof"), has("source_lines")]'
 	assert_output '[false,false]'
 }
@@ -87,7 +79,7 @@ text() {
 	run text sg
 	assert_output --partial 'Roofline (fp32, from the raw page'"'"'s counters): 5.49 TFLOP/s achieved of 66.9 TFLOP/s peak; arithmetic intensity 374 FLOP/byte of DRAM traffic against a ridge of 13.9: compute-bound on the DRAM roofline, at 8.2% of its roof. DRAM moved 14.7 GB/s of 4.81 TB/s (0.3%).'
 	assert_output --partial 'Verdict: L1/TEX runs closest to its peak (99.4%), so it is the limit'
-	refute_output --partial 'Roofline Analysis:'
+	refute_output --partial "Roofline (ncu's SOLFPRoofline rule):"
 	refute_output --partial 'achieved 0% of'
 }
 

@@ -8,18 +8,6 @@ load helper
 H200="$FIX/ncu-h200"
 FAKE="$TOP/tests/fake/ncu"
 
-need_kf_run() {
-	if kf-run --help 2>&1 | grep -q 'not built yet'; then
-		skip "kf-run is not built yet"
-	fi
-}
-
-need_kf_wrap() {
-	if kf-wrap --help 2>&1 | grep -q 'not built yet'; then
-		skip "kf-wrap is not built yet"
-	fi
-}
-
 # wrapped ID CSV MODE CMD...: a wrapped record made by hand, as kf-wrap
 # makes it, with the fake ncu and its settings in env. (jq 1.6 takes a
 # "-x" in CMD for its own option: use scripts, not sh -c.)
@@ -44,7 +32,6 @@ args_prog() {
 }
 
 @test "kf-wrap ncu: argv is kf-ncu NCU OUTPUT_DIR 0 KF-READ, options -+ --set detailed options -- command" {
-	need_kf_wrap
 	run kf-wrap ncu -o "$BATS_TEST_TMPDIR/w" --tool "$FAKE" -a --clock-control -a none -- ./k 'a b' '$(x)'
 	assert_success
 	run jq -c '[.argv[0:4] + .argv[5:] == ["'"$KF_LIBEXECDIR/kf-ncu"'", "'"$FAKE"'", .output_dir, "0", "--clock-control", "none", "-+", "--set", "detailed", "--clock-control", "none", "--", "./k", "a b", "$(x)"], .env, .end_marker]' <<<"$output"
@@ -52,7 +39,6 @@ args_prog() {
 }
 
 @test "kf-wrap ncu: the user's own --set replaces detailed, and only in the detailed run" {
-	need_kf_wrap
 	run kf-wrap ncu -o "$BATS_TEST_TMPDIR/w" -a --set -a full -- ./k
 	assert_success
 	run jq -c '.argv[5:]' <<<"$output"
@@ -70,7 +56,6 @@ args_prog() {
 }
 
 @test "kf-run, kf-read, kf-collate, kf-feedback: copy_k's numbers, and the program's arguments unchanged" {
-	need_kf_run
 	prog=$(args_prog)
 	wrapped copy "$H200/detailed-copy.csv" ok "$prog" 'a b' '"q"' '$(touch pwned)' "it's" >"$BATS_TEST_TMPDIR/in"
 	run bash -c 'kf-run <"$1" | kf-read | kf-collate | kf-feedback >"$2"' _ "$BATS_TEST_TMPDIR/in" "$BATS_TEST_TMPDIR/fb.json"
@@ -86,7 +71,6 @@ args_prog() {
 }
 
 @test "kf-run: a program that does not exist: ncu's ==ERROR== on stdout explains it" {
-	need_kf_run
 	wrapped missing "$H200/detailed-copy.csv" ok /tmp/kf-does-not-exist >"$BATS_TEST_TMPDIR/in"
 	run bash -c 'kf-run <"$1" | kf-read' _ "$BATS_TEST_TMPDIR/in"
 	assert_failure 1
@@ -97,7 +81,6 @@ args_prog() {
 }
 
 @test "kf-run: no permission for the GPU counters" {
-	need_kf_run
 	wrapped perm "$H200/detailed-copy.csv" perm /bin/true >"$BATS_TEST_TMPDIR/in"
 	run bash -c 'kf-run <"$1" | kf-read | kf-collate | kf-feedback --text' _ "$BATS_TEST_TMPDIR/in"
 	assert_output --partial 'no_permission'
@@ -106,7 +89,6 @@ args_prog() {
 }
 
 @test "kf-run: a program that launches no kernel" {
-	need_kf_run
 	wrapped none "$H200/detailed-copy.csv" none /bin/true >"$BATS_TEST_TMPDIR/in"
 	run bash -c 'kf-run <"$1" | kf-read 2>/dev/null | jq -r ".error.kind, .error.hint"' _ "$BATS_TEST_TMPDIR/in"
 	assert_line -n 0 'no_kernels'
@@ -114,7 +96,6 @@ args_prog() {
 }
 
 @test "kf-run: the program fails after its kernels: the report is kept with its status" {
-	need_kf_run
 	printf '#!/bin/sh\necho "crashing on purpose" >&2\nexit 6\n' >"$BATS_TEST_TMPDIR/crash"
 	chmod +x "$BATS_TEST_TMPDIR/crash"
 	wrapped crash "$H200/detailed-crash.csv" ok "$BATS_TEST_TMPDIR/crash" >"$BATS_TEST_TMPDIR/in"
@@ -124,7 +105,6 @@ args_prog() {
 }
 
 @test "kf-run: ncu itself not found" {
-	need_kf_run
 	wrapped noncu "$H200/detailed-copy.csv" ok /bin/true |
 		jq -c '.argv[0] = "/nonexistent/ncu"' >"$BATS_TEST_TMPDIR/in"
 	run bash -c 'kf-run <"$1" | kf-read 2>/dev/null | jq -r ".run.exit_code, .error.kind"' _ "$BATS_TEST_TMPDIR/in"

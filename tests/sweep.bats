@@ -4,14 +4,6 @@
 
 load helper
 
-# The sweep needs a working kf-run; skip (and say so) only while it is the
-# placeholder.
-need_run() {
-	if kf-run --version 2>&1 | grep -q 'not built yet'; then
-		skip "kf-run is still a stub (bin/kf-run.c): the sweep needs it"
-	fi
-}
-
 # Twelve good jobs over four recorded reports, one whose program does not
 # exist, and one line that is not JSON. Each job says which kernel its
 # feedback must name.
@@ -53,7 +45,6 @@ sweep() {
 }
 
 @test "a dozen jobs with -j4: every feedback names its kernel, a failing job is reported, the rest finish" {
-	need_run
 	run sweep -j4
 	assert_success
 	cd "$SW"
@@ -85,7 +76,6 @@ sweep() {
 }
 
 @test "-j4 over GPUS=\"0 1\": both GPUs used, never two jobs on one GPU at a time" {
-	need_run
 	[ -s "$SW/bench.log" ] || skip "needs the sweep of the first test"
 	[ "$(wc -l <"$SW/bench.log")" -eq 12 ]
 	[ "$(cut -d' ' -f1 "$SW/bench.log" | sort -u | paste -sd' ')" = "0 1" ]
@@ -105,7 +95,6 @@ snapshot() {
 }
 
 @test "the sweep's report.html beside summary.tsv: a row per job, the two failures with their reasons" {
-	need_run
 	[ -s "$SW/out/summary.tsv" ] || skip "needs the sweep of the first test"
 	[ "$(grep -c '^<tr class="ok">' "$SW/out/report.html")" -eq 12 ]
 	[ "$(grep -c '^<tr class="failed">' "$SW/out/report.html")" -eq 2 ]
@@ -115,7 +104,6 @@ snapshot() {
 }
 
 @test "a second run does nothing: make -q says up to date and no file changes" {
-	need_run
 	[ -s "$SW/out/summary.tsv" ] || skip "needs the sweep of the first test"
 	cd "$SW"
 	before=$(snapshot)
@@ -129,7 +117,6 @@ snapshot() {
 }
 
 @test "a changed job is profiled again, and only that one" {
-	need_run
 	[ -s "$SW/out/summary.tsv" ] || skip "needs the sweep of the first test"
 	cd "$SW"
 	sed -i 's/"id":"k05-copy","cmd":\["\.\/bench","copy"\]/"id":"k05-copy","cmd":["\.\/bench","copy","again"]/' jobs.jsonl
@@ -143,7 +130,6 @@ snapshot() {
 }
 
 @test "a job removed from the jobs file leaves the summary" {
-	need_run
 	[ -s "$SW/out/summary.tsv" ] || skip "needs the sweep of the first test"
 	cd "$SW"
 	grep -v '"k12-multi"' jobs.jsonl >jobs.new && mv jobs.new jobs.jsonl

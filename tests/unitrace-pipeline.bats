@@ -22,12 +22,7 @@ teardown() {
 	return 0
 }
 
-need_wrap() {
-	kf-wrap --help >/dev/null 2>&1 || skip "kf-wrap is not built yet (bin/kf-wrap is the stub)"
-}
-
 @test "kf-wrap unitrace: the query command of each pass, its env and no end marker" {
-	need_wrap
 	run sh -c 'kf-wrap unitrace -o out --id k --language sycl -- ./prog "a b" | jq -r "select(.pass == \"unitrace.001\") | (.argv[0:5] | join(\"|\")), (.argv[5] | test(\"^[0-9a-f]{32}$\")), (.argv[6:11] | join(\"|\")), (.argv[11] == \"-o\" and (.argv[12] | endswith(\"/trace\"))), (.argv[13:] | join(\"|\")), .env.KERNELFOUNDRY_PROFILER, .env.KERNELFOUNDRY_unitrace_cmd, .end_marker"'
 	assert_output "unitrace|--chrome-kernel-logging|--chrome-itt-logging|--start-paused|--session
 true
@@ -40,13 +35,11 @@ null"
 }
 
 @test "kf-wrap unitrace --no-timeline leaves the Chrome logging out" {
-	need_wrap
 	run sh -c 'kf-wrap --no-timeline unitrace -o out --id k --language sycl -- ./prog | jq -r "select(.pass == \"unitrace.000\") | .argv[1:3] | join(\"|\")"'
 	assert_output "--start-paused|--session"
 }
 
 @test "kf-wrap unitrace for OpenCL: the retry helper, its arguments, UNITRACE_DONE" {
-	need_wrap
 	run sh -c 'kf-wrap unitrace -o out --id k --language ocl -- ./prog x | jq -r "select(.pass == \"unitrace.002\") | .mode, .end_marker, (.argv[0] | endswith(\"/kf-unitrace-ocl\")), (.argv[1:3] | join(\"|\")), (.argv[4:9] | join(\"|\")), (.argv[10:] | join(\"|\"))"'
 	assert_success
 	assert_output "sampling
@@ -58,7 +51,6 @@ VectorEngineProfile|--chrome-kernel-logging|--chrome-itt-logging|--start-paused|
 }
 
 @test "the whole pipeline over three passes with the fake unitrace: the GEMM, compute bound" {
-	need_wrap
 	export KF_FAKE_SCENARIO="$UT/bmg-gemm-xmx" KF_FAKE_LOG="$T/log"
 	run sh -c 'kf-wrap unitrace -o "o.d" --id gemm --language sycl -- sh -c "echo \"arg: \$1\"" sh "a \"b\" \$(touch x)" |
 		tee wrapped.jsonl | kf-run | kf-read | kf-collate | kf-feedback --gpu B580 >fb.jsonl'
@@ -87,7 +79,6 @@ trace.metrics.N"
 }
 
 @test "the OpenCL pipeline: an empty first metrics file is retried, sgemm_tiled is compute bound" {
-	need_wrap
 	export KF_FAKE_SCENARIO="$UT/bmg-ocl-sampling" KF_FAKE_EMPTY=1 KF_FAKE_STATE="$T/calls" KF_FAKE_LOG="$T/log"
 	run sh -c 'kf-wrap unitrace -o out --id ocl --language ocl -- true | kf-run | tee run.jsonl | kf-read | kf-collate | kf-feedback --gpu B580 >fb.jsonl'
 	assert_success

@@ -125,14 +125,7 @@ VTUNE_DONE"
 	assert_output --partial "What to do: the collection finished but 'vtune -report hotspots' failed"
 }
 
-kf_wrap_is_stub() {
-	kf-wrap vtune -- true 2>&1 </dev/null | grep -q 'not built yet'
-}
-
-@test "kf-wrap vtune: argv, env and end marker, then the pipeline with kf-run (skips while kf-wrap is a stub)" {
-	if kf_wrap_is_stub; then
-		skip "bin/kf-wrap is still the stub"
-	fi
+@test "kf-wrap vtune: argv, env and end marker, then the pipeline with kf-run" {
 	export FAKE_VTUNE_SCENARIO=sycl-latency
 	run bash -c 'jq -cn --arg d "$1" "{id:\"w\",profiler:\"vtune\",pass:\"vtune.000\",output_dir:\$d,cmd:[\"printf\",\"[%s]\\\\n\",\"a b\",\"\$(touch CANARY)\"]}" | kf-wrap' _ "$D"
 	assert_success
@@ -140,20 +133,13 @@ kf_wrap_is_stub() {
 	od=$(jq -r .output_dir <<<"$rec")
 	run jq -c --arg od "$od" --arg cols "$COLUMNS" '[(.argv | index("vtune")) as $i | .argv[$i:$i+5] == ["vtune", "\($od)/vtune_result", "\($od)/vtune_hotspots_pass0.tsv", $cols, "--"], (.argv[-3:] == ["printf", "[%s]\\n", "a b", "$(touch CANARY)"][1:]), (.argv[] | select(endswith("/kf-vtune")) | length > 0), .env.KERNELFOUNDRY_PROFILER, .env.KERNELFOUNDRY_vtune_cmd, (.env.KERNELFOUNDRY_vtune_result_dir == "\($od)/vtune_result"), .end_marker]' <<<"$rec"
 	assert_output '[true,true,true,"vtune","vtune",true,"VTUNE_DONE"]'
-	if kf-run --help 2>&1 | grep -q 'not built yet'; then
-		out=$(run_by_hand <<<"$rec")
-	else
-		out=$(kf-run <<<"$rec")
-	fi
+	out=$(kf-run <<<"$rec")
 	[ ! -e CANARY ]
 	run bash -c 'kf-read | kf-collate | kf-feedback | jq -c "[.analysis.dominant_kernel, .analysis.bound]"' <<<"$out"
 	assert_output '["embedding_gather<float, 128>","memory_latency"]'
 }
 
-@test "kf-wrap vtune -o DIR --tool -a -- CMD: the command-line form, run by kf-run (skips while a stub)" {
-	if kf_wrap_is_stub || kf-run --help 2>&1 | grep -q 'not built yet'; then
-		skip "bin/kf-wrap or bin/kf-run is still the stub"
-	fi
+@test "kf-wrap vtune -o DIR --tool -a -- CMD: the command-line form, run by kf-run" {
 	export FAKE_VTUNE_SCENARIO=sycl-gemm-xmx
 	rec=$(kf-wrap vtune -o "$D" --tool vtune -a -knob -a 'a b' --id job -- printf '[%s]\n' '$(touch CANARY)')
 	run jq -c --arg d "$D" '[.output_dir == "\($d)/job/vtune.000", .argv[1], .argv[5:8], .argv[-3:]]' <<<"$rec"
@@ -166,10 +152,7 @@ kf_wrap_is_stub() {
 	assert_output '["matmul_bf16_xmx<256, 128>","compute_xmx"]'
 }
 
-@test "kf-wrap vtune --sudo runs the chain under sudo -E (argv only; skips while a stub)" {
-	if kf_wrap_is_stub; then
-		skip "bin/kf-wrap is still the stub"
-	fi
+@test "kf-wrap vtune --sudo runs the chain under sudo -E (argv only)" {
 	run bash -c 'kf-wrap vtune --sudo -o "$1" -- true | jq -c ".argv[0:2], (.argv[2] | endswith(\"/kf-vtune\"))"' _ "$D"
 	assert_output $'["sudo","-E"]\ntrue'
 }

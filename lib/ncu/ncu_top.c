@@ -2,7 +2,7 @@
  * (ncu_timing.csv: one gpu__time_duration.sum per launch), which K kernels
  * to profile in detail (framework machinery left out), and the ncu filter
  * arguments that select one launch of each (by mangled name, from
- * ncu_timing_mangled.csv, the same launches). kf-read --ncu-select makes the
+ * ncu_timing_mangled.csv, the same launches). kf-read --select makes the
  * choice during the run (libexec/kf/kf-ncu calls it); ncu_read adds the
  * timing to "data" afterwards.
  *
@@ -419,7 +419,7 @@ write_top(const char *csv, cJSON *top)
 	return ok ? 0 : -1;
 }
 
-/* What --ncu-select prints: the filter, or the first launch's ID of each. */
+/* What kf-read --select prints: the filter, or the first launch's ID of each. */
 static int
 select_out(const struct choice *c, long k, const char *csv, int flags)
 {
