@@ -65,7 +65,7 @@ core_keys='.analysis.focus | [has("name"), has("short_name"), has("total_ns"), h
 		.limiter.unit, .limiter.pct == (.alus[] | select(.name == "ALU2") | .util_pct),
 		(.roof.points | map(.label)), .roof.points[0].intensity == .arithmetic_intensity,
 		.roof.memory_peak]' "$T/u.json"
-	assert_output '[true,"median time","compute","alu2",true,["ALU2","ALU1","ALU0"],true,456000000000]'
+	assert_output '[true,"median time","compute","tensor",true,["ALU2","ALU1","ALU0"],true,456000000000]'
 	[ "$(jq -c '.analysis.advice' "$T/u.json")" = '[]' ]
 }
 
@@ -79,7 +79,7 @@ core_keys='.analysis.focus | [has("name"), has("short_name"), has("total_ns"), h
 		([.advice[] | [.source, .kind, .name, .text]] ==
 		 [.kernels[0].recommendations[] | ["vtune", "recommendation", .kind, .text]]),
 		.focus.share_pct == .ranking.kernels[0].share_pct, .focus.reason]' "$T/v.json"
-	assert_output '[true,true,"average time",true,"compute","xmx",true,true,true,"most_time"]'
+	assert_output '[true,true,"average time",true,"compute","tensor",true,true,true,"most_time"]'
 }
 
 @test "a failed run has no focus, and so no core fields to guess from" {

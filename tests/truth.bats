@@ -167,7 +167,7 @@ rename() {
 	done
 	run text r1500
 	assert_line "Bottleneck (ncu's SOLBottleneck rule):"
-	refute_line --partial '2. [OPT]'
+	refute_line --partial '[OPT]'
 	run text r3000
 	assert_line --partial '2. [OPT] MemoryL2Compression (estimated global speedup 21.55%)'
 }

@@ -91,10 +91,8 @@ truth() {
 @test "--max-chars keeps the dominant kernel's verdict and drops the other kernels first" {
 	run bash -c "fb '$V/sycl-latency' t --text --max-chars 900"
 	assert_success
-	assert_output --partial '## VTune Analysis: embedding_gather<float, 128>'
-	assert_line -n 2 --partial '1. embedding_gather<float, 128> waits on memory: Send stalls 35.2% of the time (55.1% stalled in all)'
 	assert_output --partial 'Kernel: embedding_gather<float, 128>'
-	assert_output --partial 'memory-latency bound'
+	assert_line -n 2 --partial '1. embedding_gather<float, 128> waits on memory: Send stalls 35.2% of the time (55.1% stalled in all)'
 	refute_output --partial 'scatter_add_kernel<float> ('
 	refute_output --partial 'Kernel: scatter_add'
 	n=$(fb "$V/sycl-latency" t --max-chars 900 | jq -r '.feedback | length')

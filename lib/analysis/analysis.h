@@ -33,7 +33,7 @@ void kf_core_time(cJSON *o, double ns, const char *label);
 /* o.limiter: what limits the kernel. bound is the neutral word ("compute",
  * "memory", "latency", "balanced"; NULL: no verdict); unit the pipe or
  * memory level (the diagnosis's words where they fit: "dram", "l2", "l1",
- * "tensor", "fma", "alu0", "xmx", ...; NULL: none named); pct its use as a
+ * "tensor", "fma", "alu", "lsu", ...; NULL: none named); pct its use as a
  * share of its peak (NAN: not known); verdict the profiler's own word
  * ("memory_latency"; NULL: the same as bound); metric where pct came from. */
 void kf_core_limiter(cJSON *o, const char *bound, const char *unit, double pct,

@@ -230,9 +230,9 @@ mix_text(struct buf *b, const struct kan *a, int i)
 	cJSON_Delete(v);
 }
 
-/* The contract's unit words for the ALUs (man/kf.7): ALU0 runs FP32/FP16
- * (the FMA pipe), ALU1 integer, FP64 and math, ALU2 the XMX matrix
- * engine. */
+/* The contract's unit words for the ALUs (man/kf.7), the same in the
+ * limiter and the diagnosis: ALU0 runs FP32/FP16 (the FMA pipe), ALU1
+ * integer, FP64 and math, ALU2 the XMX matrix engine. */
 static const char *const alu_unit[NALU] = { "fma", "alu", "tensor" };
 
 /* The core's limiter and roof (analysis.h): the roofline verdict, the ALU
@@ -496,7 +496,6 @@ kernel_text(struct kf_fb *fb, const struct kan *a, double share, int focus, cons
 #define NEAR_PEAK 50.0
 /* SLM bank conflicts below this share of SLM accesses are not a finding. */
 #define CONFLICTS_MIN 5.0
-
 
 /* The share of ALU i's instructions that are type t, or NAN. */
 static double

@@ -652,9 +652,9 @@ core_json(cJSON *a, const cJSON *m, const char *bound)
 {
 	static const struct { const char *bound, *word, *unit, *metric; } v[] = {
 		{ "memory_latency", "latency", "lsu", "stall_send_pct" },
-		{ "compute_xmx", "compute", "xmx", "xmx_active_pct" },
-		{ "compute_alu0", "compute", "alu0", "alu0_active_pct" },
-		{ "compute_alu1", "compute", "alu1", "alu1_active_pct" },
+		{ "compute_xmx", "compute", "tensor", "xmx_active_pct" },
+		{ "compute_alu0", "compute", "fma", "alu0_active_pct" },
+		{ "compute_alu1", "compute", "alu", "alu1_active_pct" },
 		{ "balanced", "balanced", NULL, NULL },
 	};
 	size_t i;
