@@ -127,3 +127,19 @@ replay() {
 	assert_success
 	echo "$output" | jq -e '(.env.CUDA_INJECTION64_PATH | endswith("libkftrace.so")) and (.env.KF_TRACE_DIR == .output_dir) and .argv == ["./prog"]'
 }
+
+@test "trace: make skips the tracer, and says where it looked, when there is no CUPTI" {
+	cd "$BATS_TEST_DIRNAME/.."
+	run make --no-print-directory -s tracer CUDA_HOME=/nonexistent CUPTI_DIRS=/nonexistent
+	assert_success
+	assert_output "kf: no CUPTI (cupti.h and libcupti.so) under /nonexistent (looked in include targets/x86_64-linux/include extras/CUPTI/include of each): the tracer (kf trace) is not built; set CUDA_HOME"
+}
+
+@test "trace: kf-wrap trace without the tracer is a no_tracer error that says how to build it" {
+	[ ! -e /usr/local/libexec/kf/libkftrace.so ] || skip "a tracer is installed"
+	mkdir -p "$T/bin" "$T/empty"
+	cp "$(command -v kf-wrap)" "$T/bin/"
+	KF_LIBEXECDIR=$T/empty run "$T/bin/kf-wrap" trace -o "$T/w" -- ./prog
+	assert_failure 1
+	echo "$output" | grep '^{' | jq -e '.error.kind == "no_tracer" and (.error.hint | contains("CUDA_HOME"))'
+}

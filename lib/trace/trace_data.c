@@ -256,7 +256,8 @@ timeline(struct acc *a, int64_t t0, int64_t t1)
 	const char *cur_what = NULL;
 	double busy = 0, gn[3] = {0}, gns[3] = {0}, span, nshort = 0, short_ns = 0, ktotal = 0;
 
-	qsort(a->sp, a->nsp, sizeof *a->sp, cmp_span);
+	if (a->nsp > 1)
+		qsort(a->sp, a->nsp, sizeof *a->sp, cmp_span);
 	for (i = 0; i < a->nsp; i++) {
 		const struct span *s = &a->sp[i];
 

@@ -108,8 +108,11 @@ timing_csvs(const char *dir, struct trace_file *const *f, size_t nf, char **csv)
 		qsort(l, n, sizeof *l, cmp_launch);
 	*csv = kf_path_join(up, TIMING_CSV);
 	mangled = kf_path_join(up, TIMING_MANGLED_CSV);
-	if (write_csv(*csv, dir, l, n, 0) != 0 || write_csv(mangled, dir, l, n, 1) != 0) {
-		kf_warn("cannot write %s:", errno ? *csv : mangled);
+	if (write_csv(*csv, dir, l, n, 0) != 0) {
+		kf_warn("cannot write %s:", *csv);
+		st = -1;
+	} else if (write_csv(mangled, dir, l, n, 1) != 0) {
+		kf_warn("cannot write %s:", mangled);
 		st = -1;
 	}
 	free(mangled);
