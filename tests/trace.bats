@@ -143,3 +143,13 @@ replay() {
 	assert_failure 1
 	echo "$output" | grep '^{' | jq -e '.error.kind == "no_tracer" and (.error.hint | contains("CUDA_HOME"))'
 }
+
+@test "trace: records dropped past the size bound are said, and left out of the totals" {
+	mkdir "$T/d"
+	{ gzip -dc "$FX/killed/trace.947.kft.gz" | head -n 50
+	  printf 'D\tkernel\t12\nE\t100\tend=exit\tsignal=0\tcupti_dropped=3\n'; } > "$T/d/trace.9.kft"
+	k=$(grep -c '^K' "$T/d/trace.9.kft")
+	printf '{"id":"d","profiler":"trace","output_dir":"%s"}\n' "$T/d" | kf-read > "$T/rec" 2> "$T/err"
+	run jq -r '.data | [.launches, .files[0].dropped.kernel, .files[0].cupti_dropped, .truncated, .warnings[0]] | @tsv' "$T/rec"
+	assert_output "$(printf '%s\t12\t3\tfalse\ttrace.9.kft: 12 kernel records not kept past the file'"'"'s size bound (kf-wrap trace --max-mb); 3 records dropped by CUPTI (its buffers were full): the totals leave them out' "$k")"
+}

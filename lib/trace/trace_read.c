@@ -38,6 +38,43 @@ file_problem(const struct trace_file *f)
 	return NULL;
 }
 
+/* What the tracer counted and did not keep (its size bound, CUPTI's own
+ * buffers), as a sentence; NULL: nothing. */
+static char *
+file_dropped(const struct trace_file *f)
+{
+	const char *slash = strrchr(f->path, '/'), *name = slash ? slash + 1 : f->path;
+	struct buf b = {0};
+	size_t i;
+	char *s;
+
+	for (i = 0; i < 6; i++)
+		if (f->dropped[i])
+			buf_printf(&b, "%s%llu %s", b.len ? ", " : "", f->dropped[i],
+			    trace_drop_kinds[i]);
+	if (b.len)
+		buf_puts(&b, " records not kept past the file's size bound (kf-wrap "
+		    "trace --max-mb)");
+	if (f->cupti_dropped)
+		buf_printf(&b, "%s%llu records dropped by CUPTI (its buffers were full)",
+		    b.len ? "; " : "", f->cupti_dropped);
+	if (b.len == 0)
+		return NULL;
+	s = xasprintf("%s: %s: the totals leave them out", name, b.s);
+	buf_free(&b);
+	return s;
+}
+
+static void
+warn(cJSON *w, char *p)
+{
+	if (p == NULL)
+		return;
+	kf_warn("%s: %s", kf_where(), p);
+	cJSON_AddItemToArray(w, cJSON_CreateString(p));
+	free(p);
+}
+
 static void
 warnings(cJSON *data, struct trace_file *const *f, size_t n)
 {
@@ -46,14 +83,9 @@ warnings(cJSON *data, struct trace_file *const *f, size_t n)
 	int cut = 0;
 
 	for (i = 0; i < n; i++) {
-		char *p = file_problem(f[i]);
-
-		if (p == NULL)
-			continue;
-		kf_warn("%s: %s", kf_where(), p);
-		cJSON_AddItemToArray(w, cJSON_CreateString(p));
+		warn(w, file_problem(f[i]));
+		warn(w, file_dropped(f[i]));
 		cut |= f[i]->header && (!f[i]->ended || f[i]->cut);
-		free(p);
 	}
 	cJSON_AddBoolToObject(data, "truncated", cut);
 }
