@@ -10,6 +10,7 @@
 #include "hw.h"
 #include "opt.h"
 #include "profiler.h"
+#include "program.h"
 #include "record.h"
 
 static const char usage[] =
@@ -80,6 +81,7 @@ say_unused_options(const cJSON *analysis, const struct kf_fb_opts *opt)
 }
 
 static const struct kf_baseline *baseline;
+static int program_failed;	/* a record's program failed: exit status 3 */
 
 static void
 feedback_one(cJSON *rec, const struct kf_fb_opts *opt, int text_only)
@@ -119,6 +121,8 @@ feedback_one(cJSON *rec, const struct kf_fb_opts *opt, int text_only)
 	}
 	if (strcmp(kf_str(fb.analysis, "status") ? kf_str(fb.analysis, "status") : "", "ok") != 0)
 		kf_set_failed();	/* written all the same; the status says it */
+	if (kf_prog_failed(&fb.diag, work))
+		program_failed = 1;
 	kf_fb_lead(&fb);
 	say_unused_options(fb.analysis, opt);
 	text = kf_fb_render(&fb, opt->max_chars);
@@ -216,5 +220,7 @@ main(int argc, char **argv)
 	}
 	kf_in_close(in);
 	kf_baseline_free(base);
-	return kf_finish();
+	c = kf_finish();
+	/* A failed program outranks a failed profile: often its cause. */
+	return program_failed && c <= 1 ? 3 : c;
 }

@@ -275,12 +275,13 @@ kf_setup() {
 	assert_output --regexp '^kf [0-9]+\.[0-9]+\.[0-9]+$'
 }
 
-@test "kf -t: the limit reaches kf-run; the feedback says the run was stopped; the program is gone" {
+@test "kf -t: the limit reaches kf-run; the feedback says the run was stopped, status 3; the program is gone" {
 	kf_setup
 	printf '#!/bin/sh\necho $$ >"%s/pid"\nexec sleep 30\n' "$T" >hang
 	chmod +x hang
 	run --separate-stderr kf --json -t 0.5 ncu -- ./hang
-	assert_equal "$status" 1
+	assert_equal "$status" 3	# the program did not finish: program_failed
+	assert_equal "$(jq -r '.analysis.diagnosis[0].kind' <<<"$output")" program_failed
 	assert_equal "$(jq -r '.passes[0].run.ended_by' <<<"$output")" timeout
 	pid=$(cat "$T/pid")
 	! kill -0 "$pid" 2>/dev/null || fail "the program $pid outlived kf"

@@ -126,7 +126,7 @@ replay_rec() {
 	shift
 	jq -c '{id, cmd, profiler, worker} + (.passes[0] | {pass, mode, output_dir, run})' "examples/h200/$job.json" |
 		kf-read 2>/dev/null | kf-collate | kf-feedback "$@" > "$BATS_TEST_TMPDIR/$job.json" ||
-		[ $? -eq 1 ]	# 1: a failed profile (jax-jit)
+		{ rc=$?; [ $rc -eq 1 ] || [ $rc -eq 3 ]; }	# 1: a failed profile (jax-jit); 3: the program failed
 }
 
 @test "cupy-fft: CuPy's generator setup is set aside, the cuFFT kernel is the focus" {
@@ -137,14 +137,17 @@ replay_rec() {
 	assert_output --partial "Kernel: regular_fft_factor<4096, EPT<16>, 4, 0, 14, 0, 2, 1, unsigned int, float, ...>(kernel_arguments_t<T9>)"
 }
 
-@test "hang and abort: the first lines say how the run ended; jax-jit stopped with nothing to read says kf-run stopped it" {
+@test "hang and abort: program_failed leads, with how the run ended and ncu's own words; no guess at a signal" {
 	replay_rec hang
 	run an hang .feedback
-	assert_line -n 1 "Warning: the run did not finish: kf-run stopped it after 29.339 s, at its inactivity limit: no output for 20 s, as from a program that hangs (kf-run --inactivity changes it). The numbers below cover only the kernels that ran before it was stopped."
+	assert_line -n 1 --partial "1. The program failed: its run did not finish: kf-run stopped it after 29.339 s, at its inactivity limit: no output for 20 s, as from a program that hangs (kf-run --inactivity changes it)."
+	assert_line "Warning: the run did not finish: kf-run stopped it after 29.339 s, at its inactivity limit: no output for 20 s, as from a program that hangs (kf-run --inactivity changes it). The numbers below cover only the kernels that ran before it was stopped."
 	replay_rec abort
+	[ "$(an abort '.analysis.diagnosis[0] | "\(.kind) \(.evidence[0].metric) \(.evidence[0].value)"')" = "program_failed run.exit_code 6" ]
 	run an abort .feedback
-	assert_line -n 1 --partial "Note: the program exited with status 6 after the profiled kernels ran"
-	assert_line -n 1 --partial "that is the number of SIGABRT, which ncu reports as the status of a program killed by it: the program probably crashed or aborted"
+	assert_line -n 1 --partial '1. The program failed: its run exited with status 6 (run.exit_code). ncu said: "==ERROR== The application returned an error code (6)."'
+	assert_output --partial "Note: the program exited with status 6 after the profiled kernels ran"
+	refute_output --partial "SIGABRT"
 	replay_rec jax-jit
 	[ "$(an jax-jit '.error.kind')" = stopped ]
 	run an jax-jit .error.message

@@ -242,11 +242,17 @@ MemoryProfile"
 	assert_line "Pass unitrace.001 (MemoryProfile) failed: output_dir /nonexistent/x is not a readable directory"
 }
 
-@test "--max-chars keeps the focus kernel's verdict within the limit" {
+@test "--max-chars keeps the diagnosis first and whole: the focus kernel's verdict within the limit" {
 	run feedback "$UT/bmg-gemm-xmx" "$B580" --text --max-chars 600
 	assert_success
 	[ "${#output}" -le 620 ]
-	assert_line --partial "## Kernel GemmXmxKernel<bfloat16, 256, 128, 32>"
-	assert_line --partial "Roofline: compute bound."
+	assert_line -n 1 "Diagnosis (most time at stake first):"
+	assert_line -n 2 "1. GemmXmxKernel<bfloat16, 256, 128, 32> is compute-bound on ALU2 (XMX matrix engine): 61.8% of its peak instruction rate (about 38% of its time at stake). Fix: keep the XMX engines fed: larger tiles per sub-group, and load the next tiles (2D block loads, prefetch) while DPAS runs on these."
 	refute_line --partial "VectorizedElementwiseKernel"
+	# smaller: the finding up to its last sentence end, then at a word's end
+	run feedback "$UT/bmg-gemm-xmx" "$B580" --max-chars 300
+	assert_equal "$(jq -r .feedback <<<"$output" | sed -n 2p)" "1. GemmXmxKernel<bfloat16, 256, 128, 32> is compute-bound on ALU2 (XMX matrix engine): 61.8% of its peak instruction rate (about 38% of its time at stake)."
+	run feedback "$UT/bmg-gemm-xmx" "$B580" --max-chars 150
+	assert_equal "$(jq -r .feedback <<<"$output")" "Diagnosis (most time at stake first):
+1. GemmXmxKernel<bfloat16, 256, 128, 32> is compute-bound on ALU2 (XMX matrix engine): 61.8% of its peak"
 }

@@ -77,16 +77,28 @@ void
 kf_fb_lead(struct kf_fb *fb)
 {
 	struct buf b = {0};
-	size_t n;
+	size_t n, max;
 
 	kf_diag_sort(&fb->diag);
 	kf_set(fb->analysis, "diagnosis", kf_diag_json(&fb->diag));
 	if (fb->diag.n == 0)
 		return;
-	buf_puts(&b, "Diagnosis (most time at stake first):\n");
-	kf_diag_text(&fb->diag, &b, 3);
+	/* At most three findings in about KF_LEAD_CHARS: fewer when they are
+	 * long, never none. */
+	for (max = 3; max > 0; max--) {
+		buf_reset(&b);
+		buf_puts(&b, "Diagnosis (most time at stake first):\n");
+		kf_diag_text(&fb->diag, &b, max);
+		if (b.len <= KF_LEAD_CHARS)
+			break;
+	}
+	if (max == 0) {
+		buf_reset(&b);
+		buf_puts(&b, "Diagnosis (most time at stake first):\n");
+		kf_diag_text(&fb->diag, &b, 1);
+	}
 	n = fb->n;
-	add(fb, FB_HEAD, buf_take(&b));
+	add(fb, FB_LEAD, buf_take(&b));
 	if (fb->n > n) {
 		struct kf_fb_sec lead = fb->sec[n];
 
@@ -154,6 +166,26 @@ fit_lines(const char *text, size_t room)
 	return sentence > cut + 60 ? sentence : 0;
 }
 
+/* The diagnosis in room: whole, or its heading and as many whole findings
+ * as fit, or the first finding up to a sentence end, or cut at room (at a
+ * word's end, else a UTF-8 boundary): it is what the reader acts on. */
+static size_t
+fit_lead(const char *text, size_t room)
+{
+	size_t n = fit_lines(text, room), w;
+
+	if (n > 0)
+		return n;
+	n = strlen(text) < room ? strlen(text) : room;
+	while (n > 0 && (text[n] & 0xc0) == 0x80)
+		n--;
+	/* At a word's end if one is in the second half. */
+	for (w = n; w > n / 2; w--)
+		if (text[w] == ' ')
+			return w;
+	return n;
+}
+
 /* The text within max (0: no limit), the newline that ends it counted:
  * sections get room by priority (0 first), whole or as many whole lines as
  * fit, and keep their reading order; priority-0 sections always stay, and
@@ -165,7 +197,10 @@ kf_fb_render(const struct kf_fb *fb, size_t max)
 	size_t *order = fill_order(fb), *len = xcalloc(fb->n + 1, sizeof *len);
 	size_t i, total = 0, used = 0;
 	struct buf b = {0};
+	int lead = 0;
 
+	for (i = 0; i < fb->n; i++)
+		lead |= fb->sec[i].prio < 0;
 	for (i = 0; i < fb->n; i++) {
 		size_t k = order[i], sep = used ? 2 : 0, room;
 
@@ -174,7 +209,9 @@ kf_fb_render(const struct kf_fb *fb, size_t max)
 			continue;
 		}
 		room = max > total + sep + 1 ? max - total - sep - 1 : 0;
-		if (fb->sec[k].prio == 0)
+		if (fb->sec[k].prio < 0)
+			len[k] = fit_lead(fb->sec[k].text, room);
+		else if (fb->sec[k].prio == 0 && !lead)
 			len[k] = strlen(fb->sec[k].text);	/* stays; cut below */
 		else
 			len[k] = fit_lines(fb->sec[k].text, room);

@@ -14,6 +14,7 @@
 #include "diagnosis.h"
 
 enum {
+	FB_LEAD = -1,		/* the diagnosis (kf_fb_lead): room first */
 	FB_HEAD = 0,		/* the kernel named, the verdict */
 	FB_KEY = 1,		/* key numbers of the focus kernel */
 	FB_ADVICE = 2,		/* what to try: top rules, recommendations */
@@ -54,17 +55,20 @@ void kf_fb_free(struct kf_fb *fb);
 /* Add a section (a paragraph; no trailing newline needed). */
 void kf_fb_add(struct kf_fb *fb, int prio, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-/* Sort fb->diag, write it as analysis.diagnosis, and put its first three
- * findings before every other section (priority FB_HEAD). Called once,
- * after the profiler's feedback. */
+/* Sort fb->diag, write it as analysis.diagnosis, and put its first
+ * findings, at most three in about KF_LEAD_CHARS (at least one), before
+ * every other section (priority FB_LEAD). Called once, after the
+ * profiler's feedback. */
+#define KF_LEAD_CHARS 640
 void kf_fb_lead(struct kf_fb *fb);
 /* Add the text of b as a section and empty b. */
 void kf_fb_add_buf(struct kf_fb *fb, int prio, struct buf *b);
 /* The text: sections joined by blank lines, in reading order, within
- * max_chars: sections get room by priority (0 first, then reading order),
- * whole or as many whole lines as fit (a list keeps its first items), so
- * that most of the budget is used; priority 0 always stays, cut at a line
- * end as the last resort. */
+ * max_chars: sections get room by priority (the diagnosis first, then 0,
+ * then reading order), whole or as many whole lines as fit (a list keeps
+ * its first items), so that most of the budget is used. The diagnosis
+ * keeps as many whole findings as fit; without one, priority 0 always
+ * stays, cut at a line end as the last resort. */
 char *kf_fb_render(const struct kf_fb *fb, size_t max_chars);
 
 /* How a run ended when it did not end by itself ("kf-run stopped it at its
@@ -110,6 +114,11 @@ struct kf_rank_ent {
 	double total_ns;
 	long launches;
 	double share;		/* of the total, 0..100 */
+	long short_launches;	/* launches added one by one that were shorter
+				 * than KF_SHORT_LAUNCH_NS (program.h) */
+	double short_ns;	/* their time */
+	int grouped;		/* some launches were added in groups: the
+				 * short ones among them are not counted */
 	const struct kf_machine *machine;	/* NULL: the program's own work */
 };
 struct kf_rank {

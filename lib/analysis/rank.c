@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "feedback.h"
+#include "program.h"
 #include "map.h"
 
 void
@@ -30,6 +31,12 @@ kf_rank_add(struct kf_rank *r, const char *name, double ns, long launches)
 	r->v[k].total_ns += ns;
 	r->v[k].launches += launches;
 	r->total_ns += ns;
+	if (launches != 1)
+		r->v[k].grouped = 1;
+	else if (ns < KF_SHORT_LAUNCH_NS) {
+		r->v[k].short_launches++;
+		r->v[k].short_ns += ns;
+	}
 }
 
 static int

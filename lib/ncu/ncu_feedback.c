@@ -5,12 +5,13 @@
  * Reads rec["collated"] as ncu_read wrote it; adds sections and analysis to
  * fb, which owns them. */
 #include <ctype.h>
-#include <signal.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "feedback.h"
 #include "ncu.h"
+#include "program.h"
 #include "ncu_pages.h"
 #include "profiler.h"
 #include "record.h"
@@ -799,21 +800,6 @@ say_others(struct kf_fb *fb, const struct kf_rank *rank, const struct launch *l,
 		kf_fb_add_buf(fb, FB_MINOR, &b);
 }
 
-/* The name of the signal whose number is status, for the signals that end
- * a program that crashes or aborts (ncu gives such a program's status as
- * the signal's number); NULL otherwise. */
-static const char *
-crash_signal(double status)
-{
-	static const int crash[] = { SIGILL, SIGABRT, SIGBUS, SIGFPE, SIGKILL, SIGSEGV };
-	size_t i;
-
-	for (i = 0; i < sizeof crash / sizeof crash[0]; i++)
-		if (status == crash[i])
-			return kf_signame(crash[i]);
-	return NULL;
-}
-
 static void
 say_notes(struct kf_fb *fb, const cJSON *data, size_t nl)
 {
@@ -823,15 +809,11 @@ say_notes(struct kf_fb *fb, const cJSON *data, size_t nl)
 		kf_fb_add(fb, FB_KEY, "Note: the ncu report was cut off; this feedback "
 		    "covers the %zu complete kernel launch%s in it.", nl, nl == 1 ? "" : "es");
 	if (cJSON_IsNumber(code)) {
-		double c = code->valuedouble;
-		const char *sig = crash_signal(c);
-
+		/* No guess at a signal from the number: ncu gives only the number. */
 		kf_fb_add(fb, FB_HEAD, "Note: the program exited with status %.0f after the "
-		    "profiled kernels ran (ncu: \"The application returned an error code\")%s%s%s; "
+		    "profiled kernels ran (ncu: \"The application returned an error code\"); "
 		    "the numbers below are from complete kernel launches, only those that ran "
-		    "before it ended.", c, sig ? "; that is the number of " : "", sig ? sig : "",
-		    sig ? ", which ncu reports as the status of a program killed by it: the "
-		    "program probably crashed or aborted" : "");
+		    "before it ended.", code->valuedouble);
 	}
 }
 
@@ -913,6 +895,36 @@ any_ranked(const struct kf_rank *rank, const struct launch *l, size_t nl)
 	return 0;
 }
 
+/* launch_bound and machinery (program.h): from the timing run's
+ * gpu__time_duration.sum, each kernel's launches with the short ones
+ * counted (its mean where a record has no count), else each launch
+ * profiled in detail by its own Duration. */
+static void
+program_findings(struct kf_fb *fb, const cJSON *data, const struct kf_rank *rank,
+    const struct launch *l, size_t nl, int timed)
+{
+	struct kf_launches ls = { .metric = timed ? "gpu__time_duration.sum" :
+	    "GPU Speed Of Light Throughput: Duration" };
+	const cJSON *k, *tk = timed ? kf_arr(kf_obj(data, "timing"), "kernels") : NULL;
+	size_t i;
+
+	cJSON_ArrayForEach(k, tk) {
+		double total = kf_num(k, "total_ns", NAN);
+		long n = (long)kf_num(k, "launches", 0);
+
+		if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(k, "short_launches")))
+			kf_launches_add_counted(&ls, total, n, kf_num(k, "short_ns", NAN),
+			    (long)kf_num(k, "short_launches", -1));
+		else if (n > 0)
+			kf_launches_add(&ls, total / (double)n, n);
+	}
+	for (i = 0; !timed && i < nl; i++)
+		if (l[i].has_ns)
+			kf_launches_add(&ls, l[i].ns, 1);
+	kf_prog_findings(&fb->diag, rank, &ls);
+	kf_launches_free(&ls);
+}
+
 void
 ncu_feedback(const cJSON *rec, struct kf_fb *fb)
 {
@@ -959,6 +971,7 @@ ncu_feedback(const cJSON *rec, struct kf_fb *fb)
 	}
 	f = pick_focus(fb, &rank, l, nl, &pk);
 	pk.timed = timed;
+	program_findings(fb, data, &rank, l, nl, timed);
 	focus = cJSON_AddObjectToObject(fb->analysis, "focus");
 	say_notes(fb, data, nl);
 	ncu_timing_say(fb, data, nl);

@@ -1154,9 +1154,14 @@ fail_no_report(struct rd *r, const char *dir)
 		buf_puts(&b, what);
 		run_status(r, &b);
 		kf_fail(r->rec, "no_report", "%s", b.s);
-		kf_fail_hint(r->rec, "profile with kf-wrap ncu and kf-run first (ncu writes "
-		    "its report there with --log-file), or point output_dir at a directory "
-		    "that holds %s", NCU_REPORT);
+		/* A record that was run needs no advice to run it. */
+		if (kf_obj(r->rec, "run"))
+			kf_fail_hint(r->rec, "ncu ran but wrote no %s: the run's own output "
+			    "(run.stdout, run.stderr) says why", NCU_REPORT);
+		else
+			kf_fail_hint(r->rec, "profile with kf-wrap ncu and kf-run first (ncu "
+			    "writes its report there with --log-file), or point output_dir at a "
+			    "directory that holds %s", NCU_REPORT);
 	}
 	buf_free(&b);
 	free(what);

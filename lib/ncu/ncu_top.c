@@ -527,6 +527,10 @@ timing_kernels(const struct kf_rank *rank, const cJSON *chosen, const struct kf_
 		cJSON_AddNumberToObject(o, "launches", (double)e->launches);
 		cJSON_AddNumberToObject(o, "total_ns", e->total_ns);
 		cJSON_AddNumberToObject(o, "share_pct", e->share);
+		if (!e->grouped) {	/* for launch_bound (program.h) */
+			cJSON_AddNumberToObject(o, "short_launches", (double)e->short_launches);
+			cJSON_AddNumberToObject(o, "short_ns", e->short_ns);
+		}
 		cJSON_AddBoolToObject(o, "detailed", kf_map_get(seen, e->name) != NULL);
 		if (chosen)
 			cJSON_AddBoolToObject(o, "chosen", in_list(chosen, e->name));

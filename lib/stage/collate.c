@@ -39,11 +39,38 @@ by_pass(const void *a, const void *b)
 	return strcmp(x ? x : "", y ? y : "");
 }
 
+/* The run's stdout and stderr, as their last KF_RUN_TAIL bytes from a line
+ * start: what a failed program said, for kf-feedback's program_failed,
+ * without the whole 64K tails kf-run keeps. */
+enum { KF_RUN_TAIL = 2048 };
+
+static void
+add_tail(cJSON *r, const cJSON *run, const char *key)
+{
+	const char *s = kf_str(run, key), *p;
+	size_t n;
+
+	if (s == NULL)
+		return;
+	n = strlen(s);
+	p = s;
+	if (n > KF_RUN_TAIL) {
+		p = s + n - KF_RUN_TAIL;
+		if (strchr(p, '\n') && strchr(p, '\n')[1] != '\0')
+			p = strchr(p, '\n') + 1;
+		else
+			while ((*p & 0xc0) == 0x80)
+				p++;
+	}
+	cJSON_AddStringToObject(r, key, p);
+}
+
 static cJSON *
 pass_summary(const cJSON *rec)
 {
 	static const char *const run_keys[] = {
-		"exit_code", "signal", "ended_by", "limit_s", "elapsed_s", "message", NULL,
+		"exit_code", "signal", "ended_by", "limit_s", "elapsed_s", "message", "started",
+		NULL,
 	};
 	static const char *const keys[] = { "pass", "group", "mode", "output_dir", NULL };
 	cJSON *p = cJSON_CreateObject();
@@ -66,6 +93,8 @@ pass_summary(const cJSON *rec)
 			if (v)
 				cJSON_AddItemToObject(r, run_keys[i], cJSON_Duplicate(v, 1));
 		}
+		add_tail(r, run, "stdout");
+		add_tail(r, run, "stderr");
 	}
 	if (e)
 		cJSON_AddItemToObject(p, "error", cJSON_Duplicate(e, 1));

@@ -13,6 +13,7 @@
 #include "feedback.h"
 #include "hw.h"
 #include "profiler.h"
+#include "program.h"
 #include "record.h"
 #include "unitrace.h"
 
@@ -444,6 +445,179 @@ kernel_text(struct kf_fb *fb, const struct kan *a, double share, int focus, cons
 	buf_free(&b);
 }
 
+/* ---- the diagnosis (diagnosis.h) of the focus kernel ---- */
+
+/* A unit at or above this share of its peak is what limits the kernel;
+ * below it on every unit, the kernel waits (latency-bound). */
+#define NEAR_PEAK 50.0
+/* SLM bank conflicts below this share of SLM accesses are not a finding. */
+#define CONFLICTS_MIN 5.0
+
+/* The contract's unit words for the ALUs (man/kf.7): ALU0 runs FP32/FP16
+ * (the FMA pipe), ALU1 integer, FP64 and math, ALU2 the XMX matrix
+ * engine. */
+static const char *const alu_unit[NALU] = { "fma", "alu", "tensor" };
+
+/* The share of ALU i's instructions that are type t, or NAN. */
+static double
+mix_share(const struct kan *a, int i, const char *t)
+{
+	char *metric = xasprintf("XVE_INST_EXECUTED_%s[events]", t);
+	double n = m(a->vep, metric), all = m(a->vep, alu_metric[i]);
+
+	free(metric);
+	return all > 0 && !isnan(n) ? 100 * n / all : NAN;
+}
+
+static void
+ev_alu(struct kf_finding *f, const struct kan *a, int i)
+{
+	char *name = xasprintf("%s / GpuTime[ns], share of peak", alu_metric[i]);
+
+	kf_finding_ev(f, alu_metric[i], m(a->cb, alu_metric[i]), NULL);
+	kf_finding_ev(f, name, round(a->util[i] * 100) / 100, "%");
+	free(name);
+}
+
+static void
+ev_gmem(struct kf_finding *f, const struct kan *a)
+{
+	kf_finding_ev(f, "GPU_MEMORY_BYTE_READ_RATE[GBpS] + GPU_MEMORY_BYTE_WRITE_RATE[GBpS]",
+	    a->gmem, "GB/s");
+	kf_finding_ev(f, "GPU memory bandwidth, share of peak", round(a->gmem_pct * 100) / 100, "%");
+}
+
+static void
+ev_ai(struct kf_finding *f, const struct kan *a)
+{
+	char *name = xasprintf("%s / (GPU_MEMORY_BYTE_READ[bytes] + GPU_MEMORY_BYTE_WRITE[bytes])",
+	    alu_metric[a->bound_alu]);
+
+	kf_finding_ev(f, name, round(a->ai[a->bound_alu] * 1000) / 1000, "instructions/byte");
+	free(name);
+}
+
+static void
+diag_memory(struct kf_fb *fb, const struct kan *a, const char *name, int balanced)
+{
+	struct kf_finding *f = kf_diag_add(&fb->diag, KF_MEMORY_BOUND, "dram", 100 - a->gmem_pct,
+	    "%s is %s GPU memory bandwidth: %.2f GB/s, %.1f%% of the peak, at %.3f %s "
+	    "instructions per byte (ridge %.3f-%.3f)", name,
+	    balanced ? "balanced on the ridge and limited by" : "memory-bound on",
+	    a->gmem, a->gmem_pct, a->ai[a->bound_alu], alu_name[a->bound_alu], a->lo, a->hi);
+
+	kf_finding_kernel(f, name);
+	ev_gmem(f, a);
+	ev_ai(f, a);
+	kf_finding_fix(f, "move fewer bytes: reuse data from SLM or registers, fuse with the "
+	    "kernels that touch the same tensors, or use narrower types (bf16, fp16)");
+}
+
+static void
+diag_compute(struct kf_fb *fb, const struct kan *a, const char *name, int i, int balanced)
+{
+	double fp64 = i == 1 ? mix_share(a, 1, "FP64") : NAN;
+	int is64 = !isnan(fp64) && fp64 >= 50;
+	struct kf_finding *f = kf_diag_add(&fb->diag, is64 ? KF_FP64_MATH : KF_COMPUTE_BOUND,
+	    is64 ? "fp64" : alu_unit[i], 100 - a->util[i],
+	    "%s is %s %s (%s): %.1f%% of its peak instruction rate%s", name,
+	    balanced ? "balanced on the ridge and limited by" : "compute-bound on",
+	    alu_name[i], i == 0 ? "FP32/FP16" : i == 1 ? "FP64, integer, math" : "XMX matrix engine",
+	    a->util[i], is64 ? "" : "");
+
+	kf_finding_kernel(f, name);
+	ev_alu(f, a, i);
+	if (a->bound_alu == i)
+		ev_ai(f, a);
+	if (is64) {
+		kf_finding_ev(f, "XVE_INST_EXECUTED_FP64[events] / XVE_INST_EXECUTED_ALU1_ALL[events]",
+		    round(fp64 * 100) / 100, "%");
+		kf_finding_fix(f, "compute in fp32: float literals (1.0f), float variables and "
+		    "the float math functions; keep fp64 only where the precision is needed");
+	} else if (i == 2) {
+		kf_finding_fix(f, "keep the XMX engines fed: larger tiles per sub-group, and load "
+		    "the next tiles (2D block loads, prefetch) while DPAS runs on these");
+	} else if (i == 0) {
+		kf_finding_fix(f, "run the matrix work on XMX (joint_matrix, DPAS: ALU2 is at "
+		    "%.1f%%), or do less arithmetic per output", a->have[2] ? a->util[2] : 0);
+	} else {
+		kf_finding_fix(f, "cut integer and math work: hoist index arithmetic out of loops, "
+		    "use native or fp32 math functions, keep fp64 out of hot loops");
+	}
+}
+
+static void
+diag_latency(struct kf_fb *fb, const struct kan *a, const char *name)
+{
+	int top = a->order[0];
+	struct kf_finding *f = kf_diag_add(&fb->diag, KF_LATENCY_BOUND, NULL, a->stall,
+	    "%s runs near no peak (GPU memory %.1f%%, busiest ALU %s %.1f%%): it waits; the "
+	    "vector engines are stalled %.1f%% of the time", name, a->gmem_pct,
+	    alu_name[top], a->util[top], a->stall);
+
+	kf_finding_kernel(f, name);
+	kf_finding_ev(f, "XVE_STALL[%]", a->stall, "%");
+	ev_gmem(f, a);
+	ev_alu(f, a, top);
+	kf_finding_fix(f, "give each vector engine more independent work in flight: more "
+	    "loads issued before their results are used (unroll, prefetch), and enough "
+	    "work-groups to fill the GPU");
+	if (!isnan(a->occupancy) && a->occupancy < 50) {
+		f = kf_diag_add(&fb->diag, KF_LOW_OCCUPANCY, NULL, NAN, "%s: thread occupancy "
+		    "%.1f%%, little other work to run while threads wait", name, a->occupancy);
+		kf_finding_kernel(f, name);
+		kf_finding_ev(f, "XVE_THREADS_OCCUPANCY_ALL[%]", a->occupancy, "%");
+		kf_finding_fix(f, "more work-groups, or fewer registers and less SLM per "
+		    "work-group so that more of them fit");
+	}
+}
+
+static void
+diag_slm(struct kf_fb *fb, const struct kan *a, const char *name)
+{
+	struct kf_finding *f;
+
+	if (isnan(a->conflicts) || a->conflicts < CONFLICTS_MIN || !(a->slm_pct > 0))
+		return;
+	f = kf_diag_add(&fb->diag, KF_SHARED_BANK_CONFLICT, "shared", NAN, "%.1f%% of %s's SLM "
+	    "accesses are bank conflicts", a->conflicts, name);
+	kf_finding_kernel(f, name);
+	kf_finding_ev(f, "SLM_BANK_CONFLICT_COUNT[events]",
+	    m(a->mp, "SLM_BANK_CONFLICT_COUNT[events]"), NULL);
+	kf_finding_ev(f, "SLM_ACCESS_COUNT[events]", m(a->mp, "SLM_ACCESS_COUNT[events]"), NULL);
+	kf_finding_ev(f, "SLM_BANK_CONFLICT_COUNT / SLM_ACCESS_COUNT", round(a->conflicts * 100) / 100,
+	    "%");
+	kf_finding_fix(f, "pad each SLM row by one element or swizzle the index, so that a "
+	    "sub-group's work-items reach different banks");
+}
+
+/* The findings of the focus kernel: what limits it by the roofline (a unit
+ * near its peak), else that it waits, and its SLM bank conflicts. */
+static void
+diagnose(struct kf_fb *fb, const struct kan *a, const char *name)
+{
+	int i = a->bound_alu, bal;
+	double u;
+
+	if (a->bound == NULL) {
+		diag_slm(fb, a, name);
+		return;
+	}
+	bal = strcmp(a->bound, "balanced") == 0;
+	u = a->util[i];
+	if (strcmp(a->bound, "memory") == 0 && a->gmem_pct >= NEAR_PEAK)
+		diag_memory(fb, a, name, 0);
+	else if (strcmp(a->bound, "compute") == 0 && u >= NEAR_PEAK)
+		diag_compute(fb, a, name, i, 0);
+	else if (bal && a->gmem_pct >= NEAR_PEAK && a->gmem_pct >= u)
+		diag_memory(fb, a, name, 1);
+	else if (bal && u >= NEAR_PEAK)
+		diag_compute(fb, a, name, i, 1);
+	else if (!isnan(a->stall))
+		diag_latency(fb, a, name);
+	diag_slm(fb, a, name);
+}
+
 /* More than three segments: the median and the slowest by runtime, in
  * their order, as the reference. */
 static void
@@ -541,6 +715,33 @@ same_names(struct kf_rank *rank, struct kf_rank *names, const cJSON *segs)
 	}
 }
 
+/* launch_bound and machinery (program.h) of the focus segment, from each
+ * kernel's GPU time (GpuTime[ns], or the timeline's in sampling mode). */
+static void
+program_findings(struct kf_fb *fb, const struct kf_rank *rank, const cJSON *seg, int sampling)
+{
+	struct kf_launches ls = { .metric = sampling ? "the timeline's kernel durations" :
+	    "GpuTime[ns]" };
+	const cJSON *k;
+
+	cJSON_ArrayForEach(k, kf_arr(seg, "kernels")) {
+		long n = kf_num_long(k, sampling ? "timed_instances" : "instances", 0, 0, LONG_MAX);
+		const cJSON *t = kf_obj(k, "gpu_time_ns");
+		double total = kf_num(t, "total", NAN);
+
+		/* Its shortest and longest launch say how many are short when
+		 * both lie on one side; else its mean stands for them. */
+		if (kf_num(t, "max", INFINITY) < KF_SHORT_LAUNCH_NS)
+			kf_launches_add_counted(&ls, total, n, total, n);
+		else if (kf_num(t, "min", 0) >= KF_SHORT_LAUNCH_NS)
+			kf_launches_add_counted(&ls, total, n, 0, 0);
+		else if (n > 0)
+			kf_launches_add(&ls, total / (double)n, n);
+	}
+	kf_prog_findings(&fb->diag, rank, &ls);
+	kf_launches_free(&ls);
+}
+
 void
 unitrace_feedback(const cJSON *rec, struct kf_fb *fb)
 {
@@ -632,6 +833,10 @@ unitrace_feedback(const cJSON *rec, struct kf_fb *fb)
 			cJSON_AddItemToArray(akern, kj);
 			if (is_focus) {
 				cJSON *fj = cJSON_Duplicate(kj, 1);
+				char *shown = kf_rank_shown(&names, kf_str(k, "name"));
+
+				diagnose(fb, &a, shown);
+				free(shown);
 
 				cJSON_AddStringToObject(fj, "reason", kf_focus_how_name(how));
 				if (rank.n > 1)
@@ -642,6 +847,7 @@ unitrace_feedback(const cJSON *rec, struct kf_fb *fb)
 			cJSON_Delete(a.missing);
 		}
 	}
+	program_findings(fb, &rank, cJSON_GetArrayItem(segs, focus), sampling);
 	kf_set(an, "ranking", kf_rank_json(&rank, fb->opt->top));
 	kf_rank_free(&rank);
 	kf_rank_free(&names);

@@ -15,6 +15,7 @@
 
 #include "feedback.h"
 #include "profiler.h"
+#include "program.h"
 #include "record.h"
 #include "vtune.h"
 
@@ -197,6 +198,133 @@ recommend(const cJSON *m, const char *bound, struct buf *b, cJSON *recs)
 		rec_add(recs, b, "no_xmx", "The XMX pipeline is unused. If the kernel multiplies "
 		    "matrices, DPAS/XMX instructions (joint_matrix in SYCL) give up to about 8x "
 		    "the throughput on matrix work.");
+}
+
+/* ---- the diagnosis (diagnosis.h) of the focus kernel ---- */
+
+/* Evidence: the report's column (vtune_read's names, without "(%)"). */
+static void
+ev(struct kf_finding *f, const cJSON *m, const char *key, const char *column, const char *unit)
+{
+	double v;
+
+	if (get(m, key, &v))
+		kf_finding_ev(f, column, v, unit);
+}
+
+static void
+diag_occupancy(struct kf_fb *fb, const cJSON *m, const char *name)
+{
+	static const char *const fixes[][2] = {
+		{ "work size", "launch more or larger work-groups" },
+		{ "SLM use", "less SLM per work-group, so that more work-groups fit" },
+		{ "barrier use", "fewer barriers per work-group, or smaller work-groups, so "
+		    "that more of them fit" },
+	};
+	static const char *const lim_key[] = {
+		"peak_occupancy_work_size_limit_pct", "peak_occupancy_slm_limit_pct",
+		"peak_occupancy_barriers_limit_pct",
+	};
+	double occ, peak = NAN, y;
+	struct kf_finding *f;
+	int i, lim = -1;
+
+	if (!get(m, "occupancy_pct", &occ) || occ >= 50)
+		return;
+	get(m, "peak_occupancy_pct", &peak);
+	/* A limit below 100 % that equals the peak is what caps it. */
+	for (i = 0; i < 3 && lim < 0; i++)
+		if (get(m, lim_key[i], &y) && y < 100 && !isnan(peak) && y <= peak + 0.05)
+			lim = i;
+	f = kf_diag_add(&fb->diag, KF_LOW_OCCUPANCY, NULL, NAN, "%s: thread occupancy %.1f%%%s%s%s, "
+	    "little other work to run while threads wait", name, occ,
+	    lim >= 0 ? " (its peak capped by " : "", lim >= 0 ? fixes[lim][0] : "",
+	    lim >= 0 ? ")" : "");
+	kf_finding_kernel(f, name);
+	ev(f, m, "occupancy_pct", "XVE Threads Occupancy", "%");
+	ev(f, m, "peak_occupancy_pct", "Peak XVE Threads Occupancy", "%");
+	if (lim >= 0)
+		ev(f, m, lim_key[lim], lim == 0 ? "Peak XVE Threads Occupancy:Work Size Limit" :
+		    lim == 1 ? "Peak XVE Threads Occupancy:SLM Use Limit" :
+		    "Peak XVE Threads Occupancy:Barriers Use Limit", "%");
+	kf_finding_fix(f, "%s", lim >= 0 ? fixes[lim][1] : "more work-groups, or fewer "
+	    "registers and less SLM per work-group so that more of them fit");
+}
+
+static void
+diag_verdict(struct kf_fb *fb, const cJSON *m, const char *bound, const char *name)
+{
+	double send = get0(m, "stall_send_pct"), stalled = get0(m, "xve_stalled_pct");
+	double xmx = get0(m, "xmx_active_pct"), alu0 = get0(m, "alu0_active_pct");
+	double alu1 = get0(m, "alu1_active_pct"), miss;
+	struct kf_finding *f;
+
+	if (strcmp(bound, "memory_latency") == 0) {
+		f = kf_diag_add(&fb->diag, KF_LATENCY_BOUND, "lsu", send, "%s waits on memory: "
+		    "Send stalls %.1f%% of the time (%.1f%% stalled in all)", name, send, stalled);
+		ev(f, m, "stall_send_pct", "XVE Stall Reasons:Send", "%");
+		ev(f, m, "xve_stalled_pct", "XVE Array:Stalled", "%");
+		ev(f, m, "l3_miss_pct", "GPU L3:Miss Ratio", "%");
+		if (get(m, "l3_miss_pct", &miss) && miss > 50)
+			kf_finding_fix(f, "keep the working set in L3 (miss ratio %.1f%%): more "
+			    "reuse per load, and more loads in flight (block loads, prefetch, "
+			    "unrolling)", miss);
+		else
+			kf_finding_fix(f, "hide the latency: more independent loads in flight per "
+			    "thread (block loads, prefetch, unrolling), or narrower inputs (bf16)");
+	} else if (strcmp(bound, "compute_xmx") == 0) {
+		f = kf_diag_add(&fb->diag, KF_COMPUTE_BOUND, "tensor", 100 - xmx, "%s is "
+		    "compute-bound on the XMX matrix engine, active %.1f%% of the time", name, xmx);
+		ev(f, m, "xmx_active_pct", "XVE Pipelines:XMX active", "%");
+		kf_finding_fix(f, "keep XMX fed: larger tiles, chained DPAS, and the next tiles "
+		    "loaded while these multiply");
+	} else if (strcmp(bound, "compute_alu0") == 0 || strcmp(bound, "compute_alu1") == 0) {
+		int one = bound[11] == '1';
+		double act = one ? alu1 : alu0;
+
+		f = kf_diag_add(&fb->diag, KF_COMPUTE_BOUND, one ? "alu" : "fma", 100 - act, "%s "
+		    "is compute-bound on ALU%d (%s), active %.1f%% of the time; XMX is active "
+		    "%.1f%%", name, one, one ? "FP64, integer, math" : "FP32/FP16", act, xmx);
+		ev(f, m, one ? "alu1_active_pct" : "alu0_active_pct", one ?
+		    "XVE Pipelines:ALU1 active" : "XVE Pipelines:ALU0 active", "%");
+		ev(f, m, "xmx_active_pct", "XVE Pipelines:XMX active", "%");
+		kf_finding_fix(f, "%s", one ? "cut integer and math work (hoist index arithmetic, "
+		    "fp32 and native math instead of fp64), or move matrix work to XMX" :
+		    "run matrix work on XMX (joint_matrix, DPAS), or vectorise scalar loops");
+	} else {
+		f = kf_diag_add(&fb->diag, KF_LATENCY_BOUND, NULL, stalled, "%s runs no pipeline "
+		    "near its peak (ALU0 %.1f%%, ALU1 %.1f%%, XMX %.1f%% active) and Send stalls "
+		    "do not dominate: its XVEs are stalled %.1f%% of the time", name, alu0, alu1,
+		    xmx, stalled);
+		ev(f, m, "xve_stalled_pct", "XVE Array:Stalled", "%");
+		ev(f, m, "stall_sbid_pct", "XVE Stall Reasons:SBID", "%");
+		ev(f, m, "stall_dist_acc_pct", "XVE Stall Reasons:Dist or Acc", "%");
+		ev(f, m, "alu0_active_pct", "XVE Pipelines:ALU0 active", "%");
+		kf_finding_fix(f, "shorten dependency chains and interleave independent "
+		    "instructions, so that each thread has work while its results are in flight");
+	}
+	kf_finding_kernel(f, name);
+}
+
+/* The findings of the focus kernel: its verdict (the reference's rule),
+ * barrier stalls, and low occupancy where it waits. */
+static void
+diagnose(struct kf_fb *fb, const cJSON *m, const char *bound, const char *name)
+{
+	double barrier = get0(m, "stall_barrier_pct");
+	struct kf_finding *f;
+
+	diag_verdict(fb, m, bound, name);
+	if (barrier > 5) {
+		f = kf_diag_add(&fb->diag, KF_BARRIER_STALL, NULL, barrier, "%s's XVEs wait at "
+		    "work-group barriers %.1f%% of the time", name, barrier);
+		kf_finding_kernel(f, name);
+		ev(f, m, "stall_barrier_pct", "XVE Stall Reasons:Barrier", "%");
+		kf_finding_fix(f, "use fewer barriers: sub-group operations (shuffles, "
+		    "reductions) instead of SLM round trips, or more work between barriers");
+	}
+	if (strcmp(bound, "memory_latency") == 0 || strcmp(bound, "balanced") == 0)
+		diag_occupancy(fb, m, name);
 }
 
 /* ---- the text ---- */
@@ -537,6 +665,8 @@ kernel_feedback(const cJSON *k, int focus, const char *note, const struct kf_ran
 	if (is_overhead(name))
 		cJSON_AddTrueToObject(a, "overhead");
 
+	if (focus)
+		diagnose(fb, m, bound, shown);
 	buf_printf(&b, "## VTune Analysis: %s\n", shown);
 	if (note)
 		buf_printf(&b, "%s\n", note);
@@ -638,6 +768,29 @@ pick_user(const struct kf_fb *fb, const struct kf_rank *rank, const cJSON *ks,
 	return named ? named : first;
 }
 
+/* launch_bound and machinery (program.h): each computing task's launches
+ * by its Average Time (VTune keeps no launch of its own). */
+static void
+program_findings(struct kf_fb *fb, const struct kf_rank *rank, const cJSON *ks)
+{
+	struct kf_launches ls = { .metric = "Computing Task:Average Time" };
+	const cJSON *k;
+
+	cJSON_ArrayForEach(k, ks) {
+		const cJSON *m = kf_obj(k, "metrics");
+		double avg, n = 0;
+
+		if (kf_str(k, "name") == NULL || is_pseudo(kf_str(k, "name")))
+			continue;
+		if (!get(m, "instance_count_all", &n))
+			get(m, "instance_count", &n);
+		if (get(m, "average_time_s", &avg) && n >= 1 && n < 9e18)
+			kf_launches_add(&ls, avg * 1e9, (long)n);
+	}
+	kf_prog_findings(&fb->diag, rank, &ls);
+	kf_launches_free(&ls);
+}
+
 void
 vtune_feedback(const cJSON *rec, struct kf_fb *fb)
 {
@@ -709,6 +862,7 @@ vtune_feedback(const cJSON *rec, struct kf_fb *fb)
 		free(s);
 	}
 	buf_free(&why);
+	program_findings(fb, &rank, ks);
 	cJSON_AddBoolToObject(fb->analysis, "only_overhead_kernels", users == 0);
 	kf_set(fb->analysis, "kernels", akernels);
 	kf_set(fb->analysis, "ranking", kf_rank_json(&rank, fb->opt ? fb->opt->top : 5));
