@@ -43,10 +43,13 @@ replay() {
 	replay gpt2
 	kf-collate < "$T/rec" | kf-feedback > "$T/fb"
 	run jq -r '.analysis.diagnosis[0] | [.kind, (.impact_pct | floor)] | @tsv' "$T/fb"
-	assert_output "$(printf 'launch_bound\t17')"
+	assert_output "$(printf 'launch_bound\t79')"
 	run jq -r '.feedback' "$T/fb"
+	assert_output --partial "2,153 of 2,205 launches (97.6%) ran under 10 us"
 	assert_output --partial "The GPU was busy only 10.5% of the time"
 	assert_output --partial "2205 kernel launches"
+	run jq -r '.analysis.diagnosis[0].evidence | map(.metric) | index("timeline.busy_pct") != null' "$T/fb"
+	assert_output true
 }
 
 @test "trace: ResNet-50 training ranks batch norm backward first" {

@@ -2,14 +2,16 @@
  * profiler cannot: the ranking of every kernel by GPU time (machinery set
  * aside), how much of the time the GPU was busy, where it waited and for
  * how long, host-device copies, launch rate and size; and the findings that
- * follow from them: launch_bound (the GPU waits between short kernels) and
- * copies that take the time (kind "other", unit "pcie"). Reads
+ * follow from them: launch_bound and machinery as every profiler finds them
+ * (program.h), with the timeline's evidence, and copies that take the time
+ * (kind "other", unit "pcie"). Reads
  * rec["collated"] as trace_read wrote it. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "feedback.h"
+#include "program.h"
 #include "record.h"
 #include "trace.h"
 
@@ -227,42 +229,73 @@ say_configs(struct kf_fb *fb, const cJSON *d, const struct kf_rank *rank, int to
 	buf_free(&b);
 }
 
+/* The timeline's part of launch_bound: how long the GPU waited between
+ * launches, as a sentence and evidence. */
 static void
-find_launch_bound(struct kf_fb *fb, const cJSON *tl)
+timeline_why(struct buf *b, const cJSON *tl)
 {
+	buf_puts(b, "The GPU was busy only ");
+	kf_fmt_pct(b, kf_num(tl, "busy_pct", 0));
+	buf_puts(b, " of the time from its first work to its last, and the median launch ran ");
+	kf_fmt_ns(b, kf_num(tl, "median_launch_ns", 0));
+	buf_puts(b, ": the GPU waits on the host to launch the next kernel. Of the ");
+	kf_fmt_ns(b, kf_num(tl, "idle_ns", 0));
+	buf_puts(b, " idle, ");
+	kf_fmt_ns(b, gap_ns(tl, "under_10us") + gap_ns(tl, "10us_to_1ms"));
+	buf_printf(b, " fell in %.0f gaps under 1 ms between launches (the launch path) "
+	    "and ", gap_n(tl, "under_10us") + gap_n(tl, "10us_to_1ms"));
+	kf_fmt_ns(b, gap_ns(tl, "over_1ms"));
+	buf_printf(b, " in %.0f longer ones (the host's own work: setup, Python, waits)",
+	    gap_n(tl, "over_1ms"));
+}
+
+static void
+timeline_ev(struct kf_finding *f, const cJSON *tl)
+{
+	kf_finding_ev(f, "timeline.busy_pct", kf_num(tl, "busy_pct", 0), "%");
+	kf_finding_ev(f, "timeline.median_launch_ns", kf_num(tl, "median_launch_ns", 0), "ns");
+	kf_finding_ev(f, "timeline.gaps under 1 ms", gap_ns(tl, "under_10us") +
+	    gap_ns(tl, "10us_to_1ms"), "ns");
+	kf_finding_ev(f, "timeline.gaps.over_1ms.ns", gap_ns(tl, "over_1ms"), "ns");
+	kf_finding_ev(f, "timeline.launch_rate_per_s", kf_num(tl, "launch_rate_per_s", 0), "1/s");
+}
+
+/* launch_bound and machinery as every profiler finds them (program.h), from
+ * the trace's launch durations counted launch by launch; then what only a
+ * timeline shows: a launch_bound finding gets the GPU's idle time as
+ * evidence, or, where the durations alone do not make one, the timeline's
+ * own (LAUNCH_* above; the time at stake is the gaps under 1 ms). */
+static void
+program_findings(struct kf_fb *fb, const cJSON *tl, const struct kf_rank *rank)
+{
+	const cJSON *sl = kf_obj(tl, "short_launches");
+	struct kf_launches ls = { .metric = "kf trace: every kernel launch" };
 	double span = kf_num(tl, "span_ns", 0), med = kf_num(tl, "median_launch_ns", 0);
-	double busy = kf_num(tl, "busy_pct", 0), idle = kf_num(tl, "idle_ns", 0);
 	double shortg = gap_ns(tl, "under_10us") + gap_ns(tl, "10us_to_1ms");
 	struct kf_finding *f;
 	struct buf b = {0};
+	char *what;
 
-	if (span <= 0 || busy >= LAUNCH_BUSY_PCT || med <= 0 || med >= LAUNCH_MEDIAN_NS ||
-	    100 * shortg / span < LAUNCH_GAPS_PCT)
+	kf_launches_add_counted(&ls, kf_num(tl, "kernel_ns", 0), (long)kf_num(tl, "launches", 0),
+	    kf_num(sl, "ns", 0), (long)kf_num(sl, "count", 0));
+	kf_prog_findings(&fb->diag, rank, &ls);
+	kf_launches_free(&ls);
+	if (span <= 0 || kf_num(tl, "busy_pct", 0) >= LAUNCH_BUSY_PCT)
 		return;
-	buf_puts(&b, "The GPU was busy only ");
-	kf_fmt_pct(&b, busy);
-	buf_puts(&b, " of the time from its first work to its last, and the median launch ran ");
-	kf_fmt_ns(&b, med);
-	buf_puts(&b, ": the program is launch-bound, the GPU waits on the host to launch "
-	    "the next kernel. Of the ");
-	kf_fmt_ns(&b, idle);
-	buf_puts(&b, " idle, ");
-	kf_fmt_ns(&b, shortg);
-	buf_printf(&b, " fell in %.0f gaps under 1 ms between launches (the launch path) "
-	    "and ", gap_n(tl, "under_10us") + gap_n(tl, "10us_to_1ms"));
-	kf_fmt_ns(&b, gap_ns(tl, "over_1ms"));
-	buf_printf(&b, " in %.0f longer ones (the host's own work: setup, Python, waits)",
-	    gap_n(tl, "over_1ms"));
-	f = kf_diag_add(&fb->diag, KF_LAUNCH_BOUND, NULL, 100 * shortg / span, "%s", b.s);
-	kf_finding_ev(f, "timeline.busy_pct", busy, "%");
-	kf_finding_ev(f, "timeline.median_launch_ns", med, "ns");
-	kf_finding_ev(f, "timeline.gaps under 1 ms", shortg, "ns");
-	kf_finding_ev(f, "timeline.gaps.over_1ms.ns", gap_ns(tl, "over_1ms"), "ns");
-	kf_finding_ev(f, "timeline.launch_rate_per_s", kf_num(tl, "launch_rate_per_s", 0), "1/s");
-	kf_finding_fix(f, "launch fewer, larger kernels: capture the steady loop in a CUDA "
-	    "graph (torch.cuda.CUDAGraph, or torch.compile(mode=\"reduce-overhead\")), or "
-	    "fuse the small kernels (torch.compile, a fused kernel of your own); time the "
-	    "steady state, after a warm-up, apart from the first calls' setup");
+	if ((f = kf_diag_find(&fb->diag, KF_LAUNCH_BOUND)) != NULL) {
+		timeline_why(&b, tl);
+		what = xasprintf("%s. %s", f->what, b.s);
+		free(f->what);
+		f->what = what;
+		timeline_ev(f, tl);
+	} else if (med > 0 && med < LAUNCH_MEDIAN_NS && 100 * shortg / span >= LAUNCH_GAPS_PCT) {
+		timeline_why(&b, tl);
+		f = kf_diag_add(&fb->diag, KF_LAUNCH_BOUND, NULL, 100 * shortg / span, "%s", b.s);
+		timeline_ev(f, tl);
+		kf_finding_fix(f, "launch fewer, larger kernels: capture the steady loop in a "
+		    "CUDA graph (torch.cuda.CUDAGraph, or torch.compile(mode=\"reduce-overhead\")), "
+		    "or fuse the small kernels (torch.compile, a fused kernel of your own)");
+	}
 	buf_free(&b);
 }
 
@@ -327,7 +360,7 @@ trace_feedback(const cJSON *rec, struct kf_fb *fb)
 	hd = say_copies(fb, d, span);
 	say_ranges(fb, d);
 	say_configs(fb, d, &rank, top);
-	find_launch_bound(fb, tl);
+	program_findings(fb, tl, &rank);
 	find_copies(fb, hd, span);
 	kf_set(fb->analysis, "ranking", kf_rank_json(&rank, top));
 	kf_set(fb->analysis, "timeline", tl ? cJSON_Duplicate(tl, 1) : cJSON_CreateNull());
