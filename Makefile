@@ -56,7 +56,7 @@ OBJDIR = $(BUILD)/$(FLAVOR)
 # core knows nothing of kf's stages; run is kf-run's engine; stage holds the
 # shared stages, analysis what the feedback computes, report kf-report's
 # page, and lib/ncu, lib/unitrace, lib/vtune one profiler each.
-LIBDIRS = core run stage analysis report ncu unitrace vtune
+LIBDIRS = core run stage analysis report ncu unitrace vtune trace
 INC_core = -Ilib/core
 INC_run = -Ilib/core -Ilib/run
 INC_top = -Ilib/core -Ilib/stage -Ilib/analysis
@@ -66,6 +66,7 @@ INC_report = $(INC_top) -Ilib/report
 INC_ncu = $(INC_top)
 INC_unitrace = $(INC_top)
 INC_vtune = $(INC_top)
+INC_trace = $(INC_top)
 INC_bin = -Ilib/core -Ilib/run $(INC_top:-Ilib/core=) -Ilib/report
 LIBSRC = $(wildcard $(LIBDIRS:%=lib/%/*.c))
 LIBOBJ = $(patsubst lib/%.c,$(OBJDIR)/%.o,$(LIBSRC))
@@ -77,7 +78,31 @@ BINS = $(PROGS:%=$(OUTBIN)/%)
 FLAVOR_STAMP = $(BUILD)/flavor
 $(shell mkdir -p $(BUILD) $(OUTBIN); echo $(FLAVOR) | cmp -s - $(FLAVOR_STAMP) || echo $(FLAVOR) > $(FLAVOR_STAMP))
 
-all: deps-build $(BINS)
+all: deps-build $(BINS) tracer
+
+# kf's CUPTI tracer (lib/trace/inject), the library CUDA loads into a traced
+# program: built where CUPTI's header is found, skipped (and said) where not.
+# CUPTI_DIRS are the CUDA installs looked in; CUPTI_INC and CUPTI_LIB may be
+# given instead.
+CUPTI_DIRS ?= $(CUDA_HOME) /usr/local/cuda $(sort $(wildcard /usr/local/cuda-*))
+CUPTI_SUBDIRS = include targets/x86_64-linux/include extras/CUPTI/include
+CUPTI_LOOKED = $(foreach d,$(CUPTI_DIRS),$(CUPTI_SUBDIRS:%=$(d)/%))
+CUPTI_INC ?= $(patsubst %/cupti.h,%,$(firstword $(wildcard $(CUPTI_LOOKED:%=%/cupti.h))))
+CUPTI_LIBDIRS = $(foreach l,lib64 lib,$(patsubst %/include,%/$(l),$(CUPTI_INC)))
+CUPTI_LIB ?= $(patsubst %/libcupti.so,%,$(firstword $(wildcard $(CUPTI_LIBDIRS:%=%/libcupti.so))))
+TRACER = $(OUTBIN)/../libexec/kf/libkftrace.so
+ifneq ($(and $(CUPTI_INC),$(CUPTI_LIB)),)
+tracer: $(TRACER)
+$(TRACER): lib/trace/inject/kftrace.c
+	@echo "kf: building the tracer with CUPTI from $(CUPTI_INC) and $(CUPTI_LIB)"
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 $(WARN) $(CFLAGS) -D_GNU_SOURCE -fPIC -shared -I$(CUPTI_INC) -o $@ $< \
+		-L$(CUPTI_LIB) -Wl,-rpath,$(CUPTI_LIB) -lcupti -lstdc++ -lpthread
+else
+tracer:
+	@echo "kf: no CUPTI (cupti.h and libcupti.so) under $(CUPTI_DIRS) (looked in" \
+		"$(CUPTI_SUBDIRS) of each): the tracer (kf trace) is not built; set CUDA_HOME"
+endif
 
 define libdir_rule
 $$(OBJDIR)/$(1)/%.o: lib/$(1)/%.c $$(LIBHDR) | $$(OBJDIR)/$(1)
@@ -142,7 +167,7 @@ uninstall:
 	-rmdir $(DESTDIR)$(DATADIR) $(DESTDIR)$(LIBEXECDIR) 2>/dev/null
 
 clean:
-	rm -rf build $(PROGS:%=bin/%) tests/tmp
+	rm -rf build $(PROGS:%=bin/%) tests/tmp $(TRACER)
 
-.PHONY: all check demo bench fuzz install uninstall clean deps-build deps-check lint-man
+.PHONY: all tracer check demo bench fuzz install uninstall clean deps-build deps-check lint-man
 .SUFFIXES:

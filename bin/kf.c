@@ -12,7 +12,7 @@
 static const char usage[] =
 	"[--json] [-n N] [-t S] [-i S] [--no-collated] [--gpu NAME] PROFILER [options] -- CMD [ARG ...]";
 static const char help[] =
-	"Profiles CMD with PROFILER (ncu, unitrace, vtune) and prints the feedback:\n"
+	"Profiles CMD with PROFILER (ncu, unitrace, vtune, trace) and prints the feedback:\n"
 	"kf-wrap PROFILER ... -- CMD | kf-run | kf-read | kf-collate | kf-feedback --text.\n"
 	"Everything from PROFILER on goes to kf-wrap (-o DIR, --id, --sudo, the\n"
 	"profiler's own options, see kf-wrap(1)).\n"

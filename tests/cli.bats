@@ -201,12 +201,12 @@ collated() {
 	run --separate-stderr kf-wrap nsys -- ./k
 	assert_equal "$status" 2
 	assert_output ""
-	assert_equal "${stderr%%$'\n'*}" "kf-wrap: 'nsys' is not a profiler (one of ncu, unitrace, vtune)"
+	assert_equal "${stderr%%$'\n'*}" "kf-wrap: 'nsys' is not a profiler (one of ncu, unitrace, vtune, trace)"
 	run --separate-stderr kf-wrap -o o nsys --set full -- ./k
 	assert_equal "$status" 2
 	run --separate-stderr kf-wrap nsys
 	assert_equal "$status" 2
-	assert_equal "${stderr%%$'\n'*}" "kf-wrap: 'nsys' is not a profiler (one of ncu, unitrace, vtune) nor a file of records"
+	assert_equal "${stderr%%$'\n'*}" "kf-wrap: 'nsys' is not a profiler (one of ncu, unitrace, vtune, trace) nor a file of records"
 	# a file of records named like a word still works
 	echo '{"id":"j","profiler":"ncu","cmd":["./k"]}' >nsys
 	run kf-wrap -o o nsys
@@ -263,7 +263,7 @@ kf_setup() {
 	run --separate-stderr kf nsys -- ./k
 	assert_equal "$status" 2
 	assert_output ""
-	assert_equal "${stderr%%$'\n'*}" "kf: 'nsys' is not a profiler (one of ncu, unitrace, vtune)"
+	assert_equal "${stderr%%$'\n'*}" "kf: 'nsys' is not a profiler (one of ncu, unitrace, vtune, trace)"
 	run --separate-stderr kf ncu stray -- ./k
 	assert_equal "$status" 2
 	assert_equal "${stderr%%$'\n'*}" "kf-wrap: 'stray' before --: the program goes after --, and a profiler option's value right after the option"

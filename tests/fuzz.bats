@@ -5,7 +5,7 @@
 
 load helper
 
-TARGETS="record ncu ncuraw ncusource utcsv unitrace chrome vtune report"
+TARGETS="record ncu ncuraw ncusource utcsv unitrace chrome vtune report trace"
 
 setup_file() {
 	local rt
@@ -71,6 +71,10 @@ fuzz_target() {
 
 @test "fuzz_vtune: VTune reports through vtune_read and the vtune feedback survive their corpus and regress inputs" {
 	fuzz_target vtune
+}
+
+@test "fuzz_trace: kf trace files through trace_read, collate and feedback survive their corpus and regress inputs" {
+	fuzz_target trace
 }
 
 @test "fuzz_report: record lines through kf-report's page make only its own elements and attributes" {

@@ -141,18 +141,18 @@ kf-select|{"id":"b","cmd":5,"language":"cuda"}|bad_record|job b: "cmd" is neithe
 kf-select|{"id":"b","cmd":[1,2],"language":"cuda"}|bad_record|job b: "cmd"[0], the program, is not a non-empty string
 kf-select|{"id":"b","cmd":["./x"],"language":["cuda"]}|bad_record|"language" is not a string
 kf-select|{"id":"b","cmd":["./x"],"language":"cuda","arch":{}}|bad_record|"arch" is not a string
-kf-wrap|{"id":"b","cmd":["./x"],"profiler":7,"pass":"ncu.000"}|bad_record|no "profiler" (one of ncu, unitrace, vtune)
+kf-wrap|{"id":"b","cmd":["./x"],"profiler":7,"pass":"ncu.000"}|bad_record|no "profiler" (one of ncu, unitrace, vtune, trace)
 kf-wrap|{"id":"b","cmd":5,"profiler":"ncu","pass":"ncu.000"}|bad_record|job b: "cmd" is neither an array of strings nor a string
 kf-wrap|{"id":["b"],"cmd":["./x"],"profiler":"ncu","pass":"ncu.000"}|bad_record|no "id" (a non-empty string)
 kf-run|{"id":"b","argv":"1 2"}|bad_record|argv is not an array of strings
 kf-run|{"id":"b","argv":[1,2]}|bad_record|argv is not an array of strings
 kf-run|{"id":"b","argv":["echo"],"env":"A=1"}|bad_record|env is not an object
-kf-read|{"id":"b","profiler":7,"output_dir":"/tmp"}|bad_record|no "profiler" field (one of ncu, unitrace, vtune)
+kf-read|{"id":"b","profiler":7,"output_dir":"/tmp"}|bad_record|no "profiler" field (one of ncu, unitrace, vtune, trace)
 kf-read|{"id":"b","profiler":"ncu","output_dir":["/tmp"]}|bad_record|no "output_dir" field: where did ncu write?
-kf-read|{"id":"b","profiler":"gprof","output_dir":"/tmp"}|bad_record|unknown profiler 'gprof' (one of ncu, unitrace, vtune)
+kf-read|{"id":"b","profiler":"gprof","output_dir":"/tmp"}|bad_record|unknown profiler 'gprof' (one of ncu, unitrace, vtune, trace)
 kf-collate|{"id":{"x":1},"profiler":"ncu","data":{}}|bad_record|no "id" field: cannot tell which job this pass belongs to
 kf-feedback|{"id":"b","profiler":"ncu","collated":"x"}|bad_record|no "collated" object: run kf-read and kf-collate first
-kf-feedback|{"id":"b","profiler":7,"collated":{}}|bad_record|no known "profiler" (one of ncu, unitrace, vtune)
+kf-feedback|{"id":"b","profiler":7,"collated":{}}|bad_record|no known "profiler" (one of ncu, unitrace, vtune, trace)
 EOF
 }
 

@@ -158,7 +158,7 @@ VTUNE="vtune.000/-/query"
 	[ "$(job sycl unitrace - | kf-select --profiler vtune | jq -r .pass)" = vtune.000 ]
 	run kf-select --profiler perf </dev/null
 	assert_failure 2
-	assert_output --partial "--profiler: unknown profiler 'perf' (one of ncu, unitrace, vtune)"
+	assert_output --partial "--profiler: unknown profiler 'perf' (one of ncu, unitrace, vtune, trace)"
 }
 
 @test "missing or mistyped fields are error records, the other jobs still flow" {

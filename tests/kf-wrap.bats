@@ -159,7 +159,7 @@ x'
 	[ "$(jq -r '.error.kind // .pass' <<<"$recs" | paste -sd' ')" = \
 		"bad_record bad_record bad_record bad_record bad_record bad_json no_profiler ncu.000" ]
 	assert_output --partial 'line 1: job a: "cmd"[0], the program, is not a non-empty string'
-	assert_output --partial "line 2: unknown profiler 'perf' (one of ncu, unitrace, vtune)"
+	assert_output --partial "line 2: unknown profiler 'perf' (one of ncu, unitrace, vtune, trace)"
 	assert_output --partial 'line 3: job c: no "pass": unitrace takes 3 passes'
 	# the error record went through untouched: no argv, no output_dir
 	[ "$(jq -c 'select(.id == "e") | [.argv, .output_dir, .error.stage]' <<<"$recs")" = '[null,null,"kf-select"]' ]

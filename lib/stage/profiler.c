@@ -7,7 +7,7 @@
 #include "text.h"
 
 const struct kf_profiler *const kf_profilers[] = {
-	&kf_ncu, &kf_unitrace, &kf_vtune, NULL,
+	&kf_ncu, &kf_unitrace, &kf_vtune, &kf_trace, NULL,
 };
 
 const struct kf_profiler *

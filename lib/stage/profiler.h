@@ -138,6 +138,6 @@ const struct kf_prof_lang *kf_profiler_lang(const struct kf_profiler *p,
 const char *const *kf_profiler_keep_paths(void);
 
 /* The descriptors, each in its profiler's folder. */
-extern const struct kf_profiler kf_ncu, kf_unitrace, kf_vtune;
+extern const struct kf_profiler kf_ncu, kf_unitrace, kf_vtune, kf_trace;
 
 #endif

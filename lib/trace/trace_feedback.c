@@ -1,0 +1,372 @@
+/* kf trace: kf-feedback. What a trace of every launch says and a counter
+ * profiler cannot: the ranking of every kernel by GPU time (machinery set
+ * aside), how much of the time the GPU was busy, where it waited and for
+ * how long, host-device copies, launch rate and size; and the findings that
+ * follow from them: launch_bound and machinery as every profiler finds them
+ * (program.h), with the timeline's evidence, and copies that take the time
+ * (kind "other", unit "pcie"). Reads
+ * rec["collated"] as trace_read wrote it. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "feedback.h"
+#include "program.h"
+#include "record.h"
+#include "trace.h"
+
+/* launch_bound: the GPU was idle most of the time from its first work to
+ * its last, its launches are short, and a tenth of that time or more went
+ * in gaps under 1 ms between launches: it waits on the host, which launches
+ * kernels that each take less time than launching them. The time at stake
+ * is those gaps; longer ones are the host's own work (first calls' setup,
+ * Python, waits), which graphs and fusion do not remove. */
+#define LAUNCH_BUSY_PCT 50.0
+#define LAUNCH_MEDIAN_NS 20000.0
+#define LAUNCH_GAPS_PCT 10.0
+/* Copies between host and device this share of the time are a finding. */
+#define COPY_PCT 20.0
+
+static double
+gap_ns(const cJSON *tl, const char *bucket)
+{
+	return kf_num(kf_obj(kf_obj(tl, "gaps"), bucket), "ns", 0);
+}
+
+static double
+gap_n(const cJSON *tl, const char *bucket)
+{
+	return kf_num(kf_obj(kf_obj(tl, "gaps"), bucket), "count", 0);
+}
+
+static void
+say_head(struct kf_fb *fb, const cJSON *d)
+{
+	const cJSON *tl = kf_obj(d, "timeline"), *w;
+	struct buf b = {0};
+	double procs = kf_num(d, "processes", 0);
+
+	buf_printf(&b, "kf trace (CUPTI) timed every GPU activity of %.0f process%s: %.0f "
+	    "kernel launch%s (", procs, procs == 1 ? "" : "es", kf_num(d, "launches", 0),
+	    kf_num(d, "launches", 0) == 1 ? "" : "es");
+	kf_fmt_ns(&b, kf_num(d, "total_ns", 0));
+	buf_printf(&b, " of GPU time in %.0f kernels). The GPU was busy ", kf_num(d,
+	    "kernel_count", 0));
+	kf_fmt_pct(&b, kf_num(tl, "busy_pct", 0));
+	buf_puts(&b, " of the ");
+	kf_fmt_ns(&b, kf_num(tl, "span_ns", 0));
+	buf_puts(&b, " from its first work to its last (");
+	kf_fmt_ns(&b, kf_num(tl, "busy_ns", 0));
+	buf_puts(&b, " busy; the trace covers ");
+	kf_fmt_ns(&b, kf_num(tl, "traced_ns", 0));
+	buf_puts(&b, " from CUDA's start to the end, ");
+	kf_fmt_ns(&b, kf_num(tl, "start_after_ns", 0));
+	buf_puts(&b, " of it before the first GPU work).");
+	kf_fb_add_buf(fb, FB_HEAD, &b);
+	cJSON_ArrayForEach(w, kf_arr(d, "warnings"))
+		if (cJSON_IsString(w))
+			kf_fb_add(fb, FB_HEAD, "Note: %s.", w->valuestring);
+	buf_free(&b);
+}
+
+static void
+say_launches(struct kf_fb *fb, const cJSON *tl)
+{
+	struct buf b = {0};
+	double n = kf_num(tl, "launches", 0), sn = kf_num(kf_obj(tl, "short_launches"), "count", 0);
+
+	if (n <= 0)
+		return;
+	buf_printf(&b, "Launches: %.0f a second over the GPU's working time; the median "
+	    "launch ran ", kf_num(tl, "launch_rate_per_s", 0));
+	kf_fmt_ns(&b, kf_num(tl, "median_launch_ns", 0));
+	buf_printf(&b, "; %.0f of the %.0f (", sn, n);
+	kf_fmt_pct(&b, 100 * sn / n);
+	buf_puts(&b, ") ran under 10 us, ");
+	kf_fmt_ns(&b, kf_num(kf_obj(tl, "short_launches"), "ns", 0));
+	buf_puts(&b, " in all.");
+	kf_fb_add_buf(fb, FB_KEY, &b);
+	buf_free(&b);
+}
+
+static void
+gap_line(struct buf *b, const cJSON *g)
+{
+	char *after = kf_kernel_short(kf_str(g, "after") ? kf_str(g, "after") : "?", 50);
+	char *before = kf_kernel_short(kf_str(g, "before") ? kf_str(g, "before") : "?", 50);
+
+	buf_puts(b, "\n- ");
+	kf_fmt_ns(b, kf_num(g, "ns", 0));
+	buf_puts(b, " at ");
+	kf_fmt_ns(b, kf_num(g, "at_ns", 0));
+	buf_printf(b, ", after %s, before %s", after, before);
+	if (kf_str(g, "range"))
+		buf_printf(b, ", in NVTX range \"%s\"", kf_str(g, "range"));
+	free(after);
+	free(before);
+}
+
+static void
+say_gaps(struct kf_fb *fb, const cJSON *tl)
+{
+	static const char *const bk[] = { "under_10us", "10us_to_1ms", "over_1ms" };
+	static const char *const bw[] = { "under 10 us", "10 us to 1 ms", "over 1 ms" };
+	const cJSON *g;
+	struct buf b = {0};
+	int i;
+
+	if (kf_num(kf_obj(tl, "gaps"), "count", 0) <= 0)
+		return;
+	buf_puts(&b, "The GPU was idle ");
+	kf_fmt_ns(&b, kf_num(tl, "idle_ns", 0));
+	buf_printf(&b, " in %.0f gaps between its work:", kf_num(kf_obj(tl, "gaps"), "count", 0));
+	for (i = 0; i < 3; i++) {
+		buf_printf(&b, "%s %.0f %s (", i ? ";" : "", gap_n(tl, bk[i]), bw[i]);
+		kf_fmt_ns(&b, gap_ns(tl, bk[i]));
+		buf_putc(&b, ')');
+	}
+	buf_puts(&b, ". Short gaps are the host launching the next kernel; long ones, "
+	    "the host's own work or a wait. The longest, from the GPU's first work:");
+	cJSON_ArrayForEach(g, kf_arr(tl, "largest_gaps"))
+		gap_line(&b, g);
+	kf_fb_add_buf(fb, FB_KEY, &b);
+	buf_free(&b);
+}
+
+/* Host-device copy time, and the copies' lines. */
+static double
+say_copies(struct kf_fb *fb, const cJSON *d, double span)
+{
+	const cJSON *c;
+	struct buf b = {0};
+	double hd = 0;
+	int n = 0;
+
+	cJSON_ArrayForEach(c, kf_obj(d, "copies")) {
+		double ns = kf_num(c, "ns", 0), bytes = kf_num(c, "bytes", 0);
+
+		buf_puts(&b, n++ ? "; " : "Memory copies: ");
+		buf_printf(&b, "%s %.0f (%.1f MB, ", c->string, kf_num(c, "count", 0), bytes / 1e6);
+		kf_fmt_ns(&b, ns);
+		if (ns > 0)
+			buf_printf(&b, ", %.1f GB/s", bytes / ns);
+		buf_putc(&b, ')');
+		if (strcmp(c->string, "HtoD") == 0 || strcmp(c->string, "DtoH") == 0)
+			hd += ns;
+	}
+	if (n == 0)
+		return 0;
+	if (span > 0) {
+		buf_puts(&b, "; host-device copies took ");
+		kf_fmt_pct(&b, 100 * hd / span);
+		buf_puts(&b, " of the GPU's working time");
+	}
+	buf_putc(&b, '.');
+	kf_fb_add_buf(fb, FB_KEY, &b);
+	buf_free(&b);
+	return hd;
+}
+
+static void
+say_ranges(struct kf_fb *fb, const cJSON *d)
+{
+	const cJSON *r;
+	struct buf b = {0};
+	int n = 0;
+
+	cJSON_ArrayForEach(r, kf_arr(d, "ranges")) {
+		if (n == 8) {
+			buf_puts(&b, "; ...");
+			break;
+		}
+		buf_printf(&b, "%s\"%s\" x%.0f, ", n++ ? "; " : "NVTX ranges: ",
+		    kf_str(r, "name") ? kf_str(r, "name") : "", kf_num(r, "count", 0));
+		kf_fmt_ns(&b, kf_num(r, "ns", 0));
+	}
+	if (n == 0)
+		return;
+	buf_putc(&b, '.');
+	kf_fb_add_buf(fb, FB_DETAIL, &b);
+	buf_free(&b);
+}
+
+/* The launch configuration of the top kernels (their longest launch). */
+static void
+say_configs(struct kf_fb *fb, const cJSON *d, const struct kf_rank *rank, int top)
+{
+	const cJSON *k, *g, *bl;
+	struct buf b = {0};
+	int n = 0;
+
+	cJSON_ArrayForEach(k, kf_arr(d, "kernels")) {
+		char *shown;
+
+		if (n >= top)
+			break;
+		if (kf_str(k, "machinery") || !kf_str(k, "name"))
+			continue;
+		g = kf_arr(k, "grid");
+		bl = kf_arr(k, "block");
+		shown = kf_rank_shown(rank, kf_str(k, "name"));
+		buf_printf(&b, "%s%s: grid (%d, %d, %d), block (%d, %d, %d), %.0f registers, "
+		    "%.0f B static + %.0f B dynamic shared memory", n++ ? "\n" :
+		    "Launch configuration of the longest launch of each:\n", shown,
+		    cJSON_GetArrayItem(g, 0) ? cJSON_GetArrayItem(g, 0)->valueint : 0,
+		    cJSON_GetArrayItem(g, 1) ? cJSON_GetArrayItem(g, 1)->valueint : 0,
+		    cJSON_GetArrayItem(g, 2) ? cJSON_GetArrayItem(g, 2)->valueint : 0,
+		    cJSON_GetArrayItem(bl, 0) ? cJSON_GetArrayItem(bl, 0)->valueint : 0,
+		    cJSON_GetArrayItem(bl, 1) ? cJSON_GetArrayItem(bl, 1)->valueint : 0,
+		    cJSON_GetArrayItem(bl, 2) ? cJSON_GetArrayItem(bl, 2)->valueint : 0,
+		    kf_num(k, "registers_per_thread", 0), kf_num(k, "static_shared_bytes", 0),
+		    kf_num(k, "dynamic_shared_bytes", 0));
+		if (kf_num(k, "graph_launches", 0) > 0)
+			buf_printf(&b, "; %.0f of its %.0f launches from a CUDA graph",
+			    kf_num(k, "graph_launches", 0), kf_num(k, "launches", 0));
+		free(shown);
+	}
+	if (n > 0)
+		kf_fb_add_buf(fb, FB_DETAIL, &b);
+	buf_free(&b);
+}
+
+/* The timeline's part of launch_bound: how long the GPU waited between
+ * launches, as a sentence and evidence. */
+static void
+timeline_why(struct buf *b, const cJSON *tl)
+{
+	buf_puts(b, "The GPU was busy only ");
+	kf_fmt_pct(b, kf_num(tl, "busy_pct", 0));
+	buf_puts(b, " of the time from its first work to its last, and the median launch ran ");
+	kf_fmt_ns(b, kf_num(tl, "median_launch_ns", 0));
+	buf_puts(b, ": the GPU waits on the host to launch the next kernel. Of the ");
+	kf_fmt_ns(b, kf_num(tl, "idle_ns", 0));
+	buf_puts(b, " idle, ");
+	kf_fmt_ns(b, gap_ns(tl, "under_10us") + gap_ns(tl, "10us_to_1ms"));
+	buf_printf(b, " fell in %.0f gaps under 1 ms between launches (the launch path) "
+	    "and ", gap_n(tl, "under_10us") + gap_n(tl, "10us_to_1ms"));
+	kf_fmt_ns(b, gap_ns(tl, "over_1ms"));
+	buf_printf(b, " in %.0f longer ones (the host's own work: setup, Python, waits)",
+	    gap_n(tl, "over_1ms"));
+}
+
+static void
+timeline_ev(struct kf_finding *f, const cJSON *tl)
+{
+	kf_finding_ev(f, "timeline.busy_pct", kf_num(tl, "busy_pct", 0), "%");
+	kf_finding_ev(f, "timeline.median_launch_ns", kf_num(tl, "median_launch_ns", 0), "ns");
+	kf_finding_ev(f, "timeline.gaps under 1 ms", gap_ns(tl, "under_10us") +
+	    gap_ns(tl, "10us_to_1ms"), "ns");
+	kf_finding_ev(f, "timeline.gaps.over_1ms.ns", gap_ns(tl, "over_1ms"), "ns");
+	kf_finding_ev(f, "timeline.launch_rate_per_s", kf_num(tl, "launch_rate_per_s", 0), "1/s");
+}
+
+/* launch_bound and machinery as every profiler finds them (program.h), from
+ * the trace's launch durations counted launch by launch; then what only a
+ * timeline shows: a launch_bound finding gets the GPU's idle time as
+ * evidence, or, where the durations alone do not make one, the timeline's
+ * own (LAUNCH_* above; the time at stake is the gaps under 1 ms). */
+static void
+program_findings(struct kf_fb *fb, const cJSON *tl, const struct kf_rank *rank)
+{
+	const cJSON *sl = kf_obj(tl, "short_launches");
+	struct kf_launches ls = { .metric = "kf trace: every kernel launch" };
+	double span = kf_num(tl, "span_ns", 0), med = kf_num(tl, "median_launch_ns", 0);
+	double shortg = gap_ns(tl, "under_10us") + gap_ns(tl, "10us_to_1ms");
+	struct kf_finding *f;
+	struct buf b = {0};
+	char *what;
+
+	kf_launches_add_counted(&ls, kf_num(tl, "kernel_ns", 0), (long)kf_num(tl, "launches", 0),
+	    kf_num(sl, "ns", 0), (long)kf_num(sl, "count", 0));
+	kf_prog_findings(&fb->diag, rank, &ls);
+	kf_launches_free(&ls);
+	if (span <= 0 || kf_num(tl, "busy_pct", 0) >= LAUNCH_BUSY_PCT)
+		return;
+	if ((f = kf_diag_find(&fb->diag, KF_LAUNCH_BOUND)) != NULL) {
+		timeline_why(&b, tl);
+		what = xasprintf("%s. %s", f->what, b.s);
+		free(f->what);
+		f->what = what;
+		timeline_ev(f, tl);
+	} else if (med > 0 && med < LAUNCH_MEDIAN_NS && 100 * shortg / span >= LAUNCH_GAPS_PCT) {
+		timeline_why(&b, tl);
+		f = kf_diag_add(&fb->diag, KF_LAUNCH_BOUND, NULL, 100 * shortg / span, "%s", b.s);
+		timeline_ev(f, tl);
+		kf_finding_fix(f, "launch fewer, larger kernels: capture the steady loop in a "
+		    "CUDA graph (torch.cuda.CUDAGraph, or torch.compile(mode=\"reduce-overhead\")), "
+		    "or fuse the small kernels (torch.compile, a fused kernel of your own)");
+	}
+	buf_free(&b);
+}
+
+static void
+find_copies(struct kf_fb *fb, double hd, double span)
+{
+	struct kf_finding *f;
+	struct buf b = {0};
+
+	if (span <= 0 || 100 * hd / span < COPY_PCT)
+		return;
+	buf_puts(&b, "Copies between host and device took ");
+	kf_fmt_ns(&b, hd);
+	buf_puts(&b, " (");
+	kf_fmt_pct(&b, 100 * hd / span);
+	buf_puts(&b, ") of the GPU's working time: the program is bound by host-device copies");
+	f = kf_diag_add(&fb->diag, KF_OTHER, "pcie", fmin(100, 100 * hd / span), "%s", b.s);
+	kf_finding_ev(f, "copies HtoD+DtoH ns", hd, "ns");
+	kf_finding_ev(f, "timeline.span_ns", span, "ns");
+	kf_finding_fix(f, "keep the data on the GPU between steps; where it must move, copy "
+	    "from pinned memory (pin_memory()) with non_blocking=True so copies overlap work");
+	buf_free(&b);
+}
+
+static void
+rank_of(const cJSON *d, struct kf_rank *rank)
+{
+	const cJSON *k;
+
+	cJSON_ArrayForEach(k, kf_arr(d, "kernels"))
+		if (kf_str(k, "name"))
+			kf_rank_add(rank, kf_str(k, "name"), kf_num(k, "total_ns", 0),
+			    (long)kf_num(k, "launches", 0));
+	if (rank->n > 0)
+		kf_rank_sort(rank);
+}
+
+void
+trace_feedback(const cJSON *rec, struct kf_fb *fb)
+{
+	const cJSON *d = kf_obj(rec, "collated"), *tl = kf_obj(d, "timeline");
+	struct kf_rank rank = {0};
+	struct buf b = {0};
+	int top = fb->opt && fb->opt->top > 0 ? fb->opt->top : 5;
+	double hd, span = kf_num(tl, "span_ns", 0);
+
+	say_head(fb, d);
+	rank_of(d, &rank);
+	if (rank.n == 0) {
+		kf_fb_add(fb, FB_HEAD, "The trace holds no kernel launch: the program ran no "
+		    "GPU kernel while it was traced.");
+		kf_set_str(fb->analysis, "status", "no_kernels");
+	} else {
+		kf_rank_text(&rank, &b, top);
+		kf_fb_add_buf(fb, FB_RANK, &b);
+		kf_rank_machinery_text(&rank, &b);
+		if (b.len)
+			kf_fb_add_buf(fb, FB_RANK, &b);
+	}
+	say_launches(fb, tl);
+	say_gaps(fb, tl);
+	hd = say_copies(fb, d, span);
+	say_ranges(fb, d);
+	say_configs(fb, d, &rank, top);
+	program_findings(fb, tl, &rank);
+	find_copies(fb, hd, span);
+	kf_set(fb->analysis, "ranking", kf_rank_json(&rank, top));
+	kf_set(fb->analysis, "timeline", tl ? cJSON_Duplicate(tl, 1) : cJSON_CreateNull());
+	kf_set(fb->analysis, "copies", kf_obj(d, "copies") ?
+	    cJSON_Duplicate(kf_obj(d, "copies"), 1) : cJSON_CreateObject());
+	kf_set_num(fb->analysis, "host_device_copy_ns", hd);
+	buf_free(&b);
+	kf_rank_free(&rank);
+}

@@ -1,0 +1,160 @@
+/* kf trace as --top's timing run: kf-read --profiler trace --select K DIR
+ * reads the trace in DIR (libexec/kf/kf-ncu ran the program under the
+ * tracer into OUT/trace), writes the timing source that ncu's selector
+ * reads, OUT/ncu_timing.csv and OUT/ncu_timing_mangled.csv (one row per
+ * launch, in launch order, as ncu --metrics gpu__time_duration.sum --csv
+ * writes them; a "==KF==" line first says where they came from), and
+ * hands them to ncu's selector through the registry: the choice and the
+ * filter arguments are ncu's own (lib/ncu/ncu_top.c). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "record.h"
+#include "text.h"
+#include "trace.h"
+
+/* The names lib/ncu/ncu.h gives them (NCU_TIMING, NCU_TIMING_MANGLED). */
+#define TIMING_CSV "ncu_timing.csv"
+#define TIMING_MANGLED_CSV "ncu_timing_mangled.csv"
+
+struct launch {
+	const struct trace_kernel *k;
+	const struct trace_file *f;
+};
+
+static int
+cmp_launch(const void *x, const void *y)
+{
+	const struct launch *a = x, *b = y;
+
+	return a->k->start < b->k->start ? -1 : a->k->start > b->k->start;
+}
+
+static void
+csv_field(FILE *out, const char *s, int last)
+{
+	putc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			putc('"', out);
+		putc(*s, out);
+	}
+	fputs(last ? "\"\n" : "\",", out);
+}
+
+static int
+write_csv(const char *path, const char *from, const struct launch *l, size_t n, int mangled)
+{
+	FILE *out = fopen(path, "w");
+	size_t i;
+	char b[3][96];
+	int ok;
+
+	if (out == NULL)
+		return -1;
+	fprintf(out, "==KF== timing from kf trace (CUPTI), %s\n", from);
+	fputs("\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"Context\","
+	    "\"Stream\",\"Block Size\",\"Grid Size\",\"Device\",\"CC\",\"Section Name\","
+	    "\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n", out);
+	for (i = 0; i < n; i++) {
+		const struct trace_kernel *k = l[i].k;
+		const struct trace_name *nm = &l[i].f->names[k->name];
+
+		fprintf(out, "\"%zu\",\"%ld\",\"\",\"\",", i, l[i].f->pid);
+		csv_field(out, mangled ? nm->mangled : nm->demangled, 0);
+		snprintf(b[0], sizeof b[0], "(%d, %d, %d)", k->block[0], k->block[1], k->block[2]);
+		snprintf(b[1], sizeof b[1], "(%d, %d, %d)", k->grid[0], k->grid[1], k->grid[2]);
+		snprintf(b[2], sizeof b[2], "%lld", (long long)(k->end - k->start));
+		fprintf(out, "\"\",\"%u\",\"%s\",\"%s\",\"%u\",\"\",\"Command line profiler metrics\","
+		    "\"gpu__time_duration.sum\",\"ns\",\"%s\"\n", k->stream, b[0], b[1], k->device, b[2]);
+	}
+	ok = !ferror(out);
+	if (fclose(out) != 0)
+		ok = 0;
+	return ok ? 0 : -1;
+}
+
+/* The folder that holds dir ("out" for "out/trace"). */
+static char *
+parent(const char *dir)
+{
+	size_t n = strlen(dir);
+
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	while (n > 0 && dir[n - 1] != '/')
+		n--;
+	return n == 0 ? xstrdup(".") : xstrndup(dir, n);
+}
+
+static int
+timing_csvs(const char *dir, struct trace_file *const *f, size_t nf, char **csv)
+{
+	struct launch *l = NULL;
+	size_t n = 0, cap = 0, i, j;
+	char *up = parent(dir), *mangled;
+	int st = 0;
+
+	for (i = 0; i < nf; i++)
+		for (j = 0; j < f[i]->nk; j++) {
+			KF_GROW(l, n, cap, 1024);
+			l[n].k = &f[i]->k[j];
+			l[n++].f = f[i];
+		}
+	if (n > 1)
+		qsort(l, n, sizeof *l, cmp_launch);
+	*csv = kf_path_join(up, TIMING_CSV);
+	mangled = kf_path_join(up, TIMING_MANGLED_CSV);
+	if (write_csv(*csv, dir, l, n, 0) != 0) {
+		kf_warn("cannot write %s:", *csv);
+		st = -1;
+	} else if (write_csv(mangled, dir, l, n, 1) != 0) {
+		kf_warn("cannot write %s:", mangled);
+		st = -1;
+	}
+	free(mangled);
+	free(up);
+	free(l);
+	return st;
+}
+
+int
+trace_select(long k, const char *dir, int flags)
+{
+	const struct kf_profiler *ncu = kf_profiler_find("ncu");
+	struct trace_file **f;
+	char **paths, *csv = NULL;
+	size_t n, i, whole = 0;
+	int st = 1;
+
+	if ((paths = trace_list(dir, &n)) == NULL) {
+		kf_warn("cannot read the trace folder %s:", dir);
+		return 1;
+	}
+	f = xcalloc(n + 1, sizeof *f);
+	for (i = 0; i < n; i++) {
+		f[i] = xcalloc(1, sizeof **f);
+		if (trace_file_read(f[i], paths[i]) != 0)
+			trace_file_parse(f[i], paths[i], "", 0);
+		whole += f[i]->header && f[i]->nk > 0;
+	}
+	if (whole == 0)
+		kf_warn("%s: no kf trace with a kernel launch (%zu trace file%s)", dir, n,
+		    n == 1 ? "" : "s");
+	else if (ncu == NULL || ncu->select == NULL)
+		kf_warn("no ncu selector to choose the kernels");
+	else if (timing_csvs(dir, f, n, &csv) == 0)
+		st = ncu->select(k, csv, flags);
+	for (i = 0; i < n; i++) {
+		trace_file_free(f[i]);
+		free(f[i]);
+		free(paths[i]);
+	}
+	free(f);
+	free(paths);
+	free(csv);
+	return st;
+}
