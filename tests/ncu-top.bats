@@ -215,7 +215,7 @@ ncu_run() {
 	run bash -c 'grep -A1 -x -e --launch-skip "$1" | grep -x "[0-9]*" | sort | tr "\n" " "' _ "$FAKE_NCU_ARGV"
 	assert_output '0 1 '
 	cmp "$O/multi/ncu.000/ncu_source.csv" <(cat "$FAKE_NCU_SOURCE" "$FAKE_NCU_SOURCE")
-	[ "$(grep -c '^===$' "$FAKE_NCU_ARGV")" -eq 8 ]
+	[ "$(grep -c '^===$' "$FAKE_NCU_ARGV")" -eq 9 ]
 }
 
 @test "--top: ncu ends the detailed run once its launches are profiled (exit 0); the program's status is the timing run's" {

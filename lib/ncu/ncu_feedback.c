@@ -741,21 +741,72 @@ say_rules(struct kf_fb *fb, const cJSON *k, cJSON *analysis)
 	free(v);
 }
 
-/* The other kernels near the top: their longest launch in one line each. */
+/* Why kernel name of the ranking has no launch profiled in detail. */
+static void
+why_none(struct buf *b, const cJSON *data, const char *name)
+{
+	const cJSON *t = kf_obj(data, "timing"), *c;
+
+	cJSON_ArrayForEach(c, kf_arr(t, "missing"))
+		if (cJSON_IsString(c) && strcmp(c->valuestring, name) == 0) {
+			buf_puts(b, " no launch profiled in detail: it was chosen, but the "
+			    "detailed run did not profile it (see the note above)");
+			return;
+		}
+	if (kf_arr(t, "chosen"))
+		buf_printf(b, " no launch profiled in detail: not among the %.0f kernel%s "
+		    "chosen for the detailed run (kf-wrap --top)", kf_num(t, "top", 0),
+		    kf_num(t, "top", 0) == 1 ? "" : "s");
+	else
+		buf_puts(b, " no launch profiled in detail");
+}
+
+/* One kernel's line: its longest launch's throughputs and duration, or
+ * why it has none. */
+static void
+say_other(struct buf *b, const struct launch *best, const cJSON *data, const char *name,
+    cJSON *o)
+{
+	size_t j, n = 0;
+	double v;
+	const char *unit;
+
+	if (best == NULL) {
+		why_none(b, data, name);
+		return;
+	}
+	for (j = 0; j < sizeof tps / sizeof tps[0]; j++) {
+		if (strcmp(tps[j].key, "compute_sm_pct") && strcmp(tps[j].key, "memory_pct"))
+			continue;
+		if (sol_num(best->k, tps[j].names, &v, &unit)) {
+			buf_printf(b, "%s %s ", n++ ? ";" : "", tps[j].label);
+			fmt_value(b, v, unit);
+			cJSON_AddNumberToObject(o, tps[j].key, v);
+		}
+	}
+	if (best->has_ns) {
+		buf_printf(b, "%s duration ", n++ ? ";" : "");
+		kf_fmt_ns(b, best->ns);
+		cJSON_AddNumberToObject(o, "duration_ns", best->ns);
+	}
+	if (n == 0)
+		buf_puts(b, " its profiled launch has no Speed Of Light throughput or duration");
+}
+
+/* The other kernels near the top: their longest launch in one line each,
+ * under one heading. */
 static void
 say_others(struct kf_fb *fb, const struct kf_rank *rank, const struct launch *l,
-    size_t nl, const struct launch *focus, cJSON *kernels)
+    size_t nl, const struct launch *focus, cJSON *kernels, const cJSON *data)
 {
 	struct buf b = {0};
 	size_t i, j, top = fb->opt->top > 0 ? (size_t)fb->opt->top : 0;
+	const char *fname = kf_str(focus->k, "name");
 
+	buf_puts(&b, "Other top kernels (their longest launch profiled in detail):");
 	for (i = 0; i < rank->n && i < top; i++) {
 		const struct launch *best = NULL;
-		const char *fname = kf_str(focus->k, "name");
 		cJSON *o;
-		char *s;
-		double v;
-		const char *unit;
 
 		if ((fname && strcmp(rank->v[i].name, fname) == 0) || rank->v[i].machine)
 			continue;
@@ -767,36 +818,20 @@ say_others(struct kf_fb *fb, const struct kf_rank *rank, const struct launch *l,
 				best = &l[j];
 		}
 		o = cJSON_CreateObject();
-		s = xstrdup(rank->v[i].shown);
 		cJSON_AddStringToObject(o, "name", rank->v[i].name);
-		cJSON_AddStringToObject(o, "short_name", s);
+		cJSON_AddStringToObject(o, "short_name", rank->v[i].shown);
 		cJSON_AddStringToObject(o, "role", "top");
 		cJSON_AddNumberToObject(o, "total_ns", rank->v[i].total_ns);
 		cJSON_AddNumberToObject(o, "launches", (double)rank->v[i].launches);
 		cJSON_AddNumberToObject(o, "share_pct", rank->v[i].share);
-		if (b.len == 0)
-			buf_puts(&b, "Other top kernels (their longest launch):");
-		buf_printf(&b, "\n- %s:", s);
-		for (j = 0; best && j < sizeof tps / sizeof tps[0]; j++) {
-			if (strcmp(tps[j].key, "compute_sm_pct") && strcmp(tps[j].key, "memory_pct"))
-				continue;
-			if (sol_num(best->k, tps[j].names, &v, &unit)) {
-				buf_printf(&b, " %s ", tps[j].label);
-				fmt_value(&b, v, unit);
-				buf_putc(&b, ';');
-				cJSON_AddNumberToObject(o, tps[j].key, v);
-			}
-		}
-		if (best && best->has_ns) {
-			buf_puts(&b, " duration ");
-			kf_fmt_ns(&b, best->ns);
-			cJSON_AddNumberToObject(o, "duration_ns", best->ns);
-		}
+		cJSON_AddBoolToObject(o, "detailed", best != NULL);
+		buf_printf(&b, "\n- %s:", rank->v[i].shown);
+		say_other(&b, best, data, rank->v[i].name, o);
 		cJSON_AddItemToArray(kernels, o);
-		free(s);
 	}
-	if (b.len)
+	if (cJSON_GetArraySize(kernels) > 1)
 		kf_fb_add_buf(fb, FB_MINOR, &b);
+	buf_free(&b);
 }
 
 /* The name of the signal whose number is status, for the signals that end
@@ -898,21 +933,6 @@ pick_focus(const struct kf_fb *fb, const struct kf_rank *rank, const struct laun
 	return f;
 }
 
-/* Whether some launch of l is of a kernel the ranking has. */
-static int
-any_ranked(const struct kf_rank *rank, const struct launch *l, size_t nl)
-{
-	size_t i;
-
-	for (i = 0; i < nl; i++) {
-		const char *name = kf_str(l[i].k, "name");
-
-		if (kf_rank_find(rank, name ? name : "unnamed kernel", NULL))
-			return 1;
-	}
-	return 0;
-}
-
 void
 ncu_feedback(const cJSON *rec, struct kf_fb *fb)
 {
@@ -933,6 +953,10 @@ ncu_feedback(const cJSON *rec, struct kf_fb *fb)
 			l[nl].ns = 0;
 		nl++;
 	}
+	if (nl == 0 && ncu_timing_only(fb, data)) {
+		free(l);
+		return;
+	}
 	if (nl == 0) {
 		kf_fb_add(fb, FB_HEAD, "The ncu report holds no kernel launch, so there are "
 		    "no performance numbers for this run.");
@@ -940,15 +964,10 @@ ncu_feedback(const cJSON *rec, struct kf_fb *fb)
 		free(l);
 		return;
 	}
-	/* The ranking: every launch of the timing run (kf-wrap --top), else
-	 * the launches profiled in detail. */
+	/* The ranking: every launch of the timing run (kf-wrap --top), whatever
+	 * the detailed run profiled (kf-read gives its launches the timing
+	 * run's names), else the launches profiled in detail. */
 	timed = ncu_timing_rank(data, &rank);
-	if (timed && !any_ranked(&rank, l, nl)) {
-		/* A timing run of another program: rank what was detailed. */
-		kf_rank_free(&rank);
-		memset(&rank, 0, sizeof rank);
-		timed = 0;
-	}
 	if (!timed) {
 		for (i = 0; i < nl; i++) {
 			const char *name = kf_str(l[i].k, "name");
@@ -1002,7 +1021,7 @@ ncu_feedback(const cJSON *rec, struct kf_fb *fb)
 	    cJSON_GetObjectItemCaseSensitive(focus, "duration_ns"), 1));
 	cJSON_AddItemToObject(fk, "throughput", cJSON_Duplicate(kf_obj(focus, "throughput"), 1));
 	cJSON_AddItemToArray(kernels, fk);
-	say_others(fb, &rank, l, nl, f, kernels);
+	say_others(fb, &rank, l, nl, f, kernels, data);
 	cJSON_AddItemToObject(fb->analysis, "ranking", kf_rank_json(&rank, fb->opt->top));
 	kf_rank_free(&rank);
 	free(l);
