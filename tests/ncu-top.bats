@@ -434,10 +434,15 @@ prog() {
 	run jq -r .feedback "$T/jax.json"
 	assert_line --partial 'A timing run measured all 1631 kernel launches (9.72 s of GPU time in 67 kernels); the second run, which was to profile the 3 kernels with the most GPU time in detail, failed: ncu exited with status 139 after 7 s'
 	assert_line --partial 'stream_executor::DelayKernel(volatile GpuSemaphoreState *, GpuSemaphoreState) (XLA autotuner timing spin-wait'
+	assert_line --partial ', the status of a program ended by SIGSEGV, so no kernel has details'
+	assert_line --partial 'Note: 99.9% of the timing run'"'"'s GPU time is XLA'"'"'s autotuning (set aside above)'
+	assert_line 'Kernel: cnn::conv2d_grouped_direct_kernel<0, 1, 0, 1, 0, 0, 0, 0, int, float, float, float, float, float, float>(GroupedDirectFpropParams, const T11 *, const T13 *, T12 *, T14, T14, const T14 *, const T14 *, const T12 *, const T15 *, cudnnActivationStruct) (no launch profiled in detail)'
 	# with XLA's autotuning off the timing run ranks the convolutions
 	prog jax-fixed
 	run jq -c '[.collated.timing.launches, .collated.timing.kernels[0].name[0:40], (.collated.timing.kernels[0].share_pct | round)]' "$T/jax-fixed.json"
 	assert_output '[175,"void cudnn::wgrad2d_grouped_direct_kerne",47]'
+	run jq -r .feedback "$T/jax-fixed.json"
+	refute_output --partial "XLA's autotuning"
 }
 
 @test "a ranking file alone (another timing source) feeds --select and the feedback as the CSVs do" {

@@ -59,5 +59,7 @@ void ncu_timing_say(struct kf_fb *fb, const cJSON *data, size_t nl);
 /* The feedback of a --top run whose detailed run profiled nothing; 0 when
  * data has no timing run. */
 int ncu_timing_only(struct kf_fb *fb, const cJSON *data);
+/* A note when most of rank's time is XLA's autotuning, with what to set. */
+void ncu_xla_note(struct kf_fb *fb, const struct kf_rank *rank);
 
 #endif

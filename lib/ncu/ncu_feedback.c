@@ -988,6 +988,7 @@ ncu_feedback(const cJSON *rec, struct kf_fb *fb)
 		kf_rank_machinery_text(&rank, &b);
 		kf_fb_add_buf(fb, FB_KEY, &b);
 	}
+	ncu_xla_note(fb, &rank);
 	say_throughput(fb, f->k, focus);
 	raw = kf_str(data, "format") && strcmp(kf_str(data, "format"), "raw") == 0;
 	say_rule_text(fb, FB_HEAD, f->k, raw, "SOLBottleneck", "Optimization Hint",
