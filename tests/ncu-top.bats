@@ -496,3 +496,11 @@ prog() {
 	assert_line --partial 'was stopped after '
 	assert_line --partial "kf-ncu's limit for it (KF_NCU_DETAIL_TIMEOUT"
 }
+
+@test "--top: kf-run's timeout during a hanging detailed run still leaves the timing run's ranking, the detailed run marked stopped" {
+	export FAKE_NCU_TIMING="$H200/detailed-multi.csv" FAKE_NCU_CSV="$H200/detailed-multi.csv" FAKE_NCU_DETAIL=hang
+	kf-wrap ncu --id st -o "$O" --tool "$FAKE" --top 2 -- /bin/echo ran | kf-run -q -t 4 >"$T/st.run"
+	run bash -c 'kf-read <"$1" 2>/dev/null | kf-collate | kf-feedback' _ "$T/st.run"
+	run jq -c '[.passes[0].run.ended_by, .collated.timing.detailed_run.status, .collated.timing.launches, .analysis.status]' <<<"$output"
+	assert_output '["timeout","stopped",4,"no_details"]'
+}
