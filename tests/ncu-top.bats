@@ -424,6 +424,7 @@ prog() {
 	assert_output 6
 	run jq -r .feedback "$T/mp.json"
 	assert_line --partial 'in 2 processes); the details below come from a second run that profiled the 3 kernels with the most GPU time (6 launches: the first launch of each in every process that ran it'
+	assert_line --partial 'In the timing run it ran 20 of its 22 launches in process 4127, 2 in process 4128 (that run'"'"'s process IDs'
 }
 
 @test "real --top of a Flax CNN (H200): the detailed run crashed (status 139); the timing run's full ranking is kept and says what happened" {

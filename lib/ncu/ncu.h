@@ -59,6 +59,8 @@ void ncu_timing_say(struct kf_fb *fb, const cJSON *data, size_t nl);
 /* The feedback of a --top run whose detailed run profiled nothing; 0 when
  * data has no timing run. */
 int ncu_timing_only(struct kf_fb *fb, const cJSON *data);
+/* With several processes, where kernel name ran in the timing run. */
+void ncu_timing_procs(struct kf_fb *fb, const cJSON *data, const char *name);
 /* A note when most of rank's time is XLA's autotuning, with what to set. */
 void ncu_xla_note(struct kf_fb *fb, const struct kf_rank *rank);
 

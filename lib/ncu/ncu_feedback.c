@@ -982,6 +982,8 @@ ncu_feedback(const cJSON *rec, struct kf_fb *fb)
 	say_notes(fb, data, nl);
 	ncu_timing_say(fb, data, nl);
 	say_head(fb, &rank, &pk, f, focus);
+	if (timed)
+		ncu_timing_procs(fb, data, kf_str(focus, "name"));
 	if (kf_rank_own(&rank) < rank.n) {
 		struct buf b = {0};
 

@@ -1127,6 +1127,39 @@ ncu_timing_say(struct kf_fb *fb, const cJSON *data, size_t nl)
 	buf_free(&b);
 }
 
+/* With several processes: where kernel name ran in the timing run (the
+ * process IDs are that run's; the detailed run's differ). */
+void
+ncu_timing_procs(struct kf_fb *fb, const cJSON *data, const char *name)
+{
+	const cJSON *t = kf_obj(data, "timing"), *k, *p;
+	struct buf b = {0};
+	int n = 0;
+
+	if (kf_num(t, "process_count", 1) <= 1 || name == NULL)
+		return;
+	cJSON_ArrayForEach(k, kf_arr(t, "kernels")) {
+		if (strcmp(kf_str(k, "name") ? kf_str(k, "name") : "", name) != 0)
+			continue;
+		cJSON_ArrayForEach(p, kf_arr(k, "processes")) {
+			if (n++ == 0)
+				buf_printf(&b, "In the timing run it ran %.0f of its %.0f launches "
+				    "in process %.0f", kf_num(p, "launches", 0),
+				    kf_num(k, "launches", 0), kf_num(p, "pid", 0));
+			else
+				buf_printf(&b, ", %.0f in process %.0f", kf_num(p, "launches", 0),
+				    kf_num(p, "pid", 0));
+		}
+		break;
+	}
+	if (n > 0) {
+		buf_printf(&b, " (that run's process IDs%s).", n > 1 ? "; the launch above is "
+		    "the longest of the detailed run's, one in each process" : "");
+		kf_fb_add_buf(fb, FB_KEY, &b);
+	}
+	buf_free(&b);
+}
+
 /* The feedback of a --top run whose detailed run profiled nothing: the
  * timing run's ranking and what the detailed run did. 0 when there is no
  * timing run to tell of. */
