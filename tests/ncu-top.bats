@@ -263,6 +263,10 @@ ncu_run() {
 	run jq -r .feedback "$T/gone.json"
 	assert_output --partial 'these kernels chosen from the timing run did not run in the detailed run'
 	assert_output --partial "so they have no details: $MULTI_SGEMM."
+	# the focus is the next kernel by time with details, and the text says why
+	assert_line 'Why this kernel: the kernel picked, '"$MULTI_SGEMM"' (86.5% of the GPU time), has no launch profiled in detail, so the focus is the next one by GPU time that has: 7.3%, 265.3 us over 2 launches.'
+	run jq -r .analysis.focus.reason "$T/gone.json"
+	assert_output next_with_details
 	# one launch of the two: ncu never reached --launch-count 2, so the
 	# program ran to its end
 	run jq -c '.run.stdout | contains("Trying to shutdown")' "$T/gone.run"

@@ -515,6 +515,8 @@ struct pick {
 	size_t matches;
 	size_t nlaunch;			/* launches profiled, all kernels */
 	int timed;			/* the ranking is a timing run's (--top) */
+	const struct kf_rank_ent *wanted;	/* the kernel picked, when it has no
+					 * launch in detail (NULL otherwise) */
 };
 
 /* "Kernel: NAME", one line saying why this kernel, and which launch the
@@ -533,7 +535,20 @@ say_head(struct kf_fb *fb, const struct kf_rank *rank, const struct pick *p,
 	if (p->nlaunch == 1 && !p->timed) {
 		buf_puts(&b, "\nThe only kernel launch profiled");
 	} else {
-		kf_rank_why(rank, p->e, p->how, fb->opt->focus, p->matches, &why);
+		if (p->wanted) {
+			char *w = kf_rank_shown(rank, p->wanted->name);
+
+			buf_printf(&why, "Why this kernel: the kernel picked, %s (%.1f%% of the "
+			    "GPU time), has no launch profiled in detail, so the focus is the "
+			    "next one by GPU time that has: %.1f%%, ", w, p->wanted->share,
+			    p->e->share);
+			kf_fmt_ns(&why, p->e->total_ns);
+			buf_printf(&why, " over %ld launch%s.", p->e->launches,
+			    p->e->launches == 1 ? "" : "es");
+			free(w);
+		} else {
+			kf_rank_why(rank, p->e, p->how, fb->opt->focus, p->matches, &why);
+		}
 		buf_printf(&b, "\n%s\nThe numbers below are from ", why.s);
 		if (p->timed && p->how != KF_FOCUS_LONGEST)
 			buf_puts(&b, "its launch profiled in detail");
@@ -556,7 +571,7 @@ say_head(struct kf_fb *fb, const struct kf_rank *rank, const struct pick *p,
 		cJSON_AddItemToObject(focus, "process_id", cJSON_Duplicate(pid, 1));
 	cJSON_AddItemToObject(focus, "duration_ns", num_or_null(f->has_ns, f->ns));
 	cJSON_AddStringToObject(focus, "reason", p->nlaunch == 1 && !p->timed ? "only_launch" :
-	    kf_focus_how_name(p->how));
+	    p->wanted ? "next_with_details" : kf_focus_how_name(p->how));
 	if (why.s)
 		cJSON_AddStringToObject(focus, "why", why.s + strlen("Why this kernel: "));
 	cJSON_AddNumberToObject(focus, "total_ns", p->e->total_ns);
@@ -927,6 +942,8 @@ pick_focus(const struct kf_fb *fb, const struct kf_rank *rank, const struct laun
 		const char *name = kf_str(f->k, "name");
 		const struct kf_rank_ent *e = kf_rank_find(rank, name ? name : "unnamed kernel", NULL);
 
+		if (e && e != p->e && p->how != KF_FOCUS_LONGEST)
+			p->wanted = p->e;
 		if (e)
 			p->e = e;
 	}
@@ -941,7 +958,7 @@ ncu_feedback(const cJSON *rec, struct kf_fb *fb)
 	struct kf_rank rank = {0};
 	struct launch *l = NULL;
 	const struct launch *f;
-	struct pick pk;
+	struct pick pk = {0};
 	size_t nl = 0, i;
 	int raw, timed;
 
