@@ -30,8 +30,9 @@ chain() {
 	local id=$1
 	shift
 	kf-wrap ncu --id "$id" -o "$O" --tool "$FAKE" "$@" | kf-run -q -t 60 >"$T/$id.run"
-	# kf-feedback exits 1 for a failed profile, and says why in the record
-	kf-read <"$T/$id.run" 2>/dev/null | kf-collate | kf-feedback >"$T/$id.json" || [ $? -eq 1 ]
+	# kf-feedback exits 1 for a failed profile and 3 for a failed program, and
+	# says why in the record
+	kf-read <"$T/$id.run" 2>/dev/null | kf-collate | kf-feedback >"$T/$id.json" || { s=$?; [ $s -eq 1 ] || [ $s -eq 3 ]; }
 }
 
 # The argv of the fake ncu's Nth run (from 1), one argument a line.
@@ -215,7 +216,7 @@ ncu_run() {
 	run bash -c 'grep -A1 -x -e --launch-skip "$1" | grep -x "[0-9]*" | sort | tr "\n" " "' _ "$FAKE_NCU_ARGV"
 	assert_output '0 1 '
 	cmp "$O/multi/ncu.000/ncu_source.csv" <(cat "$FAKE_NCU_SOURCE" "$FAKE_NCU_SOURCE")
-	[ "$(grep -c '^===$' "$FAKE_NCU_ARGV")" -eq 8 ]
+	[ "$(grep -c '^===$' "$FAKE_NCU_ARGV")" -eq 9 ]
 }
 
 @test "--top: ncu ends the detailed run once its launches are profiled (exit 0); the program's status is the timing run's" {
@@ -263,6 +264,10 @@ ncu_run() {
 	run jq -r .feedback "$T/gone.json"
 	assert_output --partial 'these kernels chosen from the timing run did not run in the detailed run'
 	assert_output --partial "so they have no details: $MULTI_SGEMM."
+	# the focus is the next kernel by time with details, and the text says why
+	assert_line 'Why this kernel: the kernel picked, '"$MULTI_SGEMM"' (86.5% of the GPU time), has no launch profiled in detail, so the focus is the next one by GPU time that has: 7.3%, 265.3 us over 2 launches.'
+	run jq -r .analysis.focus.reason "$T/gone.json"
+	assert_output next_with_details
 	# one launch of the two: ncu never reached --launch-count 2, so the
 	# program ran to its end
 	run jq -c '.run.stdout | contains("Trying to shutdown")' "$T/gone.run"
@@ -372,4 +377,134 @@ b" 0 sel -+ -- ./k
 	assert_failure 2
 	assert_output --partial 'DIR may not hold a line end'
 	[ ! -e "$FAKE_NCU_ARGV" ]
+}
+
+# prog ID: the recorded kf-wrap ncu --top 3 run ID of
+# tests/fixtures/ncu-h200-top/programs (H200) replayed through kf-read |
+# kf-collate | kf-feedback into $T/ID.json, its output_dir $T/ID.
+prog() {
+	local f
+	mkdir -p "$T/$1"
+	for f in "$TOPFIX/programs/$1"/ncu_*.gz; do
+		f=${f##*/}
+		gzip -dc "$TOPFIX/programs/$1/$f" >"$T/$1/${f%.gz}"
+	done
+	gzip -dc "$TOPFIX/programs/$1/run.json.gz" | jq -c --arg d "$T/$1" '.output_dir = $d' |
+		kf-read 2>/dev/null | kf-collate | kf-feedback >"$T/$1.json" || { s=$?; [ $s -eq 1 ] || [ $s -eq 3 ]; }
+}
+
+@test "real --top of ResNet-50 bf16 training (H200): nchwToNhwcKernel is named differently in the two runs' exports, one kernel by its mangled name; nothing missing" {
+	prog rn50
+	# the names the two exports print for the launch profiled as ID 0
+	run bash -c 'cut -d, -f1,5 "$1/ncu_report.csv" | grep "^\"0\"" | head -1' _ "$T/rn50"
+	assert_output --partial 'void cudnn::nchwToNhwcKernel<__nv_bfloat16'
+	run jq -c '[.collated.kernel_count, .collated.timing.launches, .collated.timing.kernel_count,
+		.collated.timing.missing, .collated.kernels[0].name[0:50], .collated.kernels[0].name_in_details[0:34],
+		(.collated.kernels[0].mangled | startswith("_ZN5cudnn19engines_precompiled16nchwToNhwcKernel")),
+		.analysis.focus.name[0:41], ([.analysis.kernels[] | select(.role == "top" and .detailed)] | length)]' "$T/rn50.json"
+	assert_output '[3,1864,72,[],"void engines_precompiled::nchwToNhwcKernel<__nv_bf","void cudnn::nchwToNhwcKernel<__nv_",true,"void at::batch_norm_backward_kernel<c10::",2]'
+	run jq -r .feedback "$T/rn50.json"
+	assert_line --partial 'A timing run measured all 1864 kernel launches ('
+	assert_line --partial 'Why this kernel: it has the most GPU time of the program'"'"'s 72 kernels'
+	[ "$(grep -c 'Other top kernels' <<<"$output")" -eq 1 ]
+	refute_output --partial 'did not run in the detailed run'
+}
+
+@test "real --top of GPT-2 generation (H200, transformers, random weights): the three chosen are the three profiled" {
+	prog gpt2
+	run jq -c '[.collated.kernel_count, .collated.timing.launches, .collated.timing.missing,
+		([.collated.timing.kernels[] | select(.chosen and .detailed)] | length), .collated.timing.detailed_run.status]' "$T/gpt2.json"
+	assert_output '[3,1443,[],3,"ok"]'
+	# the focus is the timing run's top kernel, not the detailed run's longest
+	run jq -r '[.analysis.focus.name == .collated.timing.kernels[0].name] | .[0]' "$T/gpt2.json"
+	assert_output true
+}
+
+@test "real --top of two torch.multiprocessing workers (H200): each chosen kernel profiled once in each process that ran it" {
+	prog mp
+	run jq -c '[.collated.timing.process_count, .collated.kernel_count, ([.collated.kernels[].process_id] | unique | length),
+		.collated.timing.missing, (.collated.timing.kernels[0].processes | length)]' "$T/mp.json"
+	assert_output '[2,6,2,[],2]'
+	run jq -r '.filter[5]' "$T/mp/ncu_top.json"
+	assert_output 6
+	run jq -r .feedback "$T/mp.json"
+	assert_line --partial 'in 2 processes); the details below come from a second run that profiled the 3 kernels with the most GPU time (6 launches: the first launch of each in every process that ran it'
+	assert_line --partial 'In the timing run it ran 20 of its 22 launches in process 4127, 2 in process 4128 (that run'"'"'s process IDs'
+}
+
+@test "real --top of a Flax CNN (H200): the detailed run crashed (status 139); the timing run's full ranking is kept and says what happened" {
+	prog jax
+	run jq -c '[.collated.kernel_count, .collated.timing.launches, .collated.timing.detailed_run.status,
+		.collated.timing.detailed_run.exit_code, .analysis.status, (.analysis.ranking | length) > 0, has("error")]' "$T/jax.json"
+	assert_output '[0,1631,"failed",139,"no_details",true,false]'
+	run jq -r .feedback "$T/jax.json"
+	assert_line --partial 'A timing run measured all 1631 kernel launches (9.72 s of GPU time in 67 kernels); the second run, which was to profile the 3 kernels with the most GPU time in detail, failed: ncu exited with status 139 after 7 s'
+	assert_line --partial 'stream_executor::DelayKernel(volatile GpuSemaphoreState *, GpuSemaphoreState) (XLA autotuner timing spin-wait'
+	assert_line --partial ', the status of a program ended by SIGSEGV, so no kernel has details'
+	assert_line --partial 'Note: 99.9% of the timing run'"'"'s GPU time is XLA'"'"'s autotuning (set aside above)'
+	assert_line 'Kernel: cnn::conv2d_grouped_direct_kernel<0, 1, 0, 1, 0, 0, 0, 0, int, float, float, float, float, float, float>(GroupedDirectFpropParams, const T11 *, const T13 *, T12 *, T14, T14, const T14 *, const T14 *, const T12 *, const T15 *, cudnnActivationStruct) (no launch profiled in detail)'
+	# with XLA's autotuning off the timing run ranks the convolutions
+	prog jax-fixed
+	run jq -c '[.collated.timing.launches, .collated.timing.kernels[0].name[0:40], (.collated.timing.kernels[0].share_pct | round)]' "$T/jax-fixed.json"
+	assert_output '[175,"void cudnn::wgrad2d_grouped_direct_kerne",47]'
+	run jq -r .feedback "$T/jax-fixed.json"
+	refute_output --partial "XLA's autotuning"
+}
+
+@test "a ranking file alone (another timing source) feeds --select and the feedback as the CSVs do" {
+	prog rn50
+	a=$(jq -c '[.collated.timing.kernels[:5][] | [.name, .detailed]], .analysis.focus.name' "$T/rn50.json")
+	kf-read --profiler ncu --select 3 --no-write "$T/rn50/ncu_timing.csv" >"$T/from-csv"
+	kf-read --profiler ncu --select 3 "$T/rn50/ncu_timing.csv" >/dev/null
+	run kf-read --profiler ncu --select 3 --no-write "$T/rn50/ncu_ranking.json"
+	assert_output "$(cat "$T/from-csv")"
+	rm "$T/rn50/ncu_timing.csv" "$T/rn50/ncu_timing_mangled.csv"
+	gzip -dc "$TOPFIX/programs/rn50/run.json.gz" | jq -c --arg d "$T/rn50" '.output_dir = $d' |
+		kf-read 2>/dev/null | kf-collate | kf-feedback >"$T/r.json"
+	run jq -c '[.collated.timing.file, .collated.timing.launches]' "$T/r.json"
+	assert_output '["ncu_ranking.json",1864]'
+	[ "$(jq -c '[.collated.timing.kernels[:5][] | [.name, .detailed]], .analysis.focus.name' "$T/r.json")" = "$a" ]
+}
+
+@test "--top through the fake ncu: other demangled names in the detailed run's export, several processes, one launch each per process" {
+	# two processes: the recorded launches again under another process ID
+	{ cat "$H200/detailed-multi.csv"; grep '^"[0-9]' "$H200/detailed-multi.csv" | sed 's/^"\([0-9]*\)","[0-9]*"/"1\1","2000"/'; } >"$T/two.csv"
+	export FAKE_NCU_TIMING="$T/two.csv" FAKE_NCU_CSV="$T/two.csv" FAKE_NCU_RENAME='s/sgemm_naive_k(/ns::sgemm_naive_k(/'
+	chain two --top 2 -- /bin/echo ran
+	# 2 kernels in 2 processes: 4 launches; the renamed one is still sgemm_naive_k
+	run ncu_run 4
+	assert_line 4
+	run jq -c '[.collated.timing.process_count, .collated.kernel_count, .collated.timing.missing,
+		([.collated.kernels[] | select(.name_in_details) | .name_in_details] | unique), .analysis.focus.name]' "$T/two.json"
+	assert_output '[2,4,[],["ns::sgemm_naive_k(const float *, const float *, float *, int)"],"'"$MULTI_SGEMM"'"]'
+	# before, with names: the renamed kernel missing, the ranking lost
+	run grep -c 'did not run in the detailed run' <(jq -r .feedback "$T/two.json")
+	assert_output 0
+}
+
+@test "--top: a detailed run that fails or hangs keeps the timing run's ranking and says what the detailed run did" {
+	export FAKE_NCU_TIMING="$H200/detailed-multi.csv" FAKE_NCU_CSV="$H200/detailed-multi.csv"
+	FAKE_NCU_DETAIL=fail chain fail --top 2 -- /bin/echo ran
+	run jq -c '[.collated.timing.detailed_run.status, .collated.timing.detailed_run.exit_code, .analysis.status,
+		.analysis.focus.name, (.analysis.missing_from_details | length)]' "$T/fail.json"
+	assert_output '["failed",1,"no_details","'"$MULTI_SGEMM"'",2]'
+	run jq -r .feedback "$T/fail.json"
+	assert_line --partial 'failed: ncu exited with status 1 after '
+	assert_line --partial '(ncu: "Failed to prepare kernel for profiling"), so no kernel has details'
+	assert_line "3. fma_k(float *, int): 6.2%, 222.9 us over 1 launch"
+	# a hang is stopped at KF_NCU_DETAIL_TIMEOUT, not at kf-run's limit
+	FAKE_NCU_DETAIL=hang KF_NCU_DETAIL_TIMEOUT=2 chain hang --top 2 -- /bin/echo ran
+	run jq -c '[.collated.timing.detailed_run.status, .collated.timing.detailed_run.limit_s, .analysis.status]' "$T/hang.json"
+	assert_output '["timeout",2,"no_details"]'
+	run jq -r .feedback "$T/hang.json"
+	assert_line --partial 'was stopped after '
+	assert_line --partial "kf-ncu's limit for it (KF_NCU_DETAIL_TIMEOUT"
+}
+
+@test "--top: kf-run's timeout during a hanging detailed run still leaves the timing run's ranking, the detailed run marked stopped" {
+	export FAKE_NCU_TIMING="$H200/detailed-multi.csv" FAKE_NCU_CSV="$H200/detailed-multi.csv" FAKE_NCU_DETAIL=hang
+	kf-wrap ncu --id st -o "$O" --tool "$FAKE" --top 2 -- /bin/echo ran | kf-run -q -t 4 >"$T/st.run"
+	run bash -c 'kf-read <"$1" 2>/dev/null | kf-collate | kf-feedback' _ "$T/st.run"
+	run jq -c '[.passes[0].run.ended_by, .collated.timing.detailed_run.status, .collated.timing.launches, .analysis.status]' <<<"$output"
+	assert_output '["timeout","stopped",4,"no_details"]'
 }

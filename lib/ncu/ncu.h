@@ -19,26 +19,49 @@ int ncu_to_ns(const char *unit, double v, double *ns);
 #define NCU_OCCUPANCY "Occupancy"
 
 /* The files of kf-wrap ncu --top (libexec/kf/kf-ncu): the timing run's CSV,
- * and the same with mangled kernel names (--print-kernel-base mangled). */
+ * the same with mangled kernel names (--print-kernel-base mangled), the
+ * ranking made of them (or written by another timing source), the choice,
+ * the detailed report's details page with mangled names, and kf-ncu's
+ * account of the detailed run. */
 #define NCU_TIMING "ncu_timing.csv"
 #define NCU_TIMING_MANGLED "ncu_timing_mangled.csv"
+#define NCU_RANKING "ncu_ranking.json"
+#define NCU_TOP "ncu_top.json"
+#define NCU_REPORT_MANGLED "ncu_report_mangled.csv"
+#define NCU_DETAILED "ncu_detailed.json"
 
-struct kf_map;
-
-/* kf-read --profiler ncu --select K CSV (profiler.h): the ncu filter
- * arguments for the K kernels with the most GPU time in CSV; with
- * KF_SELECT_WRITE, also CSV's folder's ncu_top.json. ncu_top.c. */
+/* kf-read --profiler ncu --select K FILE (profiler.h): the ncu filter
+ * arguments for the K kernels with the most GPU time in FILE (a timing
+ * CSV, or a ranking file: NAME.json); with KF_SELECT_WRITE, also FILE's
+ * folder's ncu_ranking.json (from a CSV) and ncu_top.json. ncu_top.c. */
 kf_select_fn ncu_select;
-/* data.timing from dir's ncu_timing.csv (NULL when there is none); seen
- * holds the names of the kernels the details page has. */
-cJSON *ncu_timing_data(const char *dir, const struct kf_map *seen);
+/* The ranking of a timing CSV's launches, by mangled name when the
+ * CSV's mangled export is beside it (x.csv: x_mangled.csv); NULL with errno
+ * when CSV cannot be read. */
+cJSON *ncu_ranking_csv(const char *csv);
+
+/* ncu_read's side: the timing run of dir (NULL when there is none), each
+ * detailed launch given its identity in it, then data.timing (profiled:
+ * the launches the detailed report holds; msgs: ncu's messages). */
+struct ncu_timing;
+struct ncu_timing *ncu_timing_open(const char *dir);
+void ncu_timing_ident(struct ncu_timing *t, cJSON *k);
+cJSON *ncu_timing_data(struct ncu_timing *t, long profiled, const cJSON *msgs);
+void ncu_timing_close(struct ncu_timing *t);
 
 struct kf_rank;
 /* kf-feedback: the ranking from data.timing (every launch of the timing
  * run), sorted; 0 when there is none. */
 int ncu_timing_rank(const cJSON *data, struct kf_rank *rank);
 /* What the timing run covered, and the chosen kernels the detailed run
- * missed. */
+ * missed, and why. */
 void ncu_timing_say(struct kf_fb *fb, const cJSON *data, size_t nl);
+/* The feedback of a --top run whose detailed run profiled nothing; 0 when
+ * data has no timing run. */
+int ncu_timing_only(struct kf_fb *fb, const cJSON *data);
+/* With several processes, where kernel name ran in the timing run. */
+void ncu_timing_procs(struct kf_fb *fb, const cJSON *data, const char *name);
+/* A note when most of rank's time is XLA's autotuning, with what to set. */
+void ncu_xla_note(struct kf_fb *fb, const struct kf_rank *rank);
 
 #endif

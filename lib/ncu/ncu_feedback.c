@@ -517,6 +517,8 @@ struct pick {
 	size_t matches;
 	size_t nlaunch;			/* launches profiled, all kernels */
 	int timed;			/* the ranking is a timing run's (--top) */
+	const struct kf_rank_ent *wanted;	/* the kernel picked, when it has no
+					 * launch in detail (NULL otherwise) */
 };
 
 /* "Kernel: NAME", one line saying why this kernel, and which launch the
@@ -535,7 +537,20 @@ say_head(struct kf_fb *fb, const struct kf_rank *rank, const struct pick *p,
 	if (p->nlaunch == 1 && !p->timed) {
 		buf_puts(&b, "\nThe only kernel launch profiled");
 	} else {
-		kf_rank_why(rank, p->e, p->how, fb->opt->focus, p->matches, &why);
+		if (p->wanted) {
+			char *w = kf_rank_shown(rank, p->wanted->name);
+
+			buf_printf(&why, "Why this kernel: the kernel picked, %s (%.1f%% of the "
+			    "GPU time), has no launch profiled in detail, so the focus is the "
+			    "next one by GPU time that has: %.1f%%, ", w, p->wanted->share,
+			    p->e->share);
+			kf_fmt_ns(&why, p->e->total_ns);
+			buf_printf(&why, " over %ld launch%s.", p->e->launches,
+			    p->e->launches == 1 ? "" : "es");
+			free(w);
+		} else {
+			kf_rank_why(rank, p->e, p->how, fb->opt->focus, p->matches, &why);
+		}
 		buf_printf(&b, "\n%s\nThe numbers below are from ", why.s);
 		if (p->timed && p->how != KF_FOCUS_LONGEST)
 			buf_puts(&b, "its launch profiled in detail");
@@ -559,7 +574,7 @@ say_head(struct kf_fb *fb, const struct kf_rank *rank, const struct pick *p,
 	cJSON_AddItemToObject(focus, "duration_ns", num_or_null(f->has_ns, f->ns));
 	kf_core_time(focus, f->has_ns ? f->ns : NAN, "duration");
 	cJSON_AddStringToObject(focus, "reason", p->nlaunch == 1 && !p->timed ? "only_launch" :
-	    kf_focus_how_name(p->how));
+	    p->wanted ? "next_with_details" : kf_focus_how_name(p->how));
 	if (why.s)
 		cJSON_AddStringToObject(focus, "why", why.s + strlen("Why this kernel: "));
 	cJSON_AddNumberToObject(focus, "total_ns", p->e->total_ns);
@@ -781,21 +796,73 @@ say_rules(struct kf_fb *fb, const cJSON *k, cJSON *analysis)
 	free(v);
 }
 
-/* The other kernels near the top: their longest launch in one line each. */
+/* Why kernel name of the ranking has no launch profiled in detail. */
+static void
+why_none(struct buf *b, const cJSON *data, const char *name)
+{
+	const cJSON *t = kf_obj(data, "timing"), *c;
+
+	cJSON_ArrayForEach(c, kf_arr(t, "missing"))
+		if (cJSON_IsString(c) && strcmp(c->valuestring, name) == 0) {
+			buf_puts(b, " no launch profiled in detail: it was chosen, but the "
+			    "detailed run did not profile it (see the note above)");
+			return;
+		}
+	if (kf_arr(t, "chosen"))
+		buf_printf(b, " no launch profiled in detail: not among the %.0f kernel%s "
+		    "chosen for the detailed run (kf-wrap --top)", kf_num(t, "top", 0),
+		    kf_num(t, "top", 0) == 1 ? "" : "s");
+	else
+		buf_puts(b, " no launch profiled in detail");
+}
+
+/* One kernel's line: its longest launch's throughputs and duration, or
+ * why it has none. */
+static void
+say_other(struct buf *b, const struct launch *best, const cJSON *data, const char *name,
+    cJSON *o)
+{
+	size_t j, n = 0;
+	double v;
+	const char *unit;
+
+	if (best == NULL) {
+		why_none(b, data, name);
+		return;
+	}
+	for (j = 0; j < sizeof tps / sizeof tps[0]; j++) {
+		if (strcmp(tps[j].key, "compute_sm_pct") && strcmp(tps[j].key, "memory_pct"))
+			continue;
+		if (sol_num(best->k, tps[j].names, &v, &unit)) {
+			buf_printf(b, "%s %s ", n++ ? ";" : "", tps[j].label);
+			fmt_value(b, v, unit);
+			cJSON_AddNumberToObject(o, tps[j].key, v);
+		}
+	}
+	if (best->has_ns) {
+		buf_printf(b, "%s duration ", n++ ? ";" : "");
+		kf_fmt_ns(b, best->ns);
+		cJSON_AddNumberToObject(o, "duration_ns", best->ns);
+		kf_core_time(o, best->ns, "duration");
+	}
+	if (n == 0)
+		buf_puts(b, " its profiled launch has no Speed Of Light throughput or duration");
+}
+
+/* The other kernels near the top: their longest launch in one line each,
+ * under one heading. */
 static void
 say_others(struct kf_fb *fb, const struct kf_rank *rank, const struct launch *l,
-    size_t nl, const struct launch *focus, cJSON *kernels)
+    size_t nl, const struct launch *focus, cJSON *kernels, const cJSON *data)
 {
 	struct buf b = {0};
 	size_t i, j, top = fb->opt->top > 0 ? (size_t)fb->opt->top : 0;
+	const char *fname = kf_str(focus->k, "name");
 
+	buf_puts(&b, "Other top kernels (their longest launch profiled in detail):");
 	for (i = 0; i < rank->n && i < top; i++) {
 		const struct launch *best = NULL;
-		const char *fname = kf_str(focus->k, "name");
 		cJSON *o;
-		char *s;
-		double v;
-		const char *unit;
 
 		if ((fname && strcmp(rank->v[i].name, fname) == 0) || rank->v[i].machine)
 			continue;
@@ -807,37 +874,20 @@ say_others(struct kf_fb *fb, const struct kf_rank *rank, const struct launch *l,
 				best = &l[j];
 		}
 		o = cJSON_CreateObject();
-		s = xstrdup(rank->v[i].shown);
 		cJSON_AddStringToObject(o, "name", rank->v[i].name);
-		cJSON_AddStringToObject(o, "short_name", s);
+		cJSON_AddStringToObject(o, "short_name", rank->v[i].shown);
 		cJSON_AddStringToObject(o, "role", "top");
 		cJSON_AddNumberToObject(o, "total_ns", rank->v[i].total_ns);
 		cJSON_AddNumberToObject(o, "launches", (double)rank->v[i].launches);
 		cJSON_AddNumberToObject(o, "share_pct", rank->v[i].share);
-		if (b.len == 0)
-			buf_puts(&b, "Other top kernels (their longest launch):");
-		buf_printf(&b, "\n- %s:", s);
-		for (j = 0; best && j < sizeof tps / sizeof tps[0]; j++) {
-			if (strcmp(tps[j].key, "compute_sm_pct") && strcmp(tps[j].key, "memory_pct"))
-				continue;
-			if (sol_num(best->k, tps[j].names, &v, &unit)) {
-				buf_printf(&b, " %s ", tps[j].label);
-				fmt_value(&b, v, unit);
-				buf_putc(&b, ';');
-				cJSON_AddNumberToObject(o, tps[j].key, v);
-			}
-		}
-		if (best && best->has_ns) {
-			buf_puts(&b, " duration ");
-			kf_fmt_ns(&b, best->ns);
-			cJSON_AddNumberToObject(o, "duration_ns", best->ns);
-			kf_core_time(o, best->ns, "duration");
-		}
+		cJSON_AddBoolToObject(o, "detailed", best != NULL);
+		buf_printf(&b, "\n- %s:", rank->v[i].shown);
+		say_other(&b, best, data, rank->v[i].name, o);
 		cJSON_AddItemToArray(kernels, o);
-		free(s);
 	}
-	if (b.len)
+	if (cJSON_GetArraySize(kernels) > 1)
 		kf_fb_add_buf(fb, FB_MINOR, &b);
+	buf_free(&b);
 }
 
 static void
@@ -914,25 +964,12 @@ pick_focus(const struct kf_fb *fb, const struct kf_rank *rank, const struct laun
 		const char *name = kf_str(f->k, "name");
 		const struct kf_rank_ent *e = kf_rank_find(rank, name ? name : "unnamed kernel", NULL);
 
+		if (e && e != p->e && p->how != KF_FOCUS_LONGEST)
+			p->wanted = p->e;
 		if (e)
 			p->e = e;
 	}
 	return f;
-}
-
-/* Whether some launch of l is of a kernel the ranking has. */
-static int
-any_ranked(const struct kf_rank *rank, const struct launch *l, size_t nl)
-{
-	size_t i;
-
-	for (i = 0; i < nl; i++) {
-		const char *name = kf_str(l[i].k, "name");
-
-		if (kf_rank_find(rank, name ? name : "unnamed kernel", NULL))
-			return 1;
-	}
-	return 0;
 }
 
 /* launch_bound and machinery (program.h): from the timing run's
@@ -973,7 +1010,7 @@ ncu_feedback(const cJSON *rec, struct kf_fb *fb)
 	struct kf_rank rank = {0};
 	struct launch *l = NULL;
 	const struct launch *f;
-	struct pick pk;
+	struct pick pk = {0};
 	size_t nl = 0, i;
 	int raw, timed;
 
@@ -985,6 +1022,10 @@ ncu_feedback(const cJSON *rec, struct kf_fb *fb)
 			l[nl].ns = 0;
 		nl++;
 	}
+	if (nl == 0 && ncu_timing_only(fb, data)) {
+		free(l);
+		return;
+	}
 	if (nl == 0) {
 		kf_fb_add(fb, FB_HEAD, "The ncu report holds no kernel launch, so there are "
 		    "no performance numbers for this run.");
@@ -992,15 +1033,10 @@ ncu_feedback(const cJSON *rec, struct kf_fb *fb)
 		free(l);
 		return;
 	}
-	/* The ranking: every launch of the timing run (kf-wrap --top), else
-	 * the launches profiled in detail. */
+	/* The ranking: every launch of the timing run (kf-wrap --top), whatever
+	 * the detailed run profiled (kf-read gives its launches the timing
+	 * run's names), else the launches profiled in detail. */
 	timed = ncu_timing_rank(data, &rank);
-	if (timed && !any_ranked(&rank, l, nl)) {
-		/* A timing run of another program: rank what was detailed. */
-		kf_rank_free(&rank);
-		memset(&rank, 0, sizeof rank);
-		timed = 0;
-	}
 	if (!timed) {
 		for (i = 0; i < nl; i++) {
 			const char *name = kf_str(l[i].k, "name");
@@ -1016,12 +1052,15 @@ ncu_feedback(const cJSON *rec, struct kf_fb *fb)
 	say_notes(fb, data, nl);
 	ncu_timing_say(fb, data, nl);
 	say_head(fb, &rank, &pk, f, focus);
+	if (timed)
+		ncu_timing_procs(fb, data, kf_str(focus, "name"));
 	if (kf_rank_own(&rank) < rank.n) {
 		struct buf b = {0};
 
 		kf_rank_machinery_text(&rank, &b);
 		kf_fb_add_buf(fb, FB_KEY, &b);
 	}
+	ncu_xla_note(fb, &rank);
 	say_throughput(fb, f->k, focus);
 	raw = kf_str(data, "format") && strcmp(kf_str(data, "format"), "raw") == 0;
 	say_rule_text(fb, FB_HEAD, f->k, raw, "SOLBottleneck", "Bottleneck (ncu's SOLBottleneck rule)",
@@ -1057,7 +1096,7 @@ ncu_feedback(const cJSON *rec, struct kf_fb *fb)
 	kf_core_time(fk, f->has_ns ? f->ns : NAN, "duration");
 	cJSON_AddItemToObject(fk, "throughput", cJSON_Duplicate(kf_obj(focus, "throughput"), 1));
 	cJSON_AddItemToArray(kernels, fk);
-	say_others(fb, &rank, l, nl, f, kernels);
+	say_others(fb, &rank, l, nl, f, kernels, data);
 	cJSON_AddItemToObject(fb->analysis, "ranking", kf_rank_json(&rank, fb->opt->top));
 	kf_rank_free(&rank);
 	free(l);

@@ -145,7 +145,7 @@ struct rd {
 	struct ncu_raw *raw;	/* the raw and source pages, if there */
 	struct ncu_src *src;
 	const char *dir;
-	struct kf_map seen;	/* the kernels' names, for data.timing */
+	struct ncu_timing *timing;	/* --top's timing run, or NULL */
 };
 
 /* Messages: ncu's ==ERROR== and ==WARNING== lines, each once with a count. */
@@ -822,7 +822,9 @@ launch_write(struct rd *r)
 	buf_add(o, x->rules.s ? x->rules.s : "", x->rules.len);
 	buf_putc(o, ']');
 	ncu_raw_put(r->raw, kf_num(r->cur, "id", -1), o);
-	ncu_src_put(r->src, kf_str(r->cur, "name"), o);
+	/* the source page names the kernel as the detailed report does */
+	ncu_src_put(r->src, kf_str(r->cur, "name_in_details") ?
+	    kf_str(r->cur, "name_in_details") : kf_str(r->cur, "name"), o);
 	buf_putc(o, '}');
 	fwrite_unlocked(o->s, 1, o->len, stdout);
 }
@@ -845,13 +847,9 @@ kernel_done(struct rd *r)
 		emit_start(r);
 	else
 		putchar(',');
+	ncu_timing_ident(r->timing, r->cur);
 	launch_write(r);
 	r->kernels++;
-	if (kf_str(r->cur, "name") && r->seen.n < 100000) {
-		int created;
-
-		kf_map_slot(&r->seen, kf_str(r->cur, "name"), &created)->val = r;
-	}
 	kernel_drop(r);
 	free(r->last_sec);
 	r->last_sec = NULL;
@@ -1068,7 +1066,7 @@ emit_end(struct rd *r)
 	kf_json_write(stdout, r->msgs);
 	printf(",\"truncated\":%s,\"notes\":", r->truncated ? "true" : "false");
 	kf_json_write(stdout, r->notes);
-	if ((timing = ncu_timing_data(r->dir, &r->seen)) != NULL) {
+	if (r->timing && (timing = ncu_timing_data(r->timing, r->kernels, r->msgs)) != NULL) {
 		fputs(",\"timing\":", stdout);
 		kf_json_write(stdout, timing);
 		cJSON_Delete(timing);
@@ -1143,6 +1141,34 @@ fail_known(struct rd *r, const char *what)
 	return 1;
 }
 
+/* A --top run whose detailed run left no launch: the failure becomes the
+ * detailed run's (data.timing.detailed_run.error) and the timing run's
+ * ranking still flows, as data with no launch. */
+static void
+timing_rescue(struct rd *r)
+{
+	cJSON *e, *data, *timing, *dr;
+
+	if (r->timing == NULL || (e = cJSON_DetachItemFromObjectCaseSensitive(r->rec,
+	    "error")) == NULL)
+		return;
+	data = cJSON_CreateObject();
+	cJSON_AddStringToObject(data, "format", "details");
+	cJSON_AddStringToObject(data, "report", NCU_REPORT);
+	cJSON_AddArrayToObject(data, "kernels");
+	cJSON_AddNumberToObject(data, "kernel_count", 0);
+	cJSON_AddItemToObject(data, "messages", cJSON_Duplicate(r->msgs, 1));
+	cJSON_AddBoolToObject(data, "truncated", 0);
+	cJSON_AddItemToObject(data, "notes", cJSON_Duplicate(r->notes, 1));
+	timing = ncu_timing_data(r->timing, 0, r->msgs);
+	dr = cJSON_GetObjectItemCaseSensitive(timing, "detailed_run");
+	cJSON_AddItemToObject(dr, "error", e);
+	if (!kf_str(dr, "status"))
+		kf_set_str(dr, "status", "failed");
+	cJSON_AddItemToObject(data, "timing", timing);
+	kf_set(r->rec, "data", data);
+}
+
 static void
 fail_no_report(struct rd *r, const char *dir)
 {
@@ -1201,6 +1227,7 @@ fail_no_kernel(struct rd *r)
 	}
 out:
 	free(what);
+	timing_rescue(r);
 	kf_emit(r->rec);
 }
 
@@ -1223,7 +1250,7 @@ rd_free(struct rd *r)
 	kf_map_free(&r->msgidx);
 	ncu_raw_close(r->raw, r->notes);
 	ncu_src_close(r->src, r->notes);
-	kf_map_free(&r->seen);
+	ncu_timing_close(r->timing);
 	cJSON_Delete(r->msgs);
 	cJSON_Delete(r->notes);
 	free(r->format);
@@ -1244,9 +1271,11 @@ ncu_read(cJSON *rec, const char *dir)
 	r.notes = cJSON_CreateArray();
 	r.prefix_ok = 1;
 	kf_csvrow_init(&r.row, ',');
+	r.timing = ncu_timing_open(dir);
 	if (kf_lines_open(&r.l, path) < 0) {
 		if (errno == ENOENT) {
 			fail_no_report(&r, dir);
+			timing_rescue(&r);
 		} else {
 			kf_fail(rec, "read_error", "cannot open %s: %s", path, strerror(errno));
 			kf_fail_hint(rec, "check the file's permissions");

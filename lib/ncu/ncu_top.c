@@ -1,15 +1,24 @@
-/* The ncu --top path: how much GPU time each kernel took in the timing run
- * (ncu_timing.csv: one gpu__time_duration.sum per launch), which K kernels
- * to profile in detail (framework machinery left out), and the ncu filter
- * arguments that select one launch of each (by mangled name, from
- * ncu_timing_mangled.csv, the same launches). kf-read --select makes the
- * choice during the run (libexec/kf/kf-ncu calls it); ncu_read adds the
- * timing to "data" afterwards.
+/* The ncu --top path. A timing run's launches (ncu_timing.csv: one
+ * gpu__time_duration.sum per launch, and ncu_timing_mangled.csv, the same
+ * report exported with --print-kernel-base mangled) become a ranking: one
+ * entry per kernel, a kernel being its mangled name, since ncu prints one
+ * kernel's demangled name differently in the exports of two reports
+ * ("templates::normal_and_transform" in one, "at::normal_and_transform" in
+ * the other, seen on the H200). Each entry holds the name to show, its
+ * launches and GPU time, the processes that ran it and its launch
+ * configurations. The ranking is the interface between a timing source and
+ * the choice: kf-read --profiler ncu --select K reads it from the CSVs (or
+ * from a ranking file, NCU_RANKING, that another timing source wrote), picks
+ * the K kernels with the most time (framework machinery left out), writes
+ * both files and prints ncu's filter arguments that profile one launch of
+ * each in every process that ran it. Afterwards ncu_read gives each launch
+ * of the detailed report (ncu_report_mangled.csv) the timing run's identity
+ * and adds the ranking to "data" as "timing".
  *
- * The CSV is streamed: memory grows with the number of distinct kernels,
- * not of launches. Everything returned is the caller's. */
+ * The CSVs are streamed: memory grows with the number of distinct kernels
+ * and processes, not of launches. Everything returned is the caller's. */
 #include <errno.h>
-#include <fnmatch.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,26 +27,32 @@
 #include "feedback.h"
 #include "map.h"
 #include "ncu.h"
+#include "program.h"
 #include "record.h"
 #include "text.h"
 
 #define MAX_ROW_LINES 64
-#define MAX_LISTED 1000		/* kernels listed in data.timing */
+#define MAX_LISTED 1000		/* kernels listed in the ranking */
 #define MAX_NAME_RE 4096	/* bytes of a kernel name quoted in the filter */
+#define MAX_PROCS 16		/* processes listed for one kernel */
+#define MAX_CONFIGS 8		/* launch configurations listed for one kernel */
 
-/* Called for each launch with a duration: its ID (unique in a report, the
- * same in each of its exports), kernel name and nanoseconds. */
-typedef void launch_fn(void *arg, const char *key, const char *name, double ns);
+/* One launch with a duration, as a row of the CSV gives it. */
+struct trow {
+	const char *id, *name, *pid, *block, *grid;
+	double ns;
+};
+typedef void launch_fn(void *arg, const struct trow *r);
 
 struct timing_rd {
 	struct kf_lines l;
 	struct kf_csvrow row;
 	launch_fn *fn;
 	void *arg;
-	struct buf key;
-	long c_id, c_name, c_sec, c_metric, c_unit, c_value, c_raw;
+	long c_id, c_pid, c_name, c_block, c_grid, c_sec, c_metric, c_unit, c_value, c_raw;
 	char *raw_unit;		/* raw page: the unit of gpu__time_duration.sum */
-	int have_hdr, want_units;
+	char *last_id;		/* ids_only: the launch of the rows before */
+	int have_hdr, want_units, ids_only;
 	long launches, bad_rows;
 	int truncated;
 };
@@ -47,11 +62,15 @@ timing_hdr(struct timing_rd *t)
 {
 	size_t i;
 
-	t->c_name = t->c_sec = t->c_metric = t->c_unit = t->c_value = t->c_raw = -1;
+	t->c_pid = t->c_name = t->c_block = t->c_grid = t->c_sec = t->c_metric = -1;
+	t->c_unit = t->c_value = t->c_raw = -1;
 	t->c_id = 0;
 	for (i = 0; i < t->row.n; i++) {
 		const char *f = kf_csvrow_field(&t->row, i, NULL);
 		long *c = strcmp(f, "Kernel Name") == 0 ? &t->c_name :
+		    strcmp(f, "Process ID") == 0 ? &t->c_pid :
+		    strcmp(f, "Block Size") == 0 ? &t->c_block :
+		    strcmp(f, "Grid Size") == 0 ? &t->c_grid :
 		    strcmp(f, "Section Name") == 0 ? &t->c_sec :
 		    strcmp(f, "Metric Name") == 0 ? &t->c_metric :
 		    strcmp(f, "Metric Unit") == 0 ? &t->c_unit :
@@ -96,6 +115,21 @@ row_ns(const struct timing_rd *t, double *ns)
 }
 
 static void
+row_call(struct timing_rd *t, const char *name, double ns)
+{
+	struct trow r;
+
+	r.id = col(t, t->c_id);
+	r.name = name;
+	r.pid = col(t, t->c_pid) ? col(t, t->c_pid) : "";
+	r.block = col(t, t->c_block) ? col(t, t->c_block) : "";
+	r.grid = col(t, t->c_grid) ? col(t, t->c_grid) : "";
+	r.ns = ns;
+	t->fn(t->arg, &r);
+	t->launches++;
+}
+
+static void
 timing_row(struct timing_rd *t)
 {
 	const char *first = kf_csvrow_field(&t->row, 0, NULL), *name;
@@ -117,34 +151,35 @@ timing_row(struct timing_rd *t)
 			return;
 		}
 	}
-	if ((name = col(t, t->c_name)) == NULL || (got = row_ns(t, &ns)) < 0) {
+	name = col(t, t->c_name);
+	if (t->ids_only) {
+		/* Each launch once, whatever its metrics: its first row. */
+		if (name && (t->last_id == NULL || strcmp(t->last_id, first) != 0)) {
+			free(t->last_id);
+			t->last_id = xstrdup(first);
+			row_call(t, name, NAN);
+		}
+		return;
+	}
+	if (name == NULL || (got = row_ns(t, &ns)) < 0) {
 		t->bad_rows++;
 		return;
 	}
-	if (got == 0)
-		return;
-	buf_reset(&t->key);
-	buf_puts(&t->key, col(t, t->c_id));
-	t->fn(t->arg, t->key.s, name, ns);
-	t->launches++;
+	if (got == 1)
+		row_call(t, name, ns);
 }
 
-static void
-rank_launch(void *arg, const char *key, const char *name, double ns)
-{
-	kf_rank_add(arg, name, ns, 1);
-}
-
-/* Each launch of path with a duration to fn. 0, or -1 with errno when it
- * cannot be opened. */
+/* Each launch of path with a duration to fn (with ids_only, each launch
+ * once, duration NAN). 0, or -1 with errno when it cannot be opened. */
 static int
-timing_scan(const char *path, launch_fn *fn, void *arg, struct timing_rd *t)
+timing_scan(const char *path, launch_fn *fn, void *arg, struct timing_rd *t, int ids_only)
 {
 	int got;
 
 	memset(t, 0, sizeof *t);
 	t->fn = fn;
 	t->arg = arg;
+	t->ids_only = ids_only;
 	if (kf_lines_open(&t->l, path) < 0)
 		return -1;
 	kf_csvrow_init(&t->row, ',');
@@ -167,19 +202,13 @@ timing_scan(const char *path, launch_fn *fn, void *arg, struct timing_rd *t)
 	kf_csvrow_free(&t->row);
 	kf_lines_close(&t->l);
 	free(t->raw_unit);
-	buf_free(&t->key);
+	free(t->last_id);
 	return 0;
 }
 
-/* Sum path's launches per kernel into rank (unsorted). */
-static int
-timing_read(const char *path, struct kf_rank *rank, struct timing_rd *t)
-{
-	return timing_scan(path, rank_launch, rank, t);
-}
-
 /* The framework that launches kernel name for itself (machinery.tsv,
- * lib/machinery.c), or NULL: the detailed run is not spent on those. */
+ * lib/analysis/machinery.c), or NULL: the detailed run is not spent on
+ * those. */
 static const char *
 machinery(const char *name)
 {
@@ -187,6 +216,322 @@ machinery(const char *name)
 
 	return m ? m->framework : NULL;
 }
+
+/* The mangled export beside a CSV: "x.csv" -> "x_mangled.csv". */
+static char *
+mangled_path(const char *csv)
+{
+	size_t n = strlen(csv);
+
+	if (n > 4 && strcmp(csv + n - 4, ".csv") == 0)
+		n -= 4;
+	return xasprintf("%.*s_mangled.csv", (int)n, csv);
+}
+
+/* The ranking */
+
+struct tcount {
+	long launches;
+	double ns;
+};
+
+struct tk {			/* one kernel of the timing run */
+	char *key;		/* its mangled name, or the name the CSV shows */
+	char *name;		/* the name the (demangled) CSV shows */
+	char *first;		/* its first launch's ID */
+	long launches;
+	double ns;
+	long nshort;		/* launches under KF_SHORT_LAUNCH_NS (program.h) */
+	double short_ns;
+	size_t order;
+	struct kf_map pids, cfgs;	/* process ID, "block grid": struct tcount */
+};
+
+struct build {
+	struct kf_map bykey;	/* key: index + 1 */
+	struct kf_map byfirst;	/* first launch's ID: index + 1 */
+	struct kf_map pids;	/* every process: struct tcount */
+	struct tk *v;
+	size_t n, cap;
+	double total;
+};
+
+static struct tcount *
+count_slot(struct kf_map *m, const char *key)
+{
+	int created;
+	struct kf_map_ent *e = kf_map_slot(m, key, &created);
+
+	if (e->val == NULL)
+		e->val = xcalloc(1, sizeof(struct tcount));
+	return e->val;
+}
+
+static void
+count_add(struct kf_map *m, const char *key, double ns)
+{
+	struct tcount *c = count_slot(m, key);
+
+	c->launches++;
+	c->ns += ns;
+}
+
+static void
+counts_free(struct kf_map *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->cap; i++)
+		if (m->ent[i].key)
+			free(m->ent[i].val);
+	kf_map_free(m);
+}
+
+static void
+build_launch(void *arg, const struct trow *r)
+{
+	struct build *b = arg;
+	size_t i = (size_t)kf_map_get(&b->bykey, r->name);
+	struct tk *k;
+	char *cfg;
+	int created;
+
+	if (strchr(r->name, '\n'))
+		return;		/* cannot be one filter argument, nor a key */
+	if (i == 0) {
+		if (b->n == b->cap) {
+			b->cap = b->cap ? 2 * b->cap : 64;
+			b->v = xrealloc(b->v, b->cap * sizeof *b->v);
+		}
+		k = &b->v[b->n];
+		memset(k, 0, sizeof *k);
+		k->key = xstrdup(r->name);
+		k->first = xstrdup(r->id);
+		k->order = b->n;
+		i = ++b->n;
+		kf_map_slot(&b->bykey, r->name, &created)->val = (void *)i;
+		kf_map_slot(&b->byfirst, r->id, &created)->val = (void *)i;
+	}
+	k = &b->v[i - 1];
+	k->launches++;
+	k->ns += r->ns;
+	if (r->ns < KF_SHORT_LAUNCH_NS) {
+		k->nshort++;
+		k->short_ns += r->ns;
+	}
+	b->total += r->ns;
+	count_add(&k->pids, r->pid, r->ns);
+	cfg = xasprintf("%s %s", r->block, r->grid);
+	count_add(&k->cfgs, cfg, r->ns);
+	free(cfg);
+	count_add(&b->pids, r->pid, r->ns);
+}
+
+/* From the demangled export of the same report: each kernel's name, from
+ * its first launch (the IDs are the report's, the same in every export). */
+static void
+build_name(void *arg, const struct trow *r)
+{
+	struct build *b = arg;
+	size_t i = (size_t)kf_map_get(&b->byfirst, r->id);
+
+	if (i > 0 && b->v[i - 1].name == NULL)
+		b->v[i - 1].name = xstrdup(r->name);
+}
+
+static int
+tk_cmp(const void *a, const void *b)
+{
+	const struct tk *x = *(const struct tk *const *)a, *y = *(const struct tk *const *)b;
+
+	if (x->ns != y->ns)
+		return x->ns > y->ns ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static cJSON *
+pid_value(const char *pid)
+{
+	double d;
+
+	return kf_parse_number(pid, &d) ? cJSON_CreateNumber(d) : cJSON_CreateString(pid);
+}
+
+/* m's entries as [{KEYNAME: key, "launches", "total_ns"}], most launches
+ * first, at most max. */
+static cJSON *
+counts_json(const struct kf_map *m, const char *keyname, size_t max, int cfg)
+{
+	size_t n, i, j, best;
+	struct kf_map_ent **e = kf_map_list(m, &n);
+	cJSON *a = cJSON_CreateArray();
+
+	for (i = 0; i < n && i < max; i++) {
+		const struct tcount *c;
+		cJSON *o = cJSON_CreateObject();
+
+		for (best = i, j = i + 1; j < n; j++)
+			if (((struct tcount *)e[j]->val)->launches >
+			    ((struct tcount *)e[best]->val)->launches)
+				best = j;
+		if (best != i) {
+			struct kf_map_ent *t = e[i];
+
+			e[i] = e[best];
+			e[best] = t;
+		}
+		c = e[i]->val;
+		if (cfg) {
+			/* "(256, 1, 1) (1056, 1, 1)": block, then grid */
+			const char *sp = strstr(e[i]->key, ") (");
+			size_t bl = sp ? (size_t)(sp - e[i]->key) + 1 : 0;
+			char *block = xstrndup(e[i]->key, bl);
+
+			cJSON_AddStringToObject(o, "block", block);
+			cJSON_AddStringToObject(o, "grid", e[i]->key + (sp ? bl + 1 : 0));
+			free(block);
+		} else {
+			cJSON_AddItemToObject(o, keyname, pid_value(e[i]->key));
+		}
+		cJSON_AddNumberToObject(o, "launches", (double)c->launches);
+		cJSON_AddNumberToObject(o, "total_ns", c->ns);
+		cJSON_AddItemToArray(a, o);
+	}
+	free(e);
+	return a;
+}
+
+static cJSON *
+tk_json(const struct tk *k, double total)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(o, "key", k->key);
+	cJSON_AddStringToObject(o, "name", k->name ? k->name : k->key);
+	cJSON_AddNumberToObject(o, "launches", (double)k->launches);
+	cJSON_AddNumberToObject(o, "total_ns", k->ns);
+	cJSON_AddNumberToObject(o, "share_pct", total > 0 ? 100.0 * k->ns / total : 0);
+	cJSON_AddNumberToObject(o, "short_launches", (double)k->nshort);
+	cJSON_AddNumberToObject(o, "short_ns", k->short_ns);
+	cJSON_AddStringToObject(o, "first_id", k->first);
+	cJSON_AddNumberToObject(o, "process_count", (double)k->pids.n);
+	cJSON_AddItemToObject(o, "processes", counts_json(&k->pids, "pid", MAX_PROCS, 0));
+	cJSON_AddNumberToObject(o, "config_count", (double)k->cfgs.n);
+	cJSON_AddItemToObject(o, "configs", counts_json(&k->cfgs, NULL, MAX_CONFIGS, 1));
+	return o;
+}
+
+static void
+build_free(struct build *b)
+{
+	size_t i;
+
+	for (i = 0; i < b->n; i++) {
+		free(b->v[i].key);
+		free(b->v[i].name);
+		free(b->v[i].first);
+		counts_free(&b->v[i].pids);
+		counts_free(&b->v[i].cfgs);
+	}
+	free(b->v);
+	kf_map_free(&b->bykey);
+	kf_map_free(&b->byfirst);
+	counts_free(&b->pids);
+}
+
+/* The ranking of csv's launches: by mangled name when the mangled export
+ * beside it (mangled_path) can be read, else by the names csv shows. NULL
+ * with errno when csv cannot be read. */
+cJSON *
+ncu_ranking_csv(const char *csv)
+{
+	struct build b = {0};
+	struct timing_rd t, tn;
+	char *mpath = mangled_path(csv), *slash = strrchr(csv, '/');
+	struct tk **order;
+	cJSON *o, *a;
+	size_t i;
+	int mangled = 1;
+
+	if (!kf_is_file(csv)) {
+		free(mpath);
+		errno = errno ? errno : ENOENT;
+		return NULL;
+	}
+	if (!kf_is_file(mpath) || timing_scan(mpath, build_launch, &b, &t, 0) < 0 ||
+	    t.launches == 0) {
+		build_free(&b);
+		memset(&b, 0, sizeof b);
+		mangled = 0;
+	}
+	if (mangled) {
+		if (timing_scan(csv, build_name, &b, &tn, 0) < 0)
+			tn.truncated = 1;
+	} else if (timing_scan(csv, build_launch, &b, &t, 0) < 0) {
+		build_free(&b);
+		free(mpath);
+		return NULL;
+	}
+	order = xcalloc(b.n + 1, sizeof *order);
+	for (i = 0; i < b.n; i++)
+		order[i] = &b.v[i];
+	qsort(order, b.n, sizeof *order, tk_cmp);
+	o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "source", slash ? slash + 1 : csv);
+	cJSON_AddStringToObject(o, "identity", mangled ? "mangled" : "name");
+	cJSON_AddNumberToObject(o, "launches", (double)t.launches);
+	cJSON_AddNumberToObject(o, "kernel_count", (double)b.n);
+	cJSON_AddNumberToObject(o, "total_ns", b.total);
+	cJSON_AddNumberToObject(o, "process_count", (double)b.pids.n);
+	cJSON_AddItemToObject(o, "processes", counts_json(&b.pids, "pid", MAX_PROCS, 0));
+	cJSON_AddBoolToObject(o, "truncated", t.truncated || (mangled && tn.truncated));
+	cJSON_AddNumberToObject(o, "bad_rows", (double)t.bad_rows);
+	a = cJSON_AddArrayToObject(o, "kernels");
+	for (i = 0; i < b.n && i < MAX_LISTED; i++)
+		cJSON_AddItemToArray(a, tk_json(order[i], b.total));
+	free(order);
+	build_free(&b);
+	free(mpath);
+	return o;
+}
+
+static cJSON *
+json_load(const char *path)
+{
+	char *text = NULL;
+	size_t cap = 0;
+	ssize_t got;
+	FILE *f = fopen(path, "r");
+	cJSON *o = NULL;
+	int saved;
+
+	if (f == NULL)
+		return NULL;
+	if ((got = getdelim(&text, &cap, '\0', f)) > 0)
+		o = cJSON_Parse(text);
+	saved = errno;
+	fclose(f);
+	free(text);
+	errno = o ? 0 : saved ? saved : EINVAL;
+	return o;
+}
+
+/* A ranking file: an object with a "kernels" array of objects with a
+ * "key" and "total_ns". */
+static cJSON *
+ranking_load(const char *path)
+{
+	cJSON *o = json_load(path);
+
+	if (o && !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(o, "kernels"))) {
+		cJSON_Delete(o);
+		errno = EINVAL;
+		return NULL;
+	}
+	return o;
+}
+
+/* The choice */
 
 /* name as an ECMAScript (and POSIX extended) regular expression that
  * matches it alone; past MAX_NAME_RE bytes (one argument must stay well
@@ -235,158 +580,95 @@ function_base(const char *name)
 	return p < end ? xstrndup(p, (size_t)(end - p)) : xstrdup(name);
 }
 
-/* The chosen kernels and what the CSVs tell of their launches. */
-struct choice {
-	const struct kf_rank *rank;
-	const size_t *pick;
-	size_t n;
-	struct kf_map byname;	/* chosen name: index + 1 */
-	struct kf_map launch;	/* ID of a chosen kernel's launch: index + 1 */
-	char **first;		/* each one's first launch's ID */
-	struct kf_map *mangled;	/* each one's mangled names */
-};
-
-static void
-choice_launch(void *arg, const char *key, const char *name, double ns)
-{
-	struct choice *c = arg;
-	size_t i = (size_t)kf_map_get(&c->byname, name);
-	int created;
-
-	if (i-- == 0)
-		return;
-	kf_map_slot(&c->launch, key, &created)->val = (void *)(i + 1);
-	if (c->first[i] == NULL)
-		c->first[i] = xstrdup(key);
-}
-
-static void
-choice_mangled(void *arg, const char *key, const char *name, double ns)
-{
-	struct choice *c = arg;
-	size_t i = (size_t)kf_map_get(&c->launch, key);
-	int created;
-
-	if (i > 0 && !strchr(name, '\n'))
-		kf_map_slot(&c->mangled[i - 1], name, &created)->val = c;
-}
-
-/* The launches of the chosen kernels in csv and, from the mangled CSV
- * beside it (the same report exported with --print-kernel-base mangled),
- * their mangled names. */
-static void
-choice_read(struct choice *c, const char *csv)
-{
-	const char *slash = strrchr(csv, '/');
-	char *dir = slash ? xstrndup(csv, (size_t)(slash - csv) + 1) : xstrdup("");
-	char *mangled = xasprintf("%s%s", dir, NCU_TIMING_MANGLED);
-	struct timing_rd t;
-	size_t i;
-	int created;
-
-	c->first = xcalloc(c->n + 1, sizeof *c->first);
-	c->mangled = xcalloc(c->n + 1, sizeof *c->mangled);
-	for (i = 0; i < c->n; i++)
-		kf_map_slot(&c->byname, c->rank->v[c->pick[i]].name, &created)->val =
-		    (void *)(i + 1);
-	timing_scan(csv, choice_launch, c, &t);
-	timing_scan(mangled, choice_mangled, c, &t);
-	free(mangled);
-	free(dir);
-}
-
-static void
-choice_free(struct choice *c)
-{
-	size_t i;
-
-	for (i = 0; i < c->n; i++) {
-		free(c->first[i]);
-		kf_map_free(&c->mangled[i]);
-	}
-	free(c->first);
-	free(c->mangled);
-	kf_map_free(&c->byname);
-	kf_map_free(&c->launch);
-}
-
-/* ncu's arguments that profile the chosen kernels, one a line, into out.
- * The one place that knows how ncu's filters select. Measured on an H200
- * with ncu 2025.3.1 on ResNet-18's top 3 (PERFORMANCE.md): the names the
- * CSV shows ("void f<float>(T2, const T1 *)") are not the demangled names
- * ncu matches, so templated kernels match nothing with --kernel-name-base
- * demangled; function names merge a template's instances (18 launches with
- * per-launch-config); mangled names select exactly the chosen kernels, and
- * "--kernel-id ::regex:^(A|B|C)$:1" (one --kernel-id: a second is refused)
- * the first launch of each: 3 launches. --kernel-id splits at ':', so a
- * name with one falls back to --kernel-name and one launch per launch
- * configuration (13 launches for the same 3). With one launch a mangled
- * name, "--launch-count N --kill yes" ends the program once the N are
- * profiled (ncu then exits 0): the rest of the run would only cost time,
- * and the timing run has already run the program to its end. */
-static void
-top_filter(const struct choice *c, struct buf *out)
-{
-	struct buf re = {0};
-	size_t i, j, nm = 0, nre = 0;
-	int mangled = 1;
-
-	for (i = 0; i < c->n; i++)
-		if (c->mangled[i].n == 0)
-			mangled = 0;
-	for (i = 0; i < c->n; i++) {
-		if (mangled) {
-			struct kf_map_ent **e = kf_map_list(&c->mangled[i], &nm);
-
-			for (j = 0; j < nm; j++) {
-				buf_puts(&re, i + j > 0 ? "|" : "");
-				regex_quote(&re, e[j]->key);
-			}
-			nre += nm;
-			free(e);
-		} else {
-			char *f = function_base(c->rank->v[c->pick[i]].name);
-
-			buf_puts(&re, i > 0 ? "|" : "");
-			regex_quote(&re, f);
-			nre++;	/* too many if two share it: the run just goes on */
-			free(f);
-		}
-	}
-	buf_printf(out, "--kernel-name-base\n%s\n", mangled ? "mangled" : "function");
-	if (strchr(re.s, ':'))
-		buf_printf(out, "--kernel-name\nregex:^(%s)$\n--filter-mode\nper-launch-config\n"
-		    "--launch-count\n1\n", re.s);
-	else
-		buf_printf(out, "--kernel-id\n::regex:^(%s)$:1\n--launch-count\n%zu\n"
-		    "--kill\nyes\n", re.s, nre);
-	buf_free(&re);
-}
-
-/* The k kernels with the most time, machinery and names that cannot be
- * one argument (a line end) left out: indexes into the sorted rank. */
+/* The k kernels with the most time, machinery left out, into pick. */
 static size_t
-top_pick(const struct kf_rank *rank, size_t k, size_t *pick)
+top_pick(const cJSON *rk, size_t k, const cJSON **pick)
 {
-	size_t i, n = 0;
+	const cJSON *e;
+	size_t n = 0;
 
-	for (i = 0; i < rank->n && n < k; i++)
-		if (!machinery(rank->v[i].name) && !strchr(rank->v[i].name, '\n'))
-			pick[n++] = i;
+	cJSON_ArrayForEach(e, kf_arr(rk, "kernels")) {
+		const char *key = kf_str(e, "key"), *name = kf_str(e, "name");
+
+		if (n == k)
+			break;
+		if (key && name && !strchr(key, '\n') && !machinery(name))
+			pick[n++] = e;
+	}
 	return n;
 }
 
-static cJSON *
-top_json(const struct choice *c, long k, const struct buf *filter)
+/* ncu's arguments that profile the chosen kernels, one a line, into out;
+ * *count: the launches they select. The one place that knows how ncu's
+ * filters select. Measured on an H200 with ncu 2025.3.1 on ResNet-18's top
+ * 3 (PERFORMANCE.md): the names the CSV shows ("void f<float>(T2, const T1
+ * *)") are not the demangled names ncu matches, so templated kernels match
+ * nothing with --kernel-name-base demangled; function names merge a
+ * template's instances (18 launches with per-launch-config); mangled names
+ * select exactly the chosen kernels, and "--kernel-id ::regex:^(A|B|C)$:1"
+ * (one --kernel-id: a second is refused) the first launch of each: 3
+ * launches. That first launch is counted in each process (two
+ * torch.multiprocessing workers: the first kernels of each took the
+ * launches), and --launch-count over all of them: so the count is one
+ * launch per process that ran each chosen kernel in the timing run, and
+ * with --kill yes ncu ends the program only once all of those are
+ * profiled (ncu then exits 0; the timing run has already run the program
+ * to its end). --kernel-id splits at ':', so a name with one falls back to
+ * --kernel-name and one launch per launch configuration (13 launches for
+ * the same 3). */
+static void
+top_filter(const cJSON *rk, const cJSON **pick, size_t n, struct buf *out, long *count)
 {
-	cJSON *o = cJSON_CreateObject(), *a;
+	const char *id = kf_str(rk, "identity");
+	struct buf re = {0};
+	size_t i;
+	int mangled = id && strcmp(id, "mangled") == 0;
+
+	*count = 0;
+	for (i = 0; i < n; i++) {
+		buf_puts(&re, i > 0 ? "|" : "");
+		if (mangled) {
+			regex_quote(&re, kf_str(pick[i], "key"));
+		} else {
+			char *f = function_base(kf_str(pick[i], "name"));
+
+			regex_quote(&re, f);	/* too many if two share it: the run just goes on */
+			free(f);
+		}
+		*count += (long)kf_num(pick[i], "process_count", 1) > 0 ?
+		    (long)kf_num(pick[i], "process_count", 1) : 1;
+	}
+	buf_printf(out, "--kernel-name-base\n%s\n", mangled ? "mangled" : "function");
+	if (strchr(re.s, ':')) {
+		buf_printf(out, "--kernel-name\nregex:^(%s)$\n--filter-mode\nper-launch-config\n"
+		    "--launch-count\n1\n", re.s);
+		*count = -1;
+	} else {
+		buf_printf(out, "--kernel-id\n::regex:^(%s)$:1\n--launch-count\n%ld\n"
+		    "--kill\nyes\n", re.s, *count);
+	}
+	buf_free(&re);
+}
+
+static cJSON *
+top_json(const cJSON *rk, const cJSON **pick, size_t n, long k, const struct buf *filter,
+    long count)
+{
+	cJSON *o = cJSON_CreateObject(), *a, *b;
 	const char *p, *e;
 	size_t i;
 
 	cJSON_AddNumberToObject(o, "top", (double)k);
+	cJSON_AddStringToObject(o, "identity", kf_str(rk, "identity") ? kf_str(rk, "identity") : "name");
 	a = cJSON_AddArrayToObject(o, "chosen");
-	for (i = 0; i < c->n; i++)
-		cJSON_AddItemToArray(a, cJSON_CreateString(c->rank->v[c->pick[i]].name));
+	b = cJSON_AddArrayToObject(o, "chosen_keys");
+	for (i = 0; i < n; i++) {
+		cJSON_AddItemToArray(a, cJSON_CreateString(kf_str(pick[i], "name")));
+		cJSON_AddItemToArray(b, cJSON_CreateString(kf_str(pick[i], "key")));
+	}
+	if (count >= 0)
+		cJSON_AddNumberToObject(o, "launch_count", (double)count);
+	cJSON_AddNumberToObject(o, "process_count", kf_num(rk, "process_count", 1));
 	a = cJSON_AddArrayToObject(o, "filter");
 	for (p = filter->s; p && *p; p = e + 1) {
 		char *arg;
@@ -399,45 +681,50 @@ top_json(const struct choice *c, long k, const struct buf *filter)
 	return o;
 }
 
+/* o into the file name in path's folder. */
 static int
-write_top(const char *csv, cJSON *top)
+write_beside(const char *path, const char *name, const cJSON *o)
 {
-	const char *slash = strrchr(csv, '/');
-	char *dir = slash ? xstrndup(csv, (size_t)(slash - csv) + 1) : xstrdup("");
-	char *path = xasprintf("%sncu_top.json", dir);
-	char *text = cJSON_PrintUnformatted(top);
-	FILE *f = fopen(path, "w");
-	int ok = f && fputs(text, f) >= 0 && fputc('\n', f) != EOF;
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? xstrndup(path, (size_t)(slash - path) + 1) : xstrdup("");
+	char *out = xasprintf("%s%s", dir, name);
+	char *text = cJSON_PrintUnformatted(o);
+	FILE *f = fopen(out, "w");
+	int ok = f && text && fputs(text, f) >= 0 && fputc('\n', f) != EOF;
 
 	if (f && fclose(f) != 0)
 		ok = 0;
 	if (!ok)
-		kf_warn("cannot write %s: %s", path, strerror(errno));
+		kf_warn("cannot write %s: %s", out, strerror(errno));
 	free(text);
-	free(path);
+	free(out);
 	free(dir);
 	return ok ? 0 : -1;
 }
 
 /* What kf-read --select prints: the filter, or the first launch's ID of each. */
 static int
-select_out(const struct choice *c, long k, const char *csv, int flags)
+select_out(const cJSON *rk, const cJSON **pick, size_t n, long k, const char *path,
+    int flags, int from_csv)
 {
 	struct buf filter = {0};
 	size_t i;
+	long count;
 	int st = 0;
 
 	if (flags & KF_SELECT_IDS) {
-		for (i = 0; i < c->n; i++)
-			if (c->first[i])
-				printf("%s\n", c->first[i]);
+		for (i = 0; i < n; i++)
+			if (kf_str(pick[i], "first_id"))
+				printf("%s\n", kf_str(pick[i], "first_id"));
 		return 0;
 	}
-	top_filter(c, &filter);
+	top_filter(rk, pick, n, &filter, &count);
 	if (flags & KF_SELECT_WRITE) {
-		cJSON *top = top_json(c, k, &filter);
+		cJSON *top = top_json(rk, pick, n, k, &filter, count);
 
-		if (write_top(csv, top) != 0)
+		if (from_csv && write_beside(path, NCU_RANKING, rk) != 0)
+			st = 1;
+		if (write_beside(path, NCU_TOP, top) != 0)
 			st = 1;
 		cJSON_Delete(top);
 	}
@@ -447,93 +734,196 @@ select_out(const struct choice *c, long k, const char *csv, int flags)
 }
 
 int
-ncu_select(long k, const char *csv, int flags)
+ncu_select(long k, const char *path, int flags)
 {
-	struct kf_rank rank = {0};
-	struct choice c = {0};
-	struct timing_rd t;
-	size_t *pick;
-	int st = 0;
+	int from_csv = !kf_endswith(path, ".json"), st = 0;
+	cJSON *rk = from_csv ? ncu_ranking_csv(path) : ranking_load(path);
+	const cJSON **pick;
+	size_t n;
 
-	if (timing_read(csv, &rank, &t) < 0) {
-		kf_warn("cannot read %s: %s", csv, strerror(errno));
+	if (rk == NULL) {
+		kf_warn("cannot read %s: %s", path, strerror(errno));
 		return 1;
 	}
-	kf_rank_sort(&rank);
-	pick = xcalloc(rank.n + 1, sizeof *pick);
-	if ((c.n = top_pick(&rank, (size_t)k, pick)) == 0) {
-		kf_warn("%s: no kernel launch with a duration (%ld launches, %zu kernels, "
-		    "all framework machinery)", csv, t.launches, rank.n);
+	pick = xcalloc((size_t)cJSON_GetArraySize(kf_arr(rk, "kernels")) + 1, sizeof *pick);
+	if ((n = top_pick(rk, (size_t)k, pick)) == 0) {
+		kf_warn("%s: no kernel launch with a duration (%.0f launches, %.0f kernels, "
+		    "all framework machinery)", path, kf_num(rk, "launches", 0),
+		    kf_num(rk, "kernel_count", 0));
 		st = 1;
 	} else {
-		c.rank = &rank;
-		c.pick = pick;
-		choice_read(&c, csv);
-		st = select_out(&c, k, csv, flags);
-		choice_free(&c);
+		st = select_out(rk, pick, n, k, path, flags, from_csv);
 	}
 	free(pick);
-	kf_rank_free(&rank);
+	cJSON_Delete(rk);
 	return st;
 }
 
-/* data.timing */
+/* data.timing: the ranking, and which of its kernels the detailed run
+ * profiled */
 
-static cJSON *
-read_top(const char *dir)
+struct ncu_timing {
+	cJSON *rank;		/* the ranking (its kernels get "detailed") */
+	cJSON *top;		/* ncu_top.json, or NULL */
+	cJSON *run;		/* ncu_detailed.json: kf-ncu's account of the detailed run */
+	const char *file;	/* where the ranking came from */
+	struct kf_map bykey, byname;	/* the ranking's kernels */
+	struct kf_map ident;	/* detailed launch's ID: its mangled name */
+	int have_ident;
+};
+
+static void
+ident_launch(void *arg, const struct trow *r)
 {
-	char *path = kf_path_join(dir, "ncu_top.json"), *text = NULL;
-	size_t cap = 0;
-	ssize_t got;
-	FILE *f = fopen(path, "r");
-	cJSON *o = NULL;
+	struct ncu_timing *t = arg;
+	int created;
+	struct kf_map_ent *e = kf_map_slot(&t->ident, r->id, &created);
 
-	if (f && (got = getdelim(&text, &cap, '\0', f)) > 0)
-		o = cJSON_Parse(text);
-	if (f)
-		fclose(f);
-	free(text);
+	if (created)
+		e->val = xstrdup(r->name);
+}
+
+struct ncu_timing *
+ncu_timing_open(const char *dir)
+{
+	char *path = kf_path_join(dir, NCU_TIMING), *rpath = kf_path_join(dir, NCU_RANKING);
+	char *mpath = kf_path_join(dir, NCU_REPORT_MANGLED), *p;
+	struct ncu_timing *t;
+	struct timing_rd rd;
+	cJSON *rk, *k;
+	int created, saved = errno;	/* a write error on stdout is told by it */
+	const char *file = NCU_TIMING;
+
+	rk = ncu_ranking_csv(path);
+	if (rk == NULL && (rk = ranking_load(rpath)) != NULL)
+		file = NCU_RANKING;
 	free(path);
-	if (o && !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(o, "chosen"))) {
-		cJSON_Delete(o);
-		o = NULL;
+	free(rpath);
+	if (rk == NULL) {
+		free(mpath);
+		errno = saved;
+		return NULL;
 	}
-	return o;
+	t = xcalloc(1, sizeof *t);
+	t->rank = rk;
+	t->file = file;
+	cJSON_ArrayForEach(k, kf_arr(rk, "kernels")) {
+		if (kf_str(k, "key"))
+			kf_map_slot(&t->bykey, kf_str(k, "key"), &created)->val = k;
+		if (kf_str(k, "name") && (p = (char *)kf_str(k, "name")) &&
+		    kf_map_get(&t->byname, p) == NULL)
+			kf_map_slot(&t->byname, p, &created)->val = k;
+	}
+	p = kf_path_join(dir, NCU_TOP);
+	t->top = json_load(p);
+	free(p);
+	if (t->top && !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(t->top, "chosen"))) {
+		cJSON_Delete(t->top);
+		t->top = NULL;
+	}
+	p = kf_path_join(dir, NCU_DETAILED);
+	t->run = json_load(p);
+	free(p);
+	if (strcmp(kf_str(rk, "identity") ? kf_str(rk, "identity") : "", "mangled") == 0 &&
+	    timing_scan(mpath, ident_launch, t, &rd, 1) == 0)
+		t->have_ident = 1;
+	free(mpath);
+	errno = saved;
+	return t;
+}
+
+/* Launch k of the detailed report gets the timing run's identity: its
+ * mangled name ("mangled"), and the timing run's name for it ("name"; the
+ * detailed report's in "name_in_details" when it differs). The kernel of
+ * the ranking is marked detailed. */
+void
+ncu_timing_ident(struct ncu_timing *t, cJSON *k)
+{
+	const char *name = kf_str(k, "name"), *m = NULL;
+	cJSON *e = NULL;
+	char id[32];
+
+	if (t == NULL || name == NULL)
+		return;
+	if (t->have_ident) {
+		snprintf(id, sizeof id, "%.0f", kf_num(k, "id", -1));
+		if ((m = kf_map_get(&t->ident, id)) != NULL) {
+			kf_set_str(k, "mangled", m);
+			e = kf_map_get(&t->bykey, m);
+		}
+	}
+	if (e == NULL && m == NULL)
+		e = kf_map_get(&t->byname, name);
+	if (e == NULL)
+		return;
+	if (!cJSON_GetObjectItemCaseSensitive(e, "detailed"))
+		cJSON_AddBoolToObject(e, "detailed", 1);
+	if (kf_str(e, "name") && strcmp(kf_str(e, "name"), name) != 0) {
+		kf_set_str(k, "name_in_details", name);
+		kf_set_str(k, "name", kf_str(e, "name"));
+	}
 }
 
 static int
-in_list(const cJSON *a, const char *name)
+in_list(const cJSON *a, const char *s)
 {
 	const cJSON *c;
 
 	cJSON_ArrayForEach(c, a)
-		if (cJSON_IsString(c) && strcmp(c->valuestring, name) == 0)
+		if (cJSON_IsString(c) && s && strcmp(c->valuestring, s) == 0)
 			return 1;
 	return 0;
 }
 
-static cJSON *
-timing_kernels(const struct kf_rank *rank, const cJSON *chosen, const struct kf_map *seen)
+/* Whether ranking kernel e was chosen: by key (ncu_top.json's
+ * chosen_keys), else by name (an ncu_top.json of before). */
+static int
+chosen(const struct ncu_timing *t, const cJSON *e)
 {
-	cJSON *a = cJSON_CreateArray();
-	size_t i;
+	const cJSON *keys = kf_arr(t->top, "chosen_keys");
 
-	for (i = 0; i < rank->n && i < MAX_LISTED; i++) {
-		const struct kf_rank_ent *e = &rank->v[i];
+	return keys ? in_list(keys, kf_str(e, "key")) :
+	    in_list(kf_arr(t->top, "chosen"), kf_str(e, "name"));
+}
+
+static cJSON *
+timing_kernels(const struct ncu_timing *t, cJSON *missing)
+{
+	cJSON *a = cJSON_CreateArray(), *e;
+	int mangled = strcmp(kf_str(t->rank, "identity") ? kf_str(t->rank, "identity") : "",
+	    "mangled") == 0, procs = kf_num(t->rank, "process_count", 1) > 1;
+
+	cJSON_ArrayForEach(e, kf_arr(t->rank, "kernels")) {
 		cJSON *o = cJSON_CreateObject();
-		const char *fw = machinery(e->name);
+		const char *name = kf_str(e, "name"), *fw = name ? machinery(name) : NULL;
+		int det = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "detailed"));
 
-		cJSON_AddStringToObject(o, "name", e->name);
-		cJSON_AddNumberToObject(o, "launches", (double)e->launches);
-		cJSON_AddNumberToObject(o, "total_ns", e->total_ns);
-		cJSON_AddNumberToObject(o, "share_pct", e->share);
-		if (!e->grouped) {	/* for launch_bound (program.h) */
-			cJSON_AddNumberToObject(o, "short_launches", (double)e->short_launches);
-			cJSON_AddNumberToObject(o, "short_ns", e->short_ns);
+		if (name == NULL) {
+			cJSON_Delete(o);
+			continue;
 		}
-		cJSON_AddBoolToObject(o, "detailed", kf_map_get(seen, e->name) != NULL);
-		if (chosen)
-			cJSON_AddBoolToObject(o, "chosen", in_list(chosen, e->name));
+		cJSON_AddStringToObject(o, "name", name);
+		if (mangled && kf_str(e, "key"))
+			cJSON_AddStringToObject(o, "mangled", kf_str(e, "key"));
+		cJSON_AddNumberToObject(o, "launches", kf_num(e, "launches", 0));
+		cJSON_AddNumberToObject(o, "total_ns", kf_num(e, "total_ns", 0));
+		cJSON_AddNumberToObject(o, "share_pct", kf_num(e, "share_pct", 0));
+		if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(e, "short_launches"))) {
+			/* for launch_bound (program.h) */
+			cJSON_AddNumberToObject(o, "short_launches", kf_num(e, "short_launches", 0));
+			cJSON_AddNumberToObject(o, "short_ns", kf_num(e, "short_ns", 0));
+		}
+		cJSON_AddBoolToObject(o, "detailed", det);
+		if (t->top) {
+			int c = chosen(t, e);
+
+			cJSON_AddBoolToObject(o, "chosen", c);
+			if (c && !det)
+				cJSON_AddItemToArray(missing, cJSON_CreateString(name));
+		}
+		if (procs)
+			cJSON_AddItemToObject(o, "processes", cJSON_Duplicate(
+			    cJSON_GetObjectItemCaseSensitive(e, "processes"), 1));
 		if (fw)
 			cJSON_AddStringToObject(o, "machinery", fw);
 		cJSON_AddItemToArray(a, o);
@@ -541,66 +931,72 @@ timing_kernels(const struct kf_rank *rank, const cJSON *chosen, const struct kf_
 	return a;
 }
 
-/* The chosen kernels the detailed run did not profile. */
-static cJSON *
-timing_missing(const cJSON *chosen, const struct kf_map *seen)
-{
-	cJSON *a = cJSON_CreateArray();
-	const cJSON *c;
-
-	cJSON_ArrayForEach(c, chosen)
-		if (cJSON_IsString(c) && kf_map_get(seen, c->valuestring) == NULL)
-			cJSON_AddItemToArray(a, cJSON_CreateString(c->valuestring));
-	return a;
-}
-
+/* data.timing; profiled: the launches the detailed report holds. */
 cJSON *
-ncu_timing_data(const char *dir, const struct kf_map *seen)
+ncu_timing_data(struct ncu_timing *t, long profiled, const cJSON *msgs)
 {
-	char *path = kf_path_join(dir, NCU_TIMING);
-	struct kf_rank rank = {0};
-	struct timing_rd t;
-	cJSON *o, *top, *notes;
-	int saved = errno;	/* a write error on stdout is told by it */
+	const cJSON *m;
+	cJSON *o, *notes, *missing = cJSON_CreateArray(), *run;
+	double bad = kf_num(t->rank, "bad_rows", 0), n = kf_num(t->rank, "kernel_count", 0);
 
-	if (timing_read(path, &rank, &t) < 0) {
-		free(path);
-		errno = saved;
-		return NULL;
-	}
-	free(path);
-	kf_rank_sort(&rank);
-	top = read_top(dir);
 	o = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "file", NCU_TIMING);
-	cJSON_AddNumberToObject(o, "launches", (double)t.launches);
-	cJSON_AddNumberToObject(o, "kernel_count", (double)rank.n);
-	cJSON_AddNumberToObject(o, "total_ns", rank.total_ns);
-	cJSON_AddItemToObject(o, "kernels", timing_kernels(&rank, cJSON_GetObjectItemCaseSensitive(
-	    top, "chosen"), seen));
-	if (top) {
-		cJSON_AddItemToObject(o, "top", cJSON_DetachItemFromObjectCaseSensitive(top, "top"));
-		cJSON_AddItemToObject(o, "chosen",
-		    cJSON_DetachItemFromObjectCaseSensitive(top, "chosen"));
-		cJSON_AddItemToObject(o, "missing", timing_missing(
-		    cJSON_GetObjectItemCaseSensitive(o, "chosen"), seen));
+	cJSON_AddStringToObject(o, "file", t->file);
+	cJSON_AddStringToObject(o, "identity", kf_str(t->rank, "identity") ?
+	    kf_str(t->rank, "identity") : "name");
+	cJSON_AddNumberToObject(o, "launches", kf_num(t->rank, "launches", 0));
+	cJSON_AddNumberToObject(o, "kernel_count", n);
+	cJSON_AddNumberToObject(o, "total_ns", kf_num(t->rank, "total_ns", 0));
+	cJSON_AddNumberToObject(o, "process_count", kf_num(t->rank, "process_count", 1));
+	cJSON_AddItemToObject(o, "kernels", timing_kernels(t, missing));
+	if (t->top) {
+		cJSON_AddNumberToObject(o, "top", kf_num(t->top, "top", 0));
+		cJSON_AddItemToObject(o, "chosen", cJSON_Duplicate(kf_arr(t->top, "chosen"), 1));
+		cJSON_AddItemToObject(o, "missing", missing);
+	} else {
+		cJSON_Delete(missing);
 	}
-	cJSON_AddBoolToObject(o, "truncated", t.truncated);
+	run = t->run ? cJSON_Duplicate(t->run, 1) : cJSON_CreateObject();
+	kf_set_num(run, "profiled", (double)profiled);
+	cJSON_ArrayForEach(m, msgs)
+		if (strcmp(kf_str(m, "level") ? kf_str(m, "level") : "", "error") == 0 &&
+		    kf_str(m, "text") && !strstr(kf_str(m, "text"), "returned an error code")) {
+			kf_set_str(run, "ncu_error", kf_str(m, "text"));
+			break;
+		}
+	cJSON_AddItemToObject(o, "detailed_run", run);
+	cJSON_AddBoolToObject(o, "truncated", cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
+	    t->rank, "truncated")));
 	notes = cJSON_AddArrayToObject(o, "notes");
-	if (rank.n > MAX_LISTED)
+	if (n > MAX_LISTED)
 		cJSON_AddItemToArray(notes, cJSON_CreateString("only the first 1000 kernels "
 		    "by GPU time are listed"));
-	if (t.bad_rows) {
-		char *s = xasprintf("%ld CSV row%s without a launch duration skipped",
-		    t.bad_rows, t.bad_rows == 1 ? "" : "s");
+	if (bad > 0) {
+		char *s = xasprintf("%.0f CSV row%s without a launch duration skipped",
+		    bad, bad == 1 ? "" : "s");
 
 		cJSON_AddItemToArray(notes, cJSON_CreateString(s));
 		free(s);
 	}
-	cJSON_Delete(top);
-	kf_rank_free(&rank);
-	errno = saved;
 	return o;
+}
+
+void
+ncu_timing_close(struct ncu_timing *t)
+{
+	size_t i;
+
+	if (t == NULL)
+		return;
+	for (i = 0; i < t->ident.cap; i++)
+		if (t->ident.ent[i].key)
+			free(t->ident.ent[i].val);
+	kf_map_free(&t->ident);
+	kf_map_free(&t->bykey);
+	kf_map_free(&t->byname);
+	cJSON_Delete(t->rank);
+	cJSON_Delete(t->top);
+	cJSON_Delete(t->run);
+	free(t);
 }
 
 /* kf-feedback */
@@ -625,13 +1021,72 @@ ncu_timing_rank(const cJSON *data, struct kf_rank *rank)
 	return n > 0;
 }
 
+/* The signal a shell's status 128 + N names (139: SIGSEGV), as text. */
+static const char *
+signame_of(double n)
+{
+	const char *s = n >= 1 && n < 65 ? kf_signame((int)n) : NULL;
+
+	return s ? s : "a signal";
+}
+
+/* A note when most of the timing run's GPU time is XLA's autotuning (the
+ * machinery table's XLA entries): the kernels ranked after it are largely
+ * the autotuner's candidates. Measured on the H200 with a Flax CNN: 99.7%
+ * of 9.72 s in DelayKernel, and with XLA_FLAGS=--xla_gpu_autotune_level=0
+ * 175 launches, the convolutions 92% of 13.8 ms. */
+void
+ncu_xla_note(struct kf_fb *fb, const struct kf_rank *rank)
+{
+	double share = 0;
+	size_t i;
+
+	for (i = 0; i < rank->n; i++)
+		if (rank->v[i].machine && strcmp(rank->v[i].machine->framework, "XLA") == 0)
+			share += rank->v[i].share;
+	if (share >= 50)
+		kf_fb_add(fb, FB_KEY, "Note: %.1f%% of the timing run's GPU time is XLA's "
+		    "autotuning (set aside above), so the kernels ranked are mostly the "
+		    "autotuner's candidates, not the program's steps: profile with "
+		    "XLA_FLAGS=--xla_gpu_autotune_level=0 in the program's environment "
+		    "(kf-wrap(1), JAX and XLA).", share);
+}
+
+/* What the detailed run did, when it did not end well: "was stopped after
+ * 120 s (...)", "failed: ncu exited with status 1"; NULL when it ended
+ * well (kf-ncu's ncu_detailed.json: status "ok"), or no account is kept. */
+static void
+run_what(const cJSON *t, struct buf *b)
+{
+	const cJSON *r = kf_obj(t, "detailed_run");
+	const char *st = kf_str(r, "status"), *err = kf_str(r, "ncu_error");
+
+	if (st == NULL || strcmp(st, "ok") == 0)
+		return;
+	if (strcmp(st, "timeout") == 0)
+		buf_printf(b, "was stopped after %.0f s, kf-ncu's limit for it "
+		    "(KF_NCU_DETAIL_TIMEOUT; by default twice the timing run's %.0f s, plus 120 s)",
+		    kf_num(r, "seconds", 0), kf_num(r, "timing_s", 0));
+	else if (strcmp(st, "stopped") == 0)
+		buf_printf(b, "was stopped from outside after %.0f s (kf-run's --timeout or "
+		    "an interrupt)", kf_num(r, "seconds", 0));
+	else
+		buf_printf(b, "failed: ncu exited with status %.0f after %.0f s%s%s%s",
+		    kf_num(r, "exit_code", 0), kf_num(r, "seconds", 0),
+		    kf_num(r, "report", 1) ? "" : " and left no report",
+		    kf_num(r, "exit_code", 0) > 128 ? ", the status of a program ended by " : "",
+		    kf_num(r, "exit_code", 0) > 128 ? signame_of(kf_num(r, "exit_code", 0) - 128) : "");
+	if (err)
+		buf_printf(b, " (ncu: \"%s\")", err);
+}
+
 void
 ncu_timing_say(struct kf_fb *fb, const cJSON *data, size_t nl)
 {
 	const cJSON *t = kf_obj(data, "timing"), *c;
 	const cJSON *missing = kf_arr(t, "missing");
-	struct buf b = {0};
-	double total = kf_num(t, "total_ns", 0);
+	struct buf b = {0}, what = {0};
+	double total = kf_num(t, "total_ns", 0), procs = kf_num(t, "process_count", 1);
 	int top = (int)kf_num(t, "top", 0), n = 0;
 
 	if (t == NULL)
@@ -644,22 +1099,35 @@ ncu_timing_say(struct kf_fb *fb, const cJSON *data, size_t nl)
 	}
 	buf_printf(&b, "A timing run measured all %.0f kernel launches (", kf_num(t, "launches", 0));
 	kf_fmt_ns(&b, total);
-	buf_printf(&b, " of GPU time in %.0f kernels); ", kf_num(t, "kernel_count", 0));
+	buf_printf(&b, " of GPU time in %.0f kernels", kf_num(t, "kernel_count", 0));
+	if (procs > 1)
+		buf_printf(&b, ", in %.0f processes", procs);
+	buf_puts(&b, "); ");
 	if (top > 0)
 		buf_printf(&b, "the details below come from a second run that profiled "
-		    "the %d kernel%s with the most GPU time (%zu launch%s).", top,
-		    top == 1 ? "" : "s", nl, nl == 1 ? "" : "es");
+		    "the %d kernel%s with the most GPU time (%zu launch%s%s).", top,
+		    top == 1 ? "" : "s", nl, nl == 1 ? "" : "es", procs > 1 ? ": the first "
+		    "launch of each in every process that ran it, since a process's ID "
+		    "differs between the two runs; each kernel's numbers are from its "
+		    "longest" : "");
 	else
 		buf_printf(&b, "the details below come from %zu profiled launch%s.", nl,
 		    nl == 1 ? "" : "es");
 	kf_fb_add_buf(fb, FB_KEY, &b);
+	run_what(t, &what);
 	cJSON_ArrayForEach(c, missing) {
 		char *s = kf_kernel_short(c->valuestring, 60);
 
-		buf_puts(&b, n++ == 0 ? "Note: the program runs twice (timing, then "
-		    "details), and these kernels chosen from the timing run did not run "
-		    "in the detailed run (random shapes, autotuning or caches can change "
-		    "which kernels run), so they have no details: " : "; ");
+		if (n++ > 0)
+			buf_puts(&b, "; ");
+		else if (what.len)
+			buf_printf(&b, "Note: the detailed run %s before it profiled these "
+			    "kernels chosen from the timing run, so they have no details: ", what.s);
+		else
+			buf_puts(&b, "Note: the program runs twice (timing, then details), and "
+			    "these kernels chosen from the timing run did not run in the "
+			    "detailed run (random shapes, autotuning or caches can change "
+			    "which kernels run), so they have no details: ");
 		buf_puts(&b, s);
 		free(s);
 	}
@@ -669,5 +1137,96 @@ ncu_timing_say(struct kf_fb *fb, const cJSON *data, size_t nl)
 	}
 	kf_set(fb->analysis, "missing_from_details", missing ? cJSON_Duplicate(missing, 1) :
 	    cJSON_CreateArray());
+	buf_free(&what);
 	buf_free(&b);
+}
+
+/* With several processes: where kernel name ran in the timing run (the
+ * process IDs are that run's; the detailed run's differ). */
+void
+ncu_timing_procs(struct kf_fb *fb, const cJSON *data, const char *name)
+{
+	const cJSON *t = kf_obj(data, "timing"), *k, *p;
+	struct buf b = {0};
+	int n = 0;
+
+	if (kf_num(t, "process_count", 1) <= 1 || name == NULL)
+		return;
+	cJSON_ArrayForEach(k, kf_arr(t, "kernels")) {
+		if (strcmp(kf_str(k, "name") ? kf_str(k, "name") : "", name) != 0)
+			continue;
+		cJSON_ArrayForEach(p, kf_arr(k, "processes")) {
+			if (n++ == 0)
+				buf_printf(&b, "In the timing run it ran %.0f of its %.0f launches "
+				    "in process %.0f", kf_num(p, "launches", 0),
+				    kf_num(k, "launches", 0), kf_num(p, "pid", 0));
+			else
+				buf_printf(&b, ", %.0f in process %.0f", kf_num(p, "launches", 0),
+				    kf_num(p, "pid", 0));
+		}
+		break;
+	}
+	if (n > 0) {
+		buf_printf(&b, " (that run's process IDs%s).", n > 1 ? "; the launch above is "
+		    "the longest of the detailed run's, one in each process" : "");
+		kf_fb_add_buf(fb, FB_KEY, &b);
+	}
+	buf_free(&b);
+}
+
+/* The feedback of a --top run whose detailed run profiled nothing: the
+ * timing run's ranking and what the detailed run did. 0 when there is no
+ * timing run to tell of. */
+int
+ncu_timing_only(struct kf_fb *fb, const cJSON *data)
+{
+	const cJSON *t = kf_obj(data, "timing");
+	struct kf_rank rank = {0};
+	struct buf b = {0}, what = {0};
+	const struct kf_rank_ent *e;
+	cJSON *focus;
+	enum kf_focus_how how;
+	size_t matches;
+
+	if (kf_num(t, "launches", 0) <= 0 || !ncu_timing_rank(data, &rank))
+		return 0;
+	run_what(t, &what);
+	buf_printf(&b, "A timing run measured all %.0f kernel launches (", kf_num(t, "launches", 0));
+	kf_fmt_ns(&b, kf_num(t, "total_ns", 0));
+	buf_printf(&b, " of GPU time in %.0f kernels); the second run, which was to profile "
+	    "the %.0f kernel%s with the most GPU time in detail, %s, so no kernel has "
+	    "details: below is the timing run's ranking only.", kf_num(t, "kernel_count", 0),
+	    kf_num(t, "top", 0), kf_num(t, "top", 0) == 1 ? "" : "s",
+	    what.len ? what.s : "profiled no launch");
+	kf_fb_add_buf(fb, FB_HEAD, &b);
+	e = kf_rank_pick(&rank, fb->opt->focus, &how, &matches);
+	focus = cJSON_AddObjectToObject(fb->analysis, "focus");
+	if (e) {
+		char *s = kf_kernel_short(e->name, 200);
+
+		kf_fb_add(fb, FB_HEAD, "Kernel: %s (no launch profiled in detail)", s);
+		free(s);
+		kf_rank_why(&rank, e, how, fb->opt->focus, matches, &b);
+		kf_fb_add_buf(fb, FB_HEAD, &b);
+		cJSON_AddStringToObject(focus, "name", e->name);
+		cJSON_AddNumberToObject(focus, "share_pct", e->share);
+		cJSON_AddNumberToObject(focus, "total_ns", e->total_ns);
+		cJSON_AddNumberToObject(focus, "launches", (double)e->launches);
+		cJSON_AddBoolToObject(focus, "detailed", 0);
+	}
+	if (kf_rank_own(&rank) < rank.n) {
+		kf_rank_machinery_text(&rank, &b);
+		kf_fb_add_buf(fb, FB_KEY, &b);
+	}
+	ncu_xla_note(fb, &rank);
+	kf_rank_text(&rank, &b, fb->opt->top);
+	kf_fb_add_buf(fb, FB_RANK, &b);
+	kf_set_str(fb->analysis, "status", "no_details");
+	kf_set(fb->analysis, "missing_from_details", cJSON_Duplicate(kf_arr(t, "chosen") ?
+	    kf_arr(t, "chosen") : kf_arr(t, "missing"), 1));
+	cJSON_AddItemToObject(fb->analysis, "ranking", kf_rank_json(&rank, fb->opt->top));
+	kf_rank_free(&rank);
+	buf_free(&what);
+	buf_free(&b);
+	return 1;
 }
