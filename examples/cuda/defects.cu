@@ -74,54 +74,51 @@ __global__ void fp64_fix_k(float *y, int iters)
 	y[i] = x;
 }
 
-// Defect: a block-wide tree reduction with a barrier at every step, all the
-// way down to one element, repeated for each of many values.
+// Defect: one warp of the block computes a value the others need; the other
+// seven wait at __syncthreads for it, for every value.
 __global__ void barrier_k(const float *__restrict__ x, float *__restrict__ y, int reps)
 {
-	__shared__ float s[THREADS];
+	__shared__ float s[2];
 	int t = threadIdx.x;
 	float acc = 0;
 
 	for (int r = 0; r < reps; r++) {
-		s[t] = x[(blockIdx.x * reps + r) * THREADS + t];
-		__syncthreads();
-		for (int w = THREADS / 2; w > 0; w >>= 1) {
-			if (t < w)
-				s[t] += s[t + w];
-			__syncthreads();
+		if (t < 32) {
+			float v = x[(blockIdx.x * reps + r) * 32 + t];
+			for (int k = 0; k < 64; k++)
+				v = v * 0.999f + 0.001f;
+			for (int o = 16; o > 0; o >>= 1)
+				v += __shfl_down_sync(0xffffffffu, v, o);
+			if (t == 0)
+				s[r & 1] = v;
 		}
-		acc += s[0];
 		__syncthreads();
+		acc += s[r & 1];
 	}
-	if (t == 0)
-		y[blockIdx.x] = acc;
+	y[blockIdx.x * blockDim.x + t] = acc;
 }
 
-// Fix: warp shuffles reduce within a warp; one barrier per value for the
-// eight warp sums.
+// Fix: the warps share the values out, each computing every eighth with
+// warp shuffles into its own shared slot; one barrier for them all.
 __global__ void barrier_fix_k(const float *__restrict__ x, float *__restrict__ y, int reps)
 {
-	__shared__ float s[THREADS / 32];
-	int t = threadIdx.x;
+	__shared__ float s[64];
+	int t = threadIdx.x, w = t >> 5;
 	float acc = 0;
 
-	for (int r = 0; r < reps; r++) {
-		float v = x[(blockIdx.x * reps + r) * THREADS + t];
+	for (int r = w; r < reps; r += THREADS / 32) {
+		float v = x[(blockIdx.x * reps + r) * 32 + (t & 31)];
+		for (int k = 0; k < 64; k++)
+			v = v * 0.999f + 0.001f;
 		for (int o = 16; o > 0; o >>= 1)
 			v += __shfl_down_sync(0xffffffffu, v, o);
 		if ((t & 31) == 0)
-			s[t >> 5] = v;
-		__syncthreads();
-		if (t < 32) {
-			v = t < THREADS / 32 ? s[t] : 0;
-			for (int o = 4; o > 0; o >>= 1)
-				v += __shfl_down_sync(0xffffffffu, v, o);
-			acc += v;
-		}
-		__syncthreads();
+			s[r] = v;
 	}
-	if (t == 0)
-		y[blockIdx.x] = acc;
+	__syncthreads();
+	for (int r = 0; r < reps; r++)
+		acc += s[r];
+	y[blockIdx.x * blockDim.x + t] = acc;
 }
 
 #define TILE 32
@@ -311,12 +308,12 @@ main(int argc, char **argv)
 			fp64_k<<<blocks / 4, THREADS>>>(y, 256);
 		done(k, y, N / 4);
 	} else if (!strcmp(k, "barrier") || !strcmp(k, "barrier_fix")) {
-		float *x = dev_floats(N), *y = dev_floats(N / THREADS);
-		int reps = 16;
+		int reps = 64, nb = 4096;
+		float *x = dev_floats((size_t)nb * reps * 32), *y = dev_floats((size_t)nb * THREADS);
 		if (k[7])
-			barrier_fix_k<<<N / THREADS / reps, THREADS>>>(x, y, reps);
+			barrier_fix_k<<<nb, THREADS>>>(x, y, reps);
 		else
-			barrier_k<<<N / THREADS / reps, THREADS>>>(x, y, reps);
+			barrier_k<<<nb, THREADS>>>(x, y, reps);
 		done(k, y, 1);
 	} else if (!strcmp(k, "bank") || !strcmp(k, "bank_fix")) {
 		int n = 4096;

@@ -92,6 +92,10 @@ static const char *const wanted[] = {
 	"smsp__inst_executed_op_global_red.sum",
 	"smsp__inst_executed_op_shared_atom.sum",
 	"smsp__inst_executed.sum",
+	"smsp__sass_inst_executed_op_shared_ld.sum",
+	"smsp__sass_inst_executed_op_shared_st.sum",
+	"smsp__sass_inst_executed_op_global_ld.sum",
+	"smsp__sass_inst_executed_op_global_st.sum",
 	"derived__avg_thread_executed",
 	"smsp__sass_average_branch_targets_threads_uniform.pct",
 	"smsp__sass_branch_targets_threads_divergent.sum",
@@ -184,7 +188,7 @@ static double
 side_scale(const char *s, size_t n)
 {
 	static const char *const base[] = {
-		"byte", "hz", "s", "second", "cycle", "sector", "inst", "warp",
+		"byte", "hz", "s", "second", "cycle", "sector", "sectors", "inst", "warp",
 		"thread", "block", "register", "request", "",
 	};
 	size_t i, skip;
