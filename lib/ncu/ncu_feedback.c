@@ -10,7 +10,9 @@
 #include <string.h>
 
 #include "feedback.h"
+#include "hw.h"
 #include "ncu.h"
+#include "ncu_diag.h"
 #include "ncu_pages.h"
 #include "profiler.h"
 #include "record.h"
@@ -898,6 +900,22 @@ pick_focus(const struct kf_fb *fb, const struct kf_rank *rank, const struct laun
 	return f;
 }
 
+/* The GPU whose peaks the roofline uses: --gpu, the worker's, else the
+ * one gpus.json lists for the launch's compute capability and SM count. */
+static const cJSON *
+find_gpu(const cJSON *rec, const struct kf_fb *fb, const cJSON *k)
+{
+	const char *via, *name;
+	char *err = NULL;
+	const cJSON *g = kf_hw_for(rec, NULL, fb->opt->gpu, fb->opt->gpus_file, &via, &name, &err);
+	double sms;
+
+	free(err);
+	if (g == NULL && ncu_in(k, "launch__sm_count", &sms))
+		g = kf_hw_find_arch(kf_str(k, "cc"), sms, fb->opt->gpus_file);
+	return g;
+}
+
 /* Whether some launch of l is of a kernel the ranking has. */
 static int
 any_ranked(const struct kf_rank *rank, const struct launch *l, size_t nl)
@@ -922,8 +940,9 @@ ncu_feedback(const cJSON *rec, struct kf_fb *fb)
 	struct launch *l = NULL;
 	const struct launch *f;
 	struct pick pk;
+	struct ncu_roof roof;
 	size_t nl = 0, i;
-	int raw, timed;
+	int raw, timed, has_roof;
 
 	cJSON_ArrayForEach(k, kf_arr(data, "kernels")) {
 		l = xrealloc(l, (nl + 1) * sizeof *l);
@@ -971,11 +990,15 @@ ncu_feedback(const cJSON *rec, struct kf_fb *fb)
 	}
 	say_throughput(fb, f->k, focus);
 	raw = kf_str(data, "format") && strcmp(kf_str(data, "format"), "raw") == 0;
-	say_rule_text(fb, FB_HEAD, f->k, raw, "SOLBottleneck", "Optimization Hint",
+	say_rule_text(fb, FB_DETAIL, f->k, raw, "SOLBottleneck", "ncu's bottleneck rule",
 	    "bottleneck", focus);
-	if (!ncu_roof_say(fb, f->k, focus))
+	has_roof = ncu_roof_say(fb, f->k, find_gpu(rec, fb, f->k), focus, &roof);
+	if (!has_roof)
 		say_rule_text(fb, FB_ADVICE, f->k, raw, "SOLFPRoofline", "Roofline Analysis",
 		    "roofline", focus);
+	ncu_diag(fb, f->k, has_roof ? &roof : NULL);
+	if (has_roof)
+		ncu_roof_free(&roof);
 	ncu_lines_say(fb, f->k, focus);
 	say_launch(fb, f->k, focus);
 	say_rules(fb, f->k, fb->analysis);

@@ -189,7 +189,7 @@ side_scale(const char *s, size_t n)
 {
 	static const char *const base[] = {
 		"byte", "hz", "s", "second", "cycle", "sector", "sectors", "inst", "warp",
-		"thread", "block", "register", "request", "",
+		"thread", "block", "register", "request", "SM", "cluster", "",
 	};
 	size_t i, skip;
 	double f;
