@@ -990,7 +990,7 @@ ncu_feedback(const cJSON *rec, struct kf_fb *fb)
 	}
 	say_throughput(fb, f->k, focus);
 	raw = kf_str(data, "format") && strcmp(kf_str(data, "format"), "raw") == 0;
-	say_rule_text(fb, FB_DETAIL, f->k, raw, "SOLBottleneck", "ncu's bottleneck rule",
+	say_rule_text(fb, FB_HEAD, f->k, raw, "SOLBottleneck", "Optimization Hint",
 	    "bottleneck", focus);
 	has_roof = ncu_roof_say(fb, f->k, find_gpu(rec, fb, f->k), focus, &roof);
 	if (!has_roof)

@@ -457,6 +457,10 @@ say(struct buf *b, const struct ncu_roof *r, double tensor_pipe)
 		    r->has_l2_tp || r->has_l2_bw ? ";" : "", r->l1_tp);
 	if (r->has_l2_tp || r->has_l2_bw || r->has_l1_tp)
 		buf_putc(b, '.');
+	if (r->flops > 0 && !r->tensor_counted && isfinite(tensor_pipe) && tensor_pipe >= 1)
+		buf_printf(b, " The tensor pipe was active %.1f%% of cycles, but the report has no "
+		    "counts of tensor-core operations (kf's --metrics were not collected): their "
+		    "FLOPs are not in the numbers above.", tensor_pipe);
 	say_units(b, r);
 	if (r->limiter == NULL)
 		return;
