@@ -227,20 +227,79 @@ find_rule(const cJSON *k, const char *name)
 	return NULL;
 }
 
-/* Rules ranked: estimated global speedups first, then local ones, then the
- * rules without an estimate, OPT before WRN before INF. */
+/* share/kf/ncu_rules.tsv: the rules that never lead, read once. */
+static char **never_lead;
+static size_t nnever;
+static int rules_loaded;
+
+static void
+load_rule_table(void)
+{
+	char *path = kf_data_file("ncu_rules.tsv");
+	struct kf_lines l;
+
+	rules_loaded = 1;
+	if (path == NULL || kf_lines_open(&l, path) != 0) {
+		free(path);
+		return;
+	}
+	while (kf_lines_next(&l) > 0) {
+		char *tab1 = strchr(l.s, '\t'), *tab2;
+
+		if (l.s[0] == '#' || tab1 == NULL)
+			continue;
+		*tab1 = '\0';
+		tab2 = strchr(tab1 + 1, '\t');
+		if (tab2)
+			*tab2 = '\0';
+		if (strcmp(tab1 + 1, "no") == 0) {
+			never_lead = xrealloc(never_lead, (nnever + 1) * sizeof *never_lead);
+			never_lead[nnever++] = xstrdup(l.s);
+		}
+	}
+	kf_lines_close(&l);
+	free(path);
+}
+
+static int
+may_lead(const char *name)
+{
+	size_t i;
+
+	if (!rules_loaded)
+		load_rule_table();
+	for (i = 0; i < nnever; i++)
+		if (strcmp(never_lead[i], name) == 0)
+			return 0;
+	return 1;
+}
+
+static int
+is_inf(const struct rule *r)
+{
+	const char *type = kf_str(r->r, "type");
+
+	return type && strcmp(type, "INF") == 0;
+}
+
+/* Rules ranked: those an author can act on with an estimate of 1% or
+ * more first, by estimate (global and local on one scale: both are shares
+ * of the kernel's time), then OPT and WRN without one, then the rules that
+ * never lead (ncu_rules.tsv) and those under 1%, then [INF]. */
 static int
 rule_class(const struct rule *r)
 {
 	const char *type = kf_str(r->r, "type");
 
-	if (r->has_speedup)
-		return r->global ? 0 : 1;
-	if (type && strcmp(type, "OPT") == 0)
-		return 2;
-	if (type && strcmp(type, "WRN") == 0)
+	if (is_inf(r))
+		return 4;
+	if (!may_lead(kf_str(r->r, "name")) || (r->has_speedup && r->speedup < 1))
 		return 3;
-	return 4;
+	if (r->has_speedup)
+		return 0;
+	if (type && strcmp(type, "OPT") == 0)
+		return 1;
+	return 2;
 }
 
 static int
@@ -251,6 +310,8 @@ by_speedup(const void *a, const void *b)
 
 	if (cx != cy)
 		return cx - cy;
+	if (x->has_speedup != y->has_speedup)
+		return y->has_speedup - x->has_speedup;
 	if (x->has_speedup && x->speedup != y->speedup)
 		return x->speedup < y->speedup ? 1 : -1;
 	return x->order - y->order;
@@ -376,6 +437,32 @@ put_rule(struct buf *b, const struct rule *r)
 		buf_putc(b, '.');
 }
 
+/* A rule name once: its best row (v is sorted) stays, the others become
+ * its alternatives (and their own alternatives with them). */
+static size_t
+one_per_name(struct rule *v, size_t n)
+{
+	size_t i, j, a, out = 0;
+
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < out; j++)
+			if (strcmp(kf_str(v[j].r, "name"), kf_str(v[i].r, "name")) == 0)
+				break;
+		if (j == out) {
+			v[out++] = v[i];
+			continue;
+		}
+		v[j].alt = xrealloc(v[j].alt, (v[j].nalt + 1 + v[i].nalt) * sizeof *v[j].alt);
+		for (a = 0; a < v[i].nalt; a++)
+			v[j].alt[v[j].nalt++] = v[i].alt[a];
+		free(v[i].alt);
+		v[i].alt = NULL;
+		v[i].nalt = 0;
+		v[j].alt[v[j].nalt++] = v[i];
+	}
+	return out;
+}
+
 static struct rule *
 collect_rules(const cJSON *k, size_t *np)
 {
@@ -420,7 +507,8 @@ collect_rules(const cJSON *k, size_t *np)
 	}
 	if (n > 1)
 		qsort(v, n, sizeof *v, by_speedup);
-	*np = merge_units(v, n);
+	n = merge_units(v, n);
+	*np = one_per_name(v, n);
 	return v;
 }
 
@@ -698,25 +786,30 @@ static void
 say_rules(struct kf_fb *fb, const cJSON *k, cJSON *analysis)
 {
 	cJSON *arr = cJSON_AddArrayToObject(analysis, "rules");
-	size_t n, i, j, shown;
+	size_t n, i, j, shown, nopt, listed;
 	struct rule *v = collect_rules(k, &n);
 	struct buf b = {0};
 	int max = fb->opt->max_rules;
 
 	shown = max >= 0 && (size_t)max < n ? (size_t)max : n;
-	if (n == 0) {
+	/* [INF] rules sort last: they are not optimisation rules. */
+	for (nopt = 0; nopt < n && !is_inf(&v[nopt]); nopt++)
+		;
+	listed = shown < nopt ? shown : nopt;
+	if (nopt == 0) {
 		kf_fb_add(fb, FB_KEY, "ncu reported no optimisation rule for this kernel "
 		    "beyond the bottleneck and roofline above.");
-	} else if (shown > 0) {
-		buf_printf(&b, "Optimisation rules ncu reported for this kernel, by "
-		    "estimated speedup (global before local):");
-		for (i = 0; i < shown; i++) {
+	} else if (listed > 0) {
+		buf_printf(&b, "ncu's optimisation rules (evidence, not the verdict), by "
+		    "estimated speedup; those kf cannot act on (share/kf/ncu_rules.tsv) and "
+		    "those under 1%% last:");
+		for (i = 0; i < listed; i++) {
 			buf_printf(&b, "\n%zu. ", i + 1);
 			put_rule(&b, &v[i]);
 		}
-		if (shown < n)
-			buf_printf(&b, "\n(%zu more rule%s left out)", n - shown,
-			    n - shown == 1 ? "" : "s");
+		if (listed < nopt)
+			buf_printf(&b, "\n(%zu more rule%s left out)", nopt - listed,
+			    nopt - listed == 1 ? "" : "s");
 		kf_fb_add_buf(fb, FB_KEY, &b);
 	}
 	for (i = 0; i < n; i++) {
