@@ -69,7 +69,7 @@ text() {
 	run jq -c '.data | [has("raw_page"), has("source_page"), .notes]' "$BATS_TEST_TMPDIR/only.read.json"
 	assert_output '[false,false,[]]'
 	run text only
-	assert_output --partial $'Roofline Analysis:\nThe ratio of peak float (FP32) to double (FP64)'
+	assert_output --partial $'Roofline (ncu\'s SOLFPRoofline rule):\nThe ratio of peak float (FP32) to double (FP64)'
 	run an only '.focus | [has("roof"), has("source_lines")]'
 	assert_output '[false,false]'
 }
@@ -91,7 +91,7 @@ text() {
 	assert_output --partial 'L2 throughput 19.1% of peak (its busiest sub-unit); L2 bytes 1.32 TB/s of 15.4 TB/s (8.6%)'
 	assert_output --partial 'Verdict: memory-bound on L1/TEX, at 99.4% of its peak.'
 	assert_output --partial '1. Memory-bound on L1/TEX: 99.4% of its peak. Fix: '
-	refute_output --partial 'Roofline Analysis:'
+	refute_output --partial "Roofline (ncu's SOLFPRoofline rule):"
 	refute_output --partial 'achieved 0% of'
 }
 

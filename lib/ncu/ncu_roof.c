@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis.h"
 #include "hw.h"
 #include "ncu_diag.h"
 #include "ncu_pages.h"
@@ -543,6 +544,10 @@ roof_json(const struct ncu_roof *r, double tensor_pipe)
 	cJSON_AddBoolToObject(o, "latency_bound", r->latency);
 	if (isfinite(tensor_pipe))
 		cJSON_AddNumberToObject(o, "tensor_pipe_pct", tensor_pipe);
+	kf_roof_init(o, "FLOP/byte", "FLOP/s", r->peak_bw, "DRAM");
+	if (isfinite(r->peak_flops))
+		kf_roof_peak(o, r->precision, r->peak_flops, r->ridge);
+	kf_roof_point(o, "", r->ai, r->flops, r->bw, r->pct);
 	return o;
 }
 
