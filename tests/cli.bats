@@ -153,7 +153,7 @@ collated() {
 	assert_success
 	# kf-ncu NCU DIR TOP SELECT [timing run's] -+ [detailed run's] -- CMD
 	assert_equal "$(jq -c '.argv[1:]' <<<"$output")" \
-		'["ncu","kf-out/c/ncu.000","0","'"$TOP"'/bin/kf-read","--clock-control","none","-k","regex:copy","-+","--clock-control","none","--set","full","-k","regex:copy","--","./k","a b"]'
+		'["ncu","kf-out/c/ncu.000","0","'"$TOP"'/bin/kf-read","--clock-control","none","-k","regex:copy","-+","--metrics","'"$(kf_metrics)"'","--clock-control","none","--set","full","-k","regex:copy","--","./k","a b"]'
 	assert_equal "$(jq -c '[.id, .cmd]' <<<"$output")" '["c",["./k","a b"]]'
 }
 
