@@ -18,7 +18,7 @@ final() {	# final ID DIR: the final record of a replay of DIR as job ID
 	run jq -c '.analysis.focus.source_lines[1] | [.line, .text, (.stall_pct * 10 | round / 10), .l2_excessive_sectors]' "$T/n.json"
 	assert_output '[93,"out[(size_t)x * w + y] = in[(size_t)y * w + x];",33.9,58720256]'
 	run jq -c '.analysis.focus.roof | [.bound, .limiter, (.pct_of_roof * 10 | round / 10), .achieved_flops]' "$T/n.json"
-	assert_output '["memory","L2",11.5,0]'
+	assert_output '["memory","l2",11.5,0]'
 	run jq -r .feedback "$T/n.json"
 	assert_line --partial '2. bench.cu:93 `out[(size_t)x * w + y] = in[(size_t)y * w + x];`: 33.9% of stall samples; 97% of them long_sb'
 	assert_line --partial 'all 58.7 M excessive L2 sectors, 78% of the line'"'"'s sectors: uncoalesced stores'
@@ -45,5 +45,6 @@ final() {	# final ID DIR: the final record of a replay of DIR as job ID
 	run jq -r .feedback "$T/r.json"
 	assert_line 'A timing run measured all 241 kernel launches (2.49 ms of GPU time in 20 kernels); the details below come from a second run that profiled the 3 kernels with the most GPU time (3 launches).'
 	assert_line --partial 'Source lines: the source page has no line information for this kernel (code built without -lineinfo'
-	assert_line --partial 'memory-bound on the DRAM roofline, at 50.5% of its roof'
+	assert_line --partial 'DRAM moved 2.43 TB/s of 4.80 TB/s (50.5%)'
+	assert_line 'Verdict: memory-bound on L2, at 69.2% of its peak.'
 }

@@ -153,7 +153,7 @@ collated() {
 	assert_success
 	# kf-ncu NCU DIR TOP SELECT [timing run's] -+ [detailed run's] -- CMD
 	assert_equal "$(jq -c '.argv[1:]' <<<"$output")" \
-		'["ncu","kf-out/c/ncu.000","0","'"$TOP"'/bin/kf-read","--clock-control","none","-k","regex:copy","-+","--clock-control","none","--set","full","-k","regex:copy","--","./k","a b"]'
+		'["ncu","kf-out/c/ncu.000","0","'"$TOP"'/bin/kf-read","--clock-control","none","-k","regex:copy","-+","--metrics","'"$(kf_metrics)"'","--clock-control","none","--set","full","-k","regex:copy","--","./k","a b"]'
 	assert_equal "$(jq -c '[.id, .cmd]' <<<"$output")" '["c",["./k","a b"]]'
 }
 
@@ -474,7 +474,7 @@ complete_words() {
 	assert_equal "$(jq -c '[.id, has("collated"), (.feedback | length <= 300), .cmd]' <<<"$output")" \
 		'["j",false,true,["./k","--json"]]'
 	assert_equal "$(sed -n '1,/^===$/p' "$T/ncu-argv" | paste -sd' ')" \
-		"-o kf-out/j/ncu.000/report -f --import-source yes --set detailed --clock-control none ./k --json ==="
+		"-o kf-out/j/ncu.000/report -f --import-source yes --set detailed --metrics $(kf_metrics) --clock-control none ./k --json ==="
 }
 
 @test "kf unitrace --gpu B580: kf-feedback's options pass through; three passes collated; a bad --gpu is status 2" {

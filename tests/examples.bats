@@ -83,7 +83,8 @@ an() {
 
 @test "sgemm_tiled --set full: the shared-memory rule ncu reports only with the full set" {
 	feedback_of sgemm_tiled-full
-	[ "$(an sgemm_tiled-full '.analysis.rules[0] | "\(.name) \(.speedup_type) \(.speedup)"')" = "SharedMemoryConflicts global 9.723" ]
+	# Estimates on one scale: HighPipeUtilization (local 88.17%) before it.
+	[ "$(an sgemm_tiled-full '.analysis.rules[1] | "\(.name) \(.speedup_type) \(.speedup)"')" = "SharedMemoryConflicts global 9.723" ]
 	[ "$(an sgemm_tiled-full '.analysis.focus.throughput.l1tex_pct')" = 94.25 ]
 }
 
@@ -115,7 +116,7 @@ an() {
 	assert_success
 	assert_output --partial "=== resnet18-full ==="
 	assert_output --partial "Kernel: transpose_naive_k(const float *, float *, int)"
-	assert_output --partial "UncoalescedGlobalAccess"
+	assert_output --partial "Uncoalesced global access"
 	assert_output --partial "ncu profiled no kernel"
 }
 

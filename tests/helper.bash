@@ -48,3 +48,8 @@ text() {
 an() {
 	jq -c ".analysis | $2" "$BATS_TEST_TMPDIR/$1.json"
 }
+
+# kf_metrics: the --metrics list kf-wrap ncu adds (share/kf/ncu_metrics.txt).
+kf_metrics() {
+	grep -v '^#' "$KF_DATADIR/ncu_metrics.txt" | grep . | paste -sd, -
+}

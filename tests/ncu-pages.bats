@@ -73,12 +73,16 @@ k0() {
 	# DRAM: 14.657209 GB/s of 1504 B/cycle x 3.199488e9 = 4812029952000 B/s;
 	# intensity 5.487e12 / 14.657209e9 = 374.4 > ridge 66.93e12 / 4.812e12 = 13.9.
 	run an sg '.focus.roof | [.precision, (.achieved_flops | floor), .peak_flops, .dram_bytes_per_s, .peak_dram_bytes_per_s, (.arithmetic_intensity * 10 | round), (.ridge * 100 | round), .bound, (.pct_of_roof * 100 | round), .limiter, .limiter_pct, .tensor_pipe_pct]'
-	assert_output '["fp32",5487009786209,66929043456000,14657209000,4812029952000,3744,1391,"compute",820,"L1",99.443494,0]'
+	assert_output '["fp32",5487009786209,66929043456000,14657209000,4812029952000,3744,1391,"memory",820,"l1",99.443494,0]'
 	run an sg '[.focus.roof.levels[] | [.level, .throughput_pct]]'
 	assert_output '[["L1",99.443494],["L2",19.10179],["DRAM",0.3045951323288854]]'
 	run text sg
-	assert_output --partial 'Roofline (fp32, from the raw page'"'"'s counters): 5.49 TFLOP/s achieved of 66.9 TFLOP/s peak; arithmetic intensity 374 FLOP/byte of DRAM traffic against a ridge of 13.9: compute-bound on the DRAM roofline, at 8.2% of its roof. DRAM moved 14.7 GB/s of 4.81 TB/s (0.3%).'
-	assert_output --partial 'Verdict: L1/TEX runs closest to its peak (99.4%), so it is the limit'
+	assert_output --partial 'Roofline (fp32, from the raw page'"'"'s counters): 5.49 TFLOP/s achieved of 66.9 TFLOP/s peak (8.2%; peak: ncu'"'"'s peak for the precision at the measured SM clock); arithmetic intensity 374 FLOP/byte of DRAM traffic against a ridge of 13.9. DRAM moved 14.7 GB/s of 4.81 TB/s (0.3%).'
+	# The L2 byte rate beside its own share of the L2 byte peak, not beside
+	# lts__throughput (the busiest L2 sub-unit).
+	assert_output --partial 'L2 throughput 19.1% of peak (its busiest sub-unit); L2 bytes 1.32 TB/s of 15.4 TB/s (8.6%)'
+	assert_output --partial 'Verdict: memory-bound on L1/TEX, at 99.4% of its peak.'
+	assert_output --partial '1. Memory-bound on L1/TEX: 99.4% of its peak. Fix: '
 	refute_output --partial "Roofline (ncu's SOLFPRoofline rule):"
 	refute_output --partial 'achieved 0% of'
 }
@@ -87,9 +91,9 @@ k0() {
 	pages tr transpose_naive
 	# DRAM: 567.825521 Gbyte/s of 1504 x 3.199301e9 = 4811748704000 B/s = 11.8 %.
 	run an tr '.focus.roof | [.achieved_flops, .arithmetic_intensity, .bound, .dram_bytes_per_s, .peak_dram_bytes_per_s, (.pct_of_roof * 10 | round), .limiter, .limiter_pct]'
-	assert_output '[0,0,"memory",567825521000,4811748704000,118,"L2",85.378942]'
+	assert_output '[0,0,"memory",567825521000,4811748704000,118,"l2",85.378942]'
 	run text tr
-	assert_output --partial 'no fp32 arithmetic was counted (0 FLOP/s)'
+	assert_output --partial 'no floating-point arithmetic was counted (0 FLOP/s)'
 	assert_output --partial 'DRAM moved 568 GB/s of 4.81 TB/s (11.8%). L2 throughput 85.4% of peak'
 }
 
@@ -99,7 +103,7 @@ k0() {
 	run an tr '[.focus.line_info, (.focus.source_lines | length)] + [.focus.source_lines[1] | .line, (.stall_pct * 10 | round), .l2_excessive_sectors, .stalls[0].reason, .sass[0].text]'
 	assert_output '[true,5,80,336,58720256,"long_sb","STG.E desc[UR4][R4.64], R7"]'
 	run text tr
-	assert_line '  1. bench.cu:81 `}`: 51.0% of stall samples; 100% of them drain (waiting at exit for memory stores to drain); hottest instruction `BRA 0x7f316b7a01b0` (51.0%).'
+	assert_line '  1. bench.cu:81 `}`: 51.0% of stall samples; 100% of them drain (waiting at exit for the stores (or atomics) before it to drain: their cost, not this line'"'"'s); hottest instruction `BRA 0x7f316b7a01b0` (51.0%).'
 	assert_line '  2. bench.cu:80 `out[(size_t)x * w + y] = in[(size_t)y * w + x];`: 33.6% of stall samples; 97% of them long_sb (waiting for global or local memory data (L1TEX)); all 58.7 M excessive L2 sectors, 78% of the line'"'"'s sectors: uncoalesced stores; hottest instruction `STG.E desc[UR4][R4.64], R7` (32.8%).'
 	# Line 75 has 0.2 % of the samples and no excessive sectors: not in the text.
 	refute_output --partial 'bench.cu:75'
@@ -117,7 +121,7 @@ k0() {
 	kf-collate <"$BATS_TEST_TMPDIR/tr.read.json" | kf-feedback --max-chars 2000 >"$BATS_TEST_TMPDIR/short.json"
 	run jq -r .feedback "$BATS_TEST_TMPDIR/short.json"
 	assert_output --partial 'Roofline (fp32'
-	assert_output --partial '  2. bench.cu:80'
+	assert_output --partial '1. Uncoalesced global access: 75497472 L2 sectors where 16777216 would do (4.5x, memory_l2_theoretical_sectors_global) (/home/user/kf/examples/cuda/bench.cu:80; about 66% of its time at stake)'
 	refute_output --partial 'More source lines'
 	refute_output --partial 'Launch configuration'
 	refute_output --partial 'UncoalescedGlobalAccess'
@@ -151,13 +155,19 @@ k0() {
 	# 299,239 / 465,994 = 64.2 %; 298,946 / 465,994 = 64.2 %
 	run text ra
 	assert_line --partial '  1. bench.cu:120 `atomicAdd(&acc[i & 7], x[i]);`: 64.2% of stall samples; 100% of them long_sb'
-	assert_line --partial '  2. sm_20_atomic_functions.hpp:84 `return __fAtomicAdd(address, val);`: 64.2% of stall samples'
-	assert_output --partial 'header code inlined into the kernel, its samples also counted on the line that calls it.'
+	# The header line is counted once, at its call site: the shares never
+	# add past 100%.
+	refute_output --partial '. sm_20_atomic_functions.hpp:84'
+	assert_output --partial '(Header code inlined into the kernel is counted at the line that calls it.)'
 	# Nothing above 1.23 % of peak (L2, lts__throughput): latency-bound.
 	run an ra '.focus.roof | [.limiter, .limiter_pct, .latency_bound]'
-	assert_output '["L2",1.227367,true]'
+	assert_output '["l2",1.227367,true]'
 	run text ra
-	assert_output --partial 'Verdict: nothing runs near its peak (the closest is L2 at 1.2%): the kernel is latency-bound'
+	assert_output --partial 'Verdict: no unit runs near its peak (the busiest is L2 at 1.2%, under 60%): the kernel is latency-bound'
+	# The diagnosis and the roof agree: the atomic line (the drain at exit
+	# is its cost too) in a latency-bound kernel.
+	run an ra '[.focus.roof.bound, .diagnosis[0].kind, .diagnosis[0].line, .diagnosis[1].kind]'
+	assert_output '["latency","atomic_contention",120,"latency_bound"]'
 }
 
 @test "multi: six launches of five kernels, raw rows and source blocks matched to each; softmax spans two files" {
@@ -169,8 +179,9 @@ k0() {
 	run an mu '.focus.source_lines[0] | [.line, .text, (.stall_pct * 10 | round), .shared_excessive_wavefronts, .stalls[0].reason]'
 	assert_output '[81,"s += As[threadIdx.y][k] * Bs[k][threadIdx.x];",801,0,"mio"]'
 	run text mu
-	assert_output --partial 'Verdict: L1/TEX runs closest to its peak (94.3%)'
-	refute_output --partial 'bank conflicts'
+	assert_output --partial 'Verdict: memory-bound on shared memory (its wavefronts), at 89.5% of its peak.'
+	run an mu '[.diagnosis[].kind]'
+	refute_output --partial 'shared_bank_conflict'
 }
 
 @test "resnet18 (cuDNN, no -lineinfo): ncu's warnings become launches without lines; the hint to build with -lineinfo" {
@@ -185,8 +196,8 @@ k0() {
 	run an rn '.focus.roof | [.tensor_pipe_pct, .limiter, .latency_bound]'
 	assert_output '[32.899576,"tensor",true]'
 	run text rn
-	assert_output --partial 'The tensor pipe was active 32.9% of cycles; its FLOPs are not in the numbers above.'
-	assert_output --partial '(the closest is the tensor pipe at 32.9%)'
+	assert_output --partial 'The tensor pipe was active 32.9% of cycles, but the report has no counts of tensor-core operations (kf'"'"'s --metrics were not collected): their FLOPs are not in the numbers above.'
+	assert_output --partial '(the busiest is the tensor pipe at 32.9%, under 60%)'
 	run an rn '.focus | [.line_info, .source_lines]'
 	assert_output '[false,[]]'
 }
@@ -245,6 +256,6 @@ k0() {
 	run jq -c '[.data.kernels[] | [.id, has("roofline_inputs"), .source.samples]], .data.notes' "$BATS_TEST_TMPDIR/top.read.json"
 	assert_output $'[[0,false,null],[1,false,null],[2,false,null],[3,true,297384],[4,false,null],[5,false,null]]\n[]'
 	run an top '.focus | [.name, .source_lines[0].line, .roof.limiter]'
-	assert_output '["sgemm_tiled_k(const float *, const float *, float *, int)",81,"L1"]'
+	assert_output '["sgemm_tiled_k(const float *, const float *, float *, int)",81,"shared"]'
 }
 

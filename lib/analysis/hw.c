@@ -196,6 +196,24 @@ kf_hw_find(const char *name, const char *gpus_file, char **err)
 	return hit;
 }
 
+const cJSON *
+kf_hw_find_arch(const char *cc, double sm_count, const char *gpus_file)
+{
+	const cJSON *g;
+
+	load_db(gpus_file);
+	if (cc == NULL)
+		return NULL;
+	cJSON_ArrayForEach(g, db) {
+		const cJSON *a = kf_obj(g, "arch");
+		const char *c = kf_str(a, "cc");
+
+		if (c && strcmp(c, cc) == 0 && kf_num(a, "sm_count", -1) == sm_count)
+			return g;
+	}
+	return NULL;
+}
+
 /* The lookup of kf_hw_for(): candidates tried in order; the first failure's
  * message is kept to explain an unknown GPU. */
 struct lookup {

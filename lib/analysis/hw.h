@@ -22,6 +22,11 @@ const cJSON *kf_hw_find(const char *name, const char *gpus_file, char **err);
 const cJSON *kf_hw_for(const cJSON *rec, const cJSON *devices, const char *opt_gpu,
     const char *gpus_file, const char **via, const char **name, char **err);
 
+/* The first GPU whose "arch" matches a compute capability ("9.0") and SM
+ * count, for profilers that report those and not the GPU's name; NULL
+ * when none does. */
+const cJSON *kf_hw_find_arch(const char *cc, double sm_count, const char *gpus_file);
+
 /* A roof's value (NAN when the GPU has none) and its source. */
 double kf_hw_roof(const cJSON *gpu, const char *metric);
 const char *kf_hw_source(const cJSON *gpu, const char *metric);

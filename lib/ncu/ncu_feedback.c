@@ -11,8 +11,10 @@
 
 #include "analysis.h"
 #include "feedback.h"
+#include "hw.h"
 #include "ncu.h"
 #include "program.h"
+#include "ncu_diag.h"
 #include "ncu_pages.h"
 #include "profiler.h"
 #include "record.h"
@@ -227,20 +229,79 @@ find_rule(const cJSON *k, const char *name)
 	return NULL;
 }
 
-/* Rules ranked: estimated global speedups first, then local ones, then the
- * rules without an estimate, OPT before WRN before INF. */
+/* share/kf/ncu_rules.tsv: the rules that never lead, read once. */
+static char **never_lead;
+static size_t nnever;
+static int rules_loaded;
+
+static void
+load_rule_table(void)
+{
+	char *path = kf_data_file("ncu_rules.tsv");
+	struct kf_lines l;
+
+	rules_loaded = 1;
+	if (path == NULL || kf_lines_open(&l, path) != 0) {
+		free(path);
+		return;
+	}
+	while (kf_lines_next(&l) > 0) {
+		char *tab1 = strchr(l.s, '\t'), *tab2;
+
+		if (l.s[0] == '#' || tab1 == NULL)
+			continue;
+		*tab1 = '\0';
+		tab2 = strchr(tab1 + 1, '\t');
+		if (tab2)
+			*tab2 = '\0';
+		if (strcmp(tab1 + 1, "no") == 0) {
+			never_lead = xrealloc(never_lead, (nnever + 1) * sizeof *never_lead);
+			never_lead[nnever++] = xstrdup(l.s);
+		}
+	}
+	kf_lines_close(&l);
+	free(path);
+}
+
+static int
+may_lead(const char *name)
+{
+	size_t i;
+
+	if (!rules_loaded)
+		load_rule_table();
+	for (i = 0; i < nnever; i++)
+		if (strcmp(never_lead[i], name) == 0)
+			return 0;
+	return 1;
+}
+
+static int
+is_inf(const struct rule *r)
+{
+	const char *type = kf_str(r->r, "type");
+
+	return type && strcmp(type, "INF") == 0;
+}
+
+/* Rules ranked: those an author can act on with an estimate of 1% or
+ * more first, by estimate (global and local on one scale: both are shares
+ * of the kernel's time), then OPT and WRN without one, then the rules that
+ * never lead (ncu_rules.tsv) and those under 1%, then [INF]. */
 static int
 rule_class(const struct rule *r)
 {
 	const char *type = kf_str(r->r, "type");
 
-	if (r->has_speedup)
-		return r->global ? 0 : 1;
-	if (type && strcmp(type, "OPT") == 0)
-		return 2;
-	if (type && strcmp(type, "WRN") == 0)
+	if (is_inf(r))
+		return 4;
+	if (!may_lead(kf_str(r->r, "name")) || (r->has_speedup && r->speedup < 1))
 		return 3;
-	return 4;
+	if (r->has_speedup)
+		return 0;
+	if (type && strcmp(type, "OPT") == 0)
+		return 1;
+	return 2;
 }
 
 static int
@@ -251,6 +312,8 @@ by_speedup(const void *a, const void *b)
 
 	if (cx != cy)
 		return cx - cy;
+	if (x->has_speedup != y->has_speedup)
+		return y->has_speedup - x->has_speedup;
 	if (x->has_speedup && x->speedup != y->speedup)
 		return x->speedup < y->speedup ? 1 : -1;
 	return x->order - y->order;
@@ -376,6 +439,32 @@ put_rule(struct buf *b, const struct rule *r)
 		buf_putc(b, '.');
 }
 
+/* A rule name once: its best row (v is sorted) stays, the others become
+ * its alternatives (and their own alternatives with them). */
+static size_t
+one_per_name(struct rule *v, size_t n)
+{
+	size_t i, j, a, out = 0;
+
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < out; j++)
+			if (strcmp(kf_str(v[j].r, "name"), kf_str(v[i].r, "name")) == 0)
+				break;
+		if (j == out) {
+			v[out++] = v[i];
+			continue;
+		}
+		v[j].alt = xrealloc(v[j].alt, (v[j].nalt + 1 + v[i].nalt) * sizeof *v[j].alt);
+		for (a = 0; a < v[i].nalt; a++)
+			v[j].alt[v[j].nalt++] = v[i].alt[a];
+		free(v[i].alt);
+		v[i].alt = NULL;
+		v[i].nalt = 0;
+		v[j].alt[v[j].nalt++] = v[i];
+	}
+	return out;
+}
+
 static struct rule *
 collect_rules(const cJSON *k, size_t *np)
 {
@@ -420,7 +509,8 @@ collect_rules(const cJSON *k, size_t *np)
 	}
 	if (n > 1)
 		qsort(v, n, sizeof *v, by_speedup);
-	*np = merge_units(v, n);
+	n = merge_units(v, n);
+	*np = one_per_name(v, n);
 	return v;
 }
 
@@ -618,8 +708,9 @@ say_limiter(cJSON *focus)
 	static const char *const units[][2] = {
 		{ "compute_sm_pct", "sm" }, { "memory_pct", "memory" }, { "l1tex_pct", "l1" },
 		{ "l2_pct", "l2" }, { "dram_pct", "dram" },
-		{ "fp", "fp" }, { "DRAM", "dram" }, { "L2", "l2" }, { "L1", "l1" },
-		{ "tensor", "tensor" },
+		{ "tensor", "tensor" }, { "fma", "fma" }, { "fp64", "fp64" }, { "alu", "alu" },
+		{ "xu", "xu" }, { "lsu", "lsu" }, { "shared", "shared" }, { "l1", "l1" },
+		{ "l2", "l2" }, { "dram", "dram" },
 	};
 	const cJSON *roof = kf_obj(focus, "roof"), *tp = kf_obj(focus, "throughput"), *x;
 	const char *key = NULL, *unit = NULL;
@@ -748,25 +839,30 @@ static void
 say_rules(struct kf_fb *fb, const cJSON *k, cJSON *analysis)
 {
 	cJSON *arr = cJSON_AddArrayToObject(analysis, "rules");
-	size_t n, i, j, shown;
+	size_t n, i, j, shown, nopt, listed;
 	struct rule *v = collect_rules(k, &n);
 	struct buf b = {0};
 	int max = fb->opt->max_rules;
 
 	shown = max >= 0 && (size_t)max < n ? (size_t)max : n;
-	if (n == 0) {
+	/* [INF] rules sort last: they are not optimisation rules. */
+	for (nopt = 0; nopt < n && !is_inf(&v[nopt]); nopt++)
+		;
+	listed = shown < nopt ? shown : nopt;
+	if (nopt == 0) {
 		kf_fb_add(fb, FB_KEY, "ncu reported no optimisation rule for this kernel "
 		    "beyond the bottleneck and roofline above.");
-	} else if (shown > 0) {
-		buf_printf(&b, "Rules ncu reported for this kernel, by estimated "
-		    "speedup (global before local):");
-		for (i = 0; i < shown; i++) {
+	} else if (listed > 0) {
+		buf_printf(&b, "Rules ncu reported for this kernel (evidence, not the verdict), "
+		    "by estimated speedup; those kf cannot act on (share/kf/ncu_rules.tsv) and "
+		    "those under 1%% last:");
+		for (i = 0; i < listed; i++) {
 			buf_printf(&b, "\n%zu. ", i + 1);
 			put_rule(&b, &v[i]);
 		}
-		if (shown < n)
-			buf_printf(&b, "\n(%zu more rule%s left out)", n - shown,
-			    n - shown == 1 ? "" : "s");
+		if (listed < nopt)
+			buf_printf(&b, "\n(%zu more rule%s left out)", nopt - listed,
+			    nopt - listed == 1 ? "" : "s");
 		kf_fb_add_buf(fb, FB_KEY, &b);
 	}
 	for (i = 0; i < n; i++) {
@@ -972,6 +1068,22 @@ pick_focus(const struct kf_fb *fb, const struct kf_rank *rank, const struct laun
 	return f;
 }
 
+/* The GPU whose peaks the roofline uses: --gpu, the worker's, else the
+ * one gpus.json lists for the launch's compute capability and SM count. */
+static const cJSON *
+find_gpu(const cJSON *rec, const struct kf_fb *fb, const cJSON *k)
+{
+	const char *via, *name;
+	char *err = NULL;
+	const cJSON *g = kf_hw_for(rec, NULL, fb->opt->gpu, fb->opt->gpus_file, &via, &name, &err);
+	double sms;
+
+	free(err);
+	if (g == NULL && ncu_in(k, "launch__sm_count", &sms))
+		g = kf_hw_find_arch(kf_str(k, "cc"), sms, fb->opt->gpus_file);
+	return g;
+}
+
 /* launch_bound and machinery (program.h): from the timing run's
  * gpu__time_duration.sum, each kernel's launches with the short ones
  * counted (its mean where a record has no count), else each launch
@@ -1011,8 +1123,9 @@ ncu_feedback(const cJSON *rec, struct kf_fb *fb)
 	struct launch *l = NULL;
 	const struct launch *f;
 	struct pick pk = {0};
+	struct ncu_roof roof;
 	size_t nl = 0, i;
-	int raw, timed;
+	int raw, timed, has_roof;
 
 	cJSON_ArrayForEach(k, kf_arr(data, "kernels")) {
 		l = xrealloc(l, (nl + 1) * sizeof *l);
@@ -1065,9 +1178,13 @@ ncu_feedback(const cJSON *rec, struct kf_fb *fb)
 	raw = kf_str(data, "format") && strcmp(kf_str(data, "format"), "raw") == 0;
 	say_rule_text(fb, FB_HEAD, f->k, raw, "SOLBottleneck", "Bottleneck (ncu's SOLBottleneck rule)",
 	    "bottleneck", focus);
-	if (!ncu_roof_say(fb, f->k, focus))
+	has_roof = ncu_roof_say(fb, f->k, find_gpu(rec, fb, f->k), focus, &roof);
+	if (!has_roof)
 		say_rule_text(fb, FB_ADVICE, f->k, raw, "SOLFPRoofline", "Roofline (ncu's SOLFPRoofline rule)",
 		    "roofline", focus);
+	ncu_diag(fb, f->k, has_roof ? &roof : NULL);
+	if (has_roof)
+		ncu_roof_free(&roof);
 	ncu_lines_say(fb, f->k, focus);
 	say_limiter(focus);
 	say_launch(fb, f->k, focus);

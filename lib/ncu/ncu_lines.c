@@ -20,7 +20,8 @@ static const struct { const char *name, *why; } stalls[] = {
 	{ "short_sb", "waiting for shared memory or special-register data (MIO)" },
 	{ "lg", "the global/local memory queue full" },
 	{ "mio", "the MIO (shared memory, special ops) queue full" },
-	{ "drain", "waiting at exit for memory stores to drain" },
+	{ "drain", "waiting at exit for the stores (or atomics) before it to drain: "
+	  "their cost, not this line's" },
 	{ "barrier", "waiting at a block barrier (__syncthreads)" },
 	{ "membar", "waiting at a memory barrier" },
 	{ "math", "the math pipe busy" },
@@ -271,7 +272,7 @@ ncu_lines_say(struct kf_fb *fb, const cJSON *k, cJSON *focus)
 	double total = kf_num(src, "samples", 0), exc = kf_num(src, "l2_excessive_sectors", 0);
 	cJSON *arr;
 	struct buf b = {0}, more = {0};
-	int n = 0;
+	int n = 0, inlined = 0;
 
 	if (src == NULL)
 		return 0;
@@ -285,7 +286,16 @@ ncu_lines_say(struct kf_fb *fb, const cJSON *k, cJSON *focus)
 	buf_printf(&b, "Hottest source lines (share of the kernel's %.0f warp-stall "
 	    "samples):", total);
 	cJSON_ArrayForEach(ln, kf_arr(src, "lines")) {
+		const char *mf = kf_str(src, "main_file"), *file = kf_str(ln, "file");
+
 		cJSON_AddItemToArray(arr, line_json(ln, total));
+		/* Header code inlined into the kernel is in its own file's block
+		 * and again at the line that calls it: the text counts it once,
+		 * there, so that the shares never add past 100%. */
+		if (mf && file && strcmp(mf, file) != 0) {
+			inlined++;
+			continue;
+		}
 		/* The text names lines that matter: 1% of the samples or more,
 		 * or excessive sectors. */
 		if (pct(kf_num(ln, "samples", 0), total) < 1 &&
@@ -299,6 +309,9 @@ ncu_lines_say(struct kf_fb *fb, const cJSON *k, cJSON *focus)
 	}
 	if (n == 0)
 		buf_puts(&b, " none: the source page lists no line of this kernel.");
+	if (inlined)
+		buf_puts(&b, "\n(Header code inlined into the kernel is counted at the line "
+		    "that calls it.)");
 	kf_fb_add_buf(fb, FB_KEY, &b);
 	if (more.len > 0) {
 		struct buf m = {0};

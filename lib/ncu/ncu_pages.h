@@ -37,9 +37,10 @@ void ncu_src_close(struct ncu_src *s, cJSON *notes);
 /* A number into b as JSON: whole numbers without a fraction. */
 void ncu_put_num(struct buf *b, double v);
 
-/* Feedback: a paragraph and analysis.focus.roof from the launch's
- * roofline_inputs; 0 (nothing added) when it has none. */
-int ncu_roof_say(struct kf_fb *fb, const cJSON *k, cJSON *focus);
+/* Feedback: ncu_roof_say (ncu_diag.h) writes the roofline paragraph and
+ * analysis.focus.roof from the launch's roofline_inputs. */
+/* The text's name of a unit ("the tensor pipe", "DRAM"). */
+const char *ncu_unit_label(const char *unit);
 /* The same for analysis.focus.source_lines from its source. */
 int ncu_lines_say(struct kf_fb *fb, const cJSON *k, cJSON *focus);
 

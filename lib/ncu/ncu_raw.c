@@ -51,22 +51,113 @@ static const char *const wanted[] = {
 	"sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active",
 	"sm__inst_executed_pipe_tensor.avg.pct_of_peak_sustained_active",
 	"smsp__pcsamp_sample_count",
+	/* The diagnosis (ncu_diag.c): what limits the SM, and why. */
+	"sm__throughput.avg.pct_of_peak_sustained_elapsed",
+	"sm__issue_active.avg.pct_of_peak_sustained_active",
+	"sm__inst_issued.avg.pct_of_peak_sustained_active",
+	"sm__warps_active.avg.pct_of_peak_sustained_active",
+	"sm__maximum_warps_per_active_cycle_pct",
+	"sm__pipe_fmaheavy_cycles_active.avg.pct_of_peak_sustained_active",
+	"sm__pipe_shared_cycles_active.avg.pct_of_peak_sustained_active",
+	"sm__mio_inst_issued.avg.pct_of_peak_sustained_active",
+	"l1tex__data_pipe_lsu_wavefronts_mem_shared.sum.pct_of_peak_sustained_elapsed",
+	"launch__stack_size",
+	"launch__grid_size",
+	"launch__block_size",
+	"launch__sm_count",
+	"launch__waves_per_multiprocessor",
+	"launch__registers_per_thread",
+	"launch__occupancy_limit_registers",
+	"launch__occupancy_limit_shared_mem",
+	"launch__occupancy_limit_warps",
+	"launch__occupancy_limit_blocks",
+	"launch__occupancy_limit_barriers",
+	"memory_l1_wavefronts_shared",
+	"memory_l1_wavefronts_shared_ideal",
+	"derived__memory_l1_wavefronts_shared_excessive",
+	"derived__memory_l1_conflicts_shared_nway",
+	"derived__memory_l2_theoretical_sectors_global_excessive",
+	"memory_l2_theoretical_sectors_global",
+	"memory_l2_theoretical_sectors_global_ideal",
+	"memory_l2_theoretical_sectors_local",
+	"l1tex__t_requests_pipe_lsu_mem_local_op_ld.sum",
+	"l1tex__t_requests_pipe_lsu_mem_local_op_st.sum",
+	"sass__inst_executed_local_loads",
+	"sass__inst_executed_local_stores",
+	"sass__inst_executed_register_spilling_mem_local",
+	"l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum",
+	"l1tex__t_requests_pipe_lsu_mem_global_op_red.sum",
+	"smsp__inst_executed_op_generic_atom_dot_alu.sum",
+	"smsp__inst_executed_op_generic_atom_dot_cas.sum",
+	"smsp__inst_executed_op_global_red.sum",
+	"smsp__inst_executed_op_shared_atom.sum",
+	"smsp__inst_executed.sum",
+	"smsp__sass_inst_executed_op_shared_ld.sum",
+	"smsp__sass_inst_executed_op_shared_st.sum",
+	"smsp__sass_inst_executed_op_global_ld.sum",
+	"smsp__sass_inst_executed_op_global_st.sum",
+	"derived__avg_thread_executed",
+	"smsp__sass_average_branch_targets_threads_uniform.pct",
+	"smsp__sass_branch_targets_threads_divergent.sum",
+	"smsp__sass_thread_inst_executed_op_fadd_pred_on.sum",
+	"smsp__sass_thread_inst_executed_op_fmul_pred_on.sum",
+	"smsp__sass_thread_inst_executed_op_ffma_pred_on.sum",
 };
 #define NWANT (sizeof wanted / sizeof wanted[0])
+
+/* Families kept whole, every column whose name starts so: the SM's pipes
+ * (share of peak while active), tensor-core operations by precision (kf's
+ * own --metrics, share/kf/ncu_metrics.txt), local and shared sectors, the
+ * warp-state samples by stall reason. */
+static const char *const families[] = {
+	"sm__inst_executed_pipe_",
+	"sm__pipe_",
+	"sm__ops_path_tensor_",
+	"l1tex__t_sectors_pipe_lsu_mem_local_",
+	"l1tex__data_bank_conflicts_",
+	"smsp__pcsamp_warps_issue_stalled_",
+};
+#define NFAM (sizeof families / sizeof families[0])
+
+/* A family's column worth keeping: one value per launch, not min/max/sum
+ * variants of the same rate (".avg.pct_of_peak_sustained_active" of the
+ * pipes, ".sum" of counters), nor the samples of warps "not issued". */
+static int
+family_col(const char *f)
+{
+	size_t i;
+
+	/* Metric names are these bytes; they go into JSON as they are. */
+	if (f[strspn(f, "abcdefghijklmnopqrstuvwxyz0123456789_.")] != '\0')
+		return 0;
+	for (i = 0; i < NFAM; i++) {
+		if (strncmp(f, families[i], strlen(families[i])) != 0)
+			continue;
+		if (i < 2)
+			return kf_endswith(f, ".avg.pct_of_peak_sustained_active");
+		if (i == NFAM - 1)
+			return !kf_endswith(f, "_not_issued");
+		return kf_endswith(f, ".sum");
+	}
+	return 0;
+}
 
 struct ncu_raw {
 	char *path;
 	struct kf_lines l;
 	struct kf_csvrow row;
-	long col[NWANT];	/* column of each wanted metric, or -1 */
-	double scale[NWANT];	/* its unit's factor to base units; 0: unknown */
+	/* The columns kept: wanted[] and the families', in header order. */
+	char **name;
+	long *col;
+	double *scale;		/* its unit's factor to base units; 0: unknown */
+	size_t nkeep;
 	int have_hdr, have_units;
 	size_t ncol;		/* the header's columns */
 	/* The row read ahead: the launch with this ID, its values. */
 	int have_row, eof;
 	double row_id;
-	double val[NWANT];
-	int has[NWANT];
+	double *val;
+	int *has;
 	long bad_rows, unmatched, used;
 };
 
@@ -97,8 +188,8 @@ static double
 side_scale(const char *s, size_t n)
 {
 	static const char *const base[] = {
-		"byte", "hz", "s", "second", "cycle", "sector", "inst", "warp",
-		"thread", "block", "register", "request", "",
+		"byte", "hz", "s", "second", "cycle", "sector", "sectors", "inst", "warp",
+		"thread", "block", "register", "request", "SM", "cluster", "",
 	};
 	size_t i, skip;
 	double f;
@@ -134,19 +225,69 @@ unit_scale(const char *unit)
 
 /* Rows */
 
+static int
+is_wanted(const char *f)
+{
+	size_t j;
+
+	for (j = 0; j < NWANT; j++)
+		if (strcmp(f, wanted[j]) == 0)
+			return 1;
+	return family_col(f);
+}
+
+static void
+free_keep(struct ncu_raw *r)
+{
+	size_t j;
+
+	for (j = 0; j < r->nkeep; j++)
+		free(r->name[j]);
+	free(r->name);
+	free(r->col);
+	free(r->scale);
+	free(r->val);
+	free(r->has);
+	r->name = NULL;
+	r->col = NULL;
+	r->scale = r->val = NULL;
+	r->has = NULL;
+	r->nkeep = 0;
+}
+
+/* A name kept twice (a second header row of another layout) counts once. */
+static int
+kept(const struct ncu_raw *r, const char *f)
+{
+	size_t j;
+
+	for (j = 0; j < r->nkeep; j++)
+		if (strcmp(r->name[j], f) == 0)
+			return 1;
+	return 0;
+}
+
 static void
 read_header(struct ncu_raw *r)
 {
-	size_t i, j;
+	size_t i, n = 0;
 
-	for (j = 0; j < NWANT; j++)
-		r->col[j] = -1;
+	free_keep(r);
+	for (i = 0; i < r->row.n; i++)
+		if (is_wanted(kf_csvrow_field(&r->row, i, NULL)))
+			n++;
+	r->name = xcalloc(n + 1, sizeof *r->name);
+	r->col = xcalloc(n + 1, sizeof *r->col);
+	r->scale = xcalloc(n + 1, sizeof *r->scale);
+	r->val = xcalloc(n + 1, sizeof *r->val);
+	r->has = xcalloc(n + 1, sizeof *r->has);
 	for (i = 0; i < r->row.n; i++) {
 		const char *f = kf_csvrow_field(&r->row, i, NULL);
 
-		for (j = 0; j < NWANT; j++)
-			if (r->col[j] < 0 && strcmp(f, wanted[j]) == 0)
-				r->col[j] = (long)i;
+		if (!is_wanted(f) || kept(r, f))
+			continue;
+		r->name[r->nkeep] = xstrdup(f);
+		r->col[r->nkeep++] = (long)i;
 	}
 	r->ncol = r->row.n;
 	r->have_hdr = 1;
@@ -157,8 +298,8 @@ read_units(struct ncu_raw *r)
 {
 	size_t j;
 
-	for (j = 0; j < NWANT; j++)
-		r->scale[j] = r->col[j] < 0 ? 0 :
+	for (j = 0; j < r->nkeep; j++)
+		r->scale[j] = (size_t)r->col[j] >= r->row.n ? 0 :
 		    unit_scale(kf_csvrow_field(&r->row, (size_t)r->col[j], NULL));
 	r->have_units = 1;
 }
@@ -168,12 +309,12 @@ read_values(struct ncu_raw *r)
 {
 	size_t j, len;
 
-	for (j = 0; j < NWANT; j++) {
+	for (j = 0; j < r->nkeep; j++) {
 		const char *f;
 		double v;
 
 		r->has[j] = 0;
-		if (r->col[j] < 0 || r->scale[j] == 0)
+		if (r->scale[j] == 0)
 			continue;
 		f = kf_csvrow_field(&r->row, (size_t)r->col[j], &len);
 		if (kf_parse_number_n(f, len, &v) && isfinite(v * r->scale[j])) {
@@ -282,10 +423,10 @@ ncu_raw_put(struct ncu_raw *r, double id, struct buf *out)
 	r->have_row = 0;
 	r->used++;
 	buf_puts(out, ",\"roofline_inputs\":{");
-	for (j = 0; j < NWANT; j++) {
+	for (j = 0; j < r->nkeep; j++) {
 		if (!r->has[j])
 			continue;
-		buf_printf(out, "%s\"%s\":", first ? "" : ",", wanted[j]);
+		buf_printf(out, "%s\"%s\":", first ? "" : ",", r->name[j]);
 		ncu_put_num(out, r->val[j]);
 		first = 0;
 	}
@@ -316,6 +457,7 @@ ncu_raw_close(struct ncu_raw *r, cJSON *notes)
 	buf_free(&b);
 	kf_lines_close(&r->l);
 	kf_csvrow_free(&r->row);
+	free_keep(r);
 	free(r->path);
 	free(r);
 }

@@ -1,35 +1,68 @@
-/* kf: how far the focus launch is from the roof, from the raw page's
- * counters (roofline_inputs): achieved FLOP/s against the device's peak,
- * DRAM bytes per second against its peak, arithmetic intensity against
- * the ridge, and the L2 and L1 levels where the counters have them.
+/* kf: how far the focus launch is from the roof, and what limits it, from
+ * the raw page's counters (roofline_inputs): every FLOP against the peak
+ * of its precision, DRAM bytes per second against its peak, and every pipe
+ * of the SM and memory level against its own (ncu_diag.h).
  *
- * FLOP/s as ncu's roofline chart counts them: (add + mul + 2 x fma)
+ * Scalar FLOP/s as ncu's roofline chart counts them: (add + mul + 2 x fma)
  * predicated-on thread instructions per SM cycle, summed over the SM
- * sub-partitions, times SM cycles per second; the peak is 2 x the fma
- * peak per cycle times the same clock. Tensor-core work is not in them. */
+ * sub-partitions, times SM cycles per second; their peak is 2 x the fma
+ * peak per cycle times the same clock. Tensor-core FLOPs from ncu's
+ * sm__ops_path_tensor_src_* counters over the duration, against the
+ * datasheet peak of their precision (share/kf/gpus.json). */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "analysis.h"
+#include "hw.h"
+#include "ncu_diag.h"
 #include "ncu_pages.h"
 #include "record.h"
+#include "text.h"
 
 #define IN_FLOP "smsp__sass_thread_inst_executed_op_%s%s_pred_on.sum.per_cycle_elapsed"
-/* Below this share of peak everywhere, a kernel is latency-bound (ncu's
- * SOLBottleneck rule draws the line at 60 %). */
-#define LATENCY_PCT 60
 #define IN_PEAK "sm__sass_thread_inst_executed_op_%sfma_pred_on.sum.peak_sustained"
+#define ACTIVE ".avg.pct_of_peak_sustained_active"
 
-struct roof {
-	const char *precision;
-	double flops, peak_flops, bw, peak_bw, ai, ridge, pct;
-	const char *bound;
-	double l2_bw, l2_peak_bw, l2_tp, l1_bw, l1_peak_bw, l1_tp, tensor;
-	int has_l2_bw, has_l2_peak, has_l2_tp, has_l1_bw, has_l1_peak, has_l1_tp,
-	    has_tensor;
-	const char *limiter;
-	double limiter_pct;
-	int latency;		/* nothing near its peak */
+/* ncu's counters of tensor-core operations by source precision (kf's own
+ * --metrics, share/kf/ncu_metrics.txt), one FMA counting two (an 8192^3
+ * bf16 product counted 2*M*N*K on the H200), and the gpus.json roof of
+ * each precision's dense peak. */
+static const struct tprec {
+	const char *metric, *name, *roof;
+} tprecs[] = {
+	{ "sm__ops_path_tensor_src_fp16.sum", "fp16", "TENSOR_FP16_TFLOPS" },
+	{ "sm__ops_path_tensor_src_fp16_dst_fp16.sum", "fp16", "TENSOR_FP16_TFLOPS" },
+	{ "sm__ops_path_tensor_src_fp16_dst_fp32.sum", "fp16", "TENSOR_FP16_TFLOPS" },
+	{ "sm__ops_path_tensor_src_bf16_dst_fp32.sum", "bf16", "TENSOR_BF16_TFLOPS" },
+	{ "sm__ops_path_tensor_src_tf32_dst_fp32.sum", "tf32", "TENSOR_TF32_TFLOPS" },
+	{ "sm__ops_path_tensor_src_fp8.sum", "fp8", "TENSOR_FP8_TFLOPS" },
+	{ "sm__ops_path_tensor_src_int8.sum", "int8", "TENSOR_INT8_TOPS" },
+	{ "sm__ops_path_tensor_src_int1.sum", "int1", NULL },
+	{ "sm__ops_path_tensor_src_fp64.sum", "fp64 tensor", "TENSOR_FP64_TFLOPS" },
+};
+#define NTPREC (sizeof tprecs / sizeof tprecs[0])
+
+/* The pipes of the SM and the memory levels, each from the metrics that
+ * measure it (the largest of them). */
+static const struct usrc {
+	const char *unit;
+	const char *metrics[3];
+	int memory;
+} usrcs[] = {
+	{ "tensor", { "sm__pipe_tensor_cycles_active" ACTIVE, NULL }, 0 },
+	{ "fma", { "sm__pipe_fma_cycles_active" ACTIVE, "sm__inst_executed_pipe_fma" ACTIVE,
+	  "sm__pipe_fmaheavy_cycles_active" ACTIVE }, 0 },
+	{ "fp64", { "sm__pipe_fp64_cycles_active" ACTIVE, "sm__inst_executed_pipe_fp64" ACTIVE,
+	  NULL }, 0 },
+	{ "alu", { "sm__pipe_alu_cycles_active" ACTIVE, "sm__inst_executed_pipe_alu" ACTIVE,
+	  NULL }, 0 },
+	{ "xu", { "sm__inst_executed_pipe_xu" ACTIVE, NULL }, 0 },
+	{ "lsu", { "sm__inst_executed_pipe_lsu" ACTIVE, NULL }, 0 },
+	{ "shared", { "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum.pct_of_peak_sustained_elapsed",
+	  NULL }, 1 },
+	{ "l1", { "l1tex__throughput.avg.pct_of_peak_sustained_active", NULL }, 1 },
+	{ "l2", { "lts__throughput.avg.pct_of_peak_sustained_elapsed", NULL }, 1 },
 };
 
 static int
@@ -49,6 +82,24 @@ in0(const cJSON *ri, const char *name)
 	double v;
 
 	return in(ri, name, &v) ? v : 0;
+}
+
+int
+ncu_in(const cJSON *k, const char *name, double *v)
+{
+	return in(kf_obj(k, "roofline_inputs"), name, v);
+}
+
+double
+ncu_stall_pct(const cJSON *k, const char *name)
+{
+	char m[128];
+	double n, v;
+
+	snprintf(m, sizeof m, "smsp__pcsamp_warps_issue_stalled_%s", name);
+	if (!ncu_in(k, "smsp__pcsamp_sample_count", &n) || n <= 0 || !ncu_in(k, m, &v))
+		return NAN;
+	return 100 * v / n;
 }
 
 /* Instructions per cycle of one precision ("f", "d", "h") as FLOPs. */
@@ -79,42 +130,156 @@ peak_per_cycle(const cJSON *ri, const char *p)
 	return 2 * in0(ri, name);
 }
 
-/* The precision that did the most FLOPs; fp32 when none did any. */
+/* The scalar precision that did the most FLOPs, with ncu's own peak for
+ * it; fp32 when none did any. All scalar FLOPs go into flops. */
 static int
-compute_side(const cJSON *ri, struct roof *r)
+scalar_side(const cJSON *ri, struct ncu_roof *r, double hz)
 {
 	static const struct { const char *p, *name; } prec[] = {
 		{ "f", "fp32" }, { "d", "fp64" }, { "h", "fp16" },
 	};
-	double hz, best = -1;
+	double best = -1;
 	size_t i;
 	int any = 0;
 
-	if (!in(ri, "sm__cycles_elapsed.avg.per_second", &hz) || hz <= 0)
-		return 0;
 	for (i = 0; i < 3; i++) {
 		double f = flop_per_cycle(ri, prec[i].p, &any), pk = peak_per_cycle(ri, prec[i].p);
 
+		r->flops += f * hz;
 		if (pk > 0 && f > best) {
 			best = f;
 			r->precision = prec[i].name;
-			r->flops = f * hz;
 			r->peak_flops = pk * hz;
 		}
 	}
+	if (any && best >= 0)
+		r->peak_source = xstrdup("ncu's peak for the precision at the measured SM clock");
 	return any && best >= 0;
 }
 
+/* The tensor cores' FLOPs by precision; when they did more than the
+ * scalar pipes, the precision and its peak are theirs (gpus.json; NAN
+ * when the GPU or the precision has none). */
 static void
-levels(const cJSON *ri, struct roof *r)
+tensor_side(const cJSON *ri, struct ncu_roof *r, const cJSON *gpu, double scalar)
 {
-	double sectors, dur, pct, per_cycle, hz;
+	double ops[NTPREC] = { 0 }, v, best = 0;
+	const struct tprec *bp = NULL;
+	size_t i, j;
+
+	for (i = 0; i < NTPREC; i++) {
+		if (!in(ri, tprecs[i].metric, &v))
+			continue;
+		r->tensor_counted = 1;
+		for (j = 0; j <= i && strcmp(tprecs[j].name, tprecs[i].name) != 0; j++)
+			;
+		ops[j] += v;
+	}
+	if (!r->tensor_counted || r->duration_s <= 0)
+		return;
+	for (i = 0; i < NTPREC; i++) {
+		r->tensor_flops += ops[i] / r->duration_s;
+		if (ops[i] > best) {
+			best = ops[i];
+			bp = &tprecs[i];
+		}
+	}
+	r->flops += r->tensor_flops;
+	if (bp == NULL || best / r->duration_s <= scalar)
+		return;
+	r->precision = bp->name;
+	r->tensor = 1;
+	free(r->peak_source);
+	r->peak_source = NULL;
+	r->peak_flops = bp->roof && gpu ? kf_hw_roof(gpu, bp->roof) * 1e12 : NAN;
+	if (isfinite(r->peak_flops))
+		r->peak_source = xasprintf("%s, %s (%s)", kf_str(gpu, "name"), bp->roof,
+		    kf_hw_source(gpu, bp->roof) ? kf_hw_source(gpu, bp->roof) : "gpus.json");
+}
+
+static void
+add_unit(struct ncu_roof *r, const char *unit, const char *metric, double pct, int memory)
+{
+	if (r->nunits >= NCU_MAX_UNITS)
+		return;
+	r->units[r->nunits].unit = unit;
+	r->units[r->nunits].metric = metric;
+	r->units[r->nunits].pct = pct;
+	r->units[r->nunits++].memory = memory;
+}
+
+static void
+units(const cJSON *ri, struct ncu_roof *r)
+{
+	size_t i, j;
+	double v;
+
+	for (i = 0; i < sizeof usrcs / sizeof usrcs[0]; i++) {
+		const char *best = NULL;
+		double pct = -1;
+
+		for (j = 0; j < 3 && usrcs[i].metrics[j]; j++)
+			if (in(ri, usrcs[i].metrics[j], &v) && v > pct) {
+				pct = v;
+				best = usrcs[i].metrics[j];
+			}
+		if (best)
+			add_unit(r, usrcs[i].unit, best, pct, usrcs[i].memory);
+	}
+	if (r->peak_bw > 0)
+		add_unit(r, "dram", "dram__bytes.sum.per_second / dram__bytes.sum.peak_sustained",
+		    100 * r->bw / r->peak_bw, 1);
+}
+
+static const struct ncu_unit *
+unit_of(const struct ncu_roof *r, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < r->nunits; i++)
+		if (strcmp(r->units[i].unit, name) == 0)
+			return &r->units[i];
+	return NULL;
+}
+
+/* What limits: the unit closest to its peak. L1/TEX throughput counts the
+ * shared-memory wavefronts, and a GEMM's tensor pipe is fed through them:
+ * within 10 points, the tensor pipe over the rest, and shared memory
+ * over L1, DRAM over the caches its bytes pass through: name the cause
+ * rather than the conduit. */
+static void
+limiter(struct ncu_roof *r)
+{
+	const struct ncu_unit *best = NULL, *t = unit_of(r, "tensor"), *sh = unit_of(r, "shared");
+	const struct ncu_unit *dram = unit_of(r, "dram");
+	size_t i;
+
+	for (i = 0; i < r->nunits; i++)
+		if (best == NULL || r->units[i].pct > best->pct)
+			best = &r->units[i];
+	if (best == NULL)
+		return;
+	if (t && t != best && t->pct >= NCU_NEAR_PEAK && t->pct >= best->pct - 10)
+		best = t;
+	else if (sh && strcmp(best->unit, "l1") == 0 && sh->pct >= best->pct - 10)
+		best = sh;
+	else if (dram && dram != best && best->memory && strcmp(best->unit, "shared") != 0 &&
+	    dram->pct >= NCU_NEAR_PEAK && dram->pct >= best->pct - 10)
+		best = dram;
+	r->limiter = best;
+	r->latency = best->pct < NCU_NEAR_PEAK;
+	r->bound = r->latency ? "latency" : best->memory ? "memory" : "compute";
+}
+
+static void
+levels(const cJSON *ri, struct ncu_roof *r)
+{
+	double sectors, pct, per_cycle, hz;
 
 	if (in(ri, "lts__t_bytes.sum.per_second", &r->l2_bw)) {
 		r->has_l2_bw = 1;
-	} else if (in(ri, "lts__t_sectors.sum", &sectors) &&
-	    in(ri, "gpu__time_duration.sum", &dur) && dur > 0) {
-		r->l2_bw = sectors * 32 / dur;
+	} else if (in(ri, "lts__t_sectors.sum", &sectors) && r->duration_s > 0) {
+		r->l2_bw = sectors * 32 / r->duration_s;
 		r->has_l2_bw = 1;
 	}
 	if (in(ri, "lts__t_bytes.sum.peak_sustained", &per_cycle) &&
@@ -127,65 +292,49 @@ levels(const cJSON *ri, struct roof *r)
 		r->has_l2_peak = 1;
 	}
 	r->has_l2_tp = in(ri, "lts__throughput.avg.pct_of_peak_sustained_elapsed", &r->l2_tp);
-	r->has_l1_bw = in(ri, "l1tex__t_bytes.sum.per_second", &r->l1_bw);
-	if (in(ri, "l1tex__t_bytes.sum.peak_sustained", &per_cycle) &&
-	    in(ri, "l1tex__cycles_elapsed.avg.per_second", &hz)) {
-		r->l1_peak_bw = per_cycle * hz;
-		r->has_l1_peak = 1;
-	}
 	r->has_l1_tp = in(ri, "l1tex__throughput.avg.pct_of_peak_sustained_active", &r->l1_tp);
-	r->has_tensor = in(ri, "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active",
-	    &r->tensor);
-}
-
-/* What runs closest to its peak: the FP pipe, DRAM, L2 or L1. */
-static void
-limiter(struct roof *r)
-{
-	r->limiter = "fp";
-	r->limiter_pct = r->peak_flops > 0 ? 100 * r->flops / r->peak_flops : 0;
-	if (r->peak_bw > 0 && 100 * r->bw / r->peak_bw > r->limiter_pct) {
-		r->limiter = "DRAM";
-		r->limiter_pct = 100 * r->bw / r->peak_bw;
-	}
-	if (r->has_l2_tp && r->l2_tp > r->limiter_pct) {
-		r->limiter = "L2";
-		r->limiter_pct = r->l2_tp;
-	}
-	if (r->has_l1_tp && r->l1_tp > r->limiter_pct) {
-		r->limiter = "L1";
-		r->limiter_pct = r->l1_tp;
-	}
-	if (r->has_tensor && r->tensor > r->limiter_pct) {
-		r->limiter = "tensor";
-		r->limiter_pct = r->tensor;
-	}
-	r->latency = r->limiter_pct < LATENCY_PCT;
 }
 
 static int
-roof_compute(const cJSON *ri, struct roof *r)
+roof_compute(const cJSON *ri, const cJSON *gpu, struct ncu_roof *r)
 {
-	double per_cycle, hz;
+	double per_cycle, hz, scalar;
 
 	memset(r, 0, sizeof *r);
-	if (!compute_side(ri, r) || !in(ri, "dram__bytes.sum.per_second", &r->bw) ||
+	r->peak_flops = NAN;
+	if (!in(ri, "sm__cycles_elapsed.avg.per_second", &hz) || hz <= 0 ||
+	    !scalar_side(ri, r, hz) || !in(ri, "dram__bytes.sum.per_second", &r->bw) ||
 	    !in(ri, "dram__bytes.sum.peak_sustained", &per_cycle) ||
-	    !in(ri, "dram__cycles_elapsed.avg.per_second", &hz) || per_cycle * hz <= 0)
+	    !in(ri, "dram__cycles_elapsed.avg.per_second", &hz) || per_cycle * hz <= 0) {
+		free(r->peak_source);
+		r->peak_source = NULL;
 		return 0;
+	}
+	r->duration_s = in0(ri, "gpu__time_duration.sum");
+	scalar = r->flops;
+	tensor_side(ri, r, gpu, scalar);
 	r->peak_bw = per_cycle * hz;
-	r->ridge = r->peak_flops / r->peak_bw;
-	r->ai = r->bw > 0 ? r->flops / r->bw : 0;
-	r->bound = r->bw > 0 && r->ai >= r->ridge ? "compute" : "memory";
-	/* The roof above the kernel: the peak, or the bandwidth line at its
-	 * intensity (then the share is the bandwidth's). */
-	if (strcmp(r->bound, "compute") == 0)
+	levels(ri, r);
+	units(ri, r);
+	limiter(r);
+	if (r->bound == NULL)
+		r->bound = "latency";
+	r->ridge = isfinite(r->peak_flops) ? r->peak_flops / r->peak_bw : NAN;
+	r->ai = r->bw > 0 ? r->flops / r->bw : NAN;
+	/* The roof above the kernel on the DRAM roofline: the peak, or the
+	 * bandwidth line at its intensity (then the share is the bandwidth's). */
+	if (isfinite(r->ridge) && isfinite(r->ai) && r->ai >= r->ridge)
 		r->pct = 100 * r->flops / r->peak_flops;
 	else
 		r->pct = 100 * r->bw / r->peak_bw;
-	levels(ri, r);
-	limiter(r);
 	return 1;
+}
+
+void
+ncu_roof_free(struct ncu_roof *r)
+{
+	free(r->peak_source);
+	r->peak_source = NULL;
 }
 
 /* Text */
@@ -210,84 +359,129 @@ fmt_si(struct buf *b, double v, const char *unit)
 	buf_printf(b, " %s%s", i ? (char[]){ pre[i], 0 } : "", unit);
 }
 
-static const char *
-advice(const struct roof *r)
+/* Units as the text names them. */
+const char *
+ncu_unit_label(const char *unit)
 {
-	if (strcmp(r->limiter, "L1") == 0)
-		return "cut L1/TEX and shared-memory traffic per FLOP: tile into shared "
-		    "memory if the kernel does not yet, then into registers (each thread "
-		    "computing several outputs), with wider loads";
-	if (strcmp(r->limiter, "L2") == 0)
-		return "make accesses coalesced and reuse data within a block so that "
-		    "fewer sectors go through L2";
-	if (strcmp(r->limiter, "tensor") == 0)
-		return "keep the tensor cores fed (larger tiles, asynchronous copies, "
-		    "more work per launch)";
-	if (strcmp(r->limiter, "DRAM") == 0)
-		return "move fewer bytes (fuse kernels, reuse data on chip, use smaller "
-		    "types)";
-	return "spend fewer instructions per result (FMA, vectorised math), or use "
-	    "tensor cores or a lower precision";
+	static const struct { const char *u, *l; } t[] = {
+		{ "tensor", "the tensor pipe" }, { "fma", "the FMA (FP32) pipe" },
+		{ "fp64", "the FP64 pipe" }, { "alu", "the ALU pipe" },
+		{ "xu", "the XU pipe (conversions, transcendentals)" },
+		{ "lsu", "the LSU pipe (memory instructions)" },
+		{ "shared", "shared memory (its wavefronts)" }, { "l1", "L1/TEX" },
+		{ "l2", "L2" }, { "dram", "DRAM" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof t / sizeof t[0]; i++)
+		if (strcmp(t[i].u, unit) == 0)
+			return t[i].l;
+	return unit;
 }
 
-static const char *
-label(const char *limiter)
+/* The units at 5% or more of their peak, busiest first. */
+static void
+say_units(struct buf *b, const struct ncu_roof *r)
 {
-	if (strcmp(limiter, "fp") == 0)
-		return "the FP pipe";
-	if (strcmp(limiter, "tensor") == 0)
-		return "the tensor pipe";
-	if (strcmp(limiter, "L1") == 0)
-		return "L1/TEX";
-	return limiter;
+	int used[NCU_MAX_UNITS] = { 0 };
+	size_t k, i, n = 0;
+
+	for (k = 0; k < r->nunits; k++) {
+		long best = -1;
+
+		for (i = 0; i < r->nunits; i++)
+			if (!used[i] && (best < 0 || r->units[i].pct > r->units[best].pct))
+				best = (long)i;
+		if (best < 0 || r->units[best].pct < 5)
+			break;
+		used[best] = 1;
+		buf_printf(b, "%s%s %.1f%%", n++ ? ", " : "\nUnits by share of their peak "
+		    "(pipes while the SM was active): ", r->units[best].unit, r->units[best].pct);
+	}
+	if (n)
+		buf_putc(b, '.');
 }
 
 static void
-say(struct buf *b, const struct roof *r)
+say_flops(struct buf *b, const struct ncu_roof *r)
 {
-	buf_printf(b, "Roofline (%s, from the raw page's counters): ", r->precision);
-	if (r->flops == 0) {
-		buf_printf(b, "no %s arithmetic was counted (0 FLOP/s), so the kernel sits at "
-		    "zero arithmetic intensity, on the memory side of the ridge (", r->precision);
-		fmt_si(b, r->ridge, "FLOP/byte");
-		buf_puts(b, "). DRAM moved ");
-	} else {
-		fmt_si(b, r->flops, "FLOP/s");
+	fmt_si(b, r->flops, "FLOP/s");
+	if (r->tensor)
+		buf_printf(b, " (%s on the tensor cores, counted by ncu's sm__ops_path_tensor_* "
+		    "counters)", r->precision);
+	if (isfinite(r->peak_flops)) {
 		buf_puts(b, " achieved of ");
 		fmt_si(b, r->peak_flops, "FLOP/s");
-		buf_printf(b, " peak; arithmetic intensity %.3g FLOP/byte of DRAM traffic "
-		    "against a ridge of %.3g: %s-bound on the DRAM roofline, at %.1f%% of "
-		    "its roof. DRAM moved ", r->ai, r->ridge, r->bound, r->pct);
+		buf_printf(b, " peak (%.1f%%; peak: %s)", 100 * r->flops / r->peak_flops,
+		    r->peak_source ? r->peak_source : "?");
+		if (isfinite(r->ai))
+			buf_printf(b, "; arithmetic intensity %.3g FLOP/byte of DRAM traffic "
+			    "against a ridge of %.3g", r->ai, r->ridge);
+	} else {
+		buf_printf(b, " achieved; no %s peak is known for this GPU (share/kf/gpus.json, "
+		    "kf-feedback --gpu), so the kernel is placed by its pipes, not on the "
+		    "roofline", r->precision);
 	}
+	buf_puts(b, ". ");
+}
+
+static void
+say(struct buf *b, const struct ncu_roof *r, double tensor_pipe)
+{
+	buf_printf(b, "Roofline (%s, from the raw page's counters): ", r->precision);
+	if (r->flops == 0 && isfinite(tensor_pipe) && tensor_pipe >= 1)
+		buf_printf(b, "the tensor pipe was active %.1f%% of cycles but ncu counted no "
+		    "tensor-core operations (kf's --metrics were not collected), so its FLOPs "
+		    "are unknown and the kernel is placed by its pipes. ", tensor_pipe);
+	else if (r->flops == 0)
+		buf_printf(b, "no floating-point arithmetic was counted (0 FLOP/s). ");
+	else
+		say_flops(b, r);
+	buf_puts(b, "DRAM moved ");
 	fmt_si(b, r->bw, "B/s");
 	buf_puts(b, " of ");
 	fmt_si(b, r->peak_bw, "B/s");
 	buf_printf(b, " (%.1f%%).", 100 * r->bw / r->peak_bw);
 	if (r->has_l2_tp)
-		buf_printf(b, " L2 throughput %.1f%% of peak", r->l2_tp);
+		buf_printf(b, " L2 throughput %.1f%% of peak (its busiest sub-unit)", r->l2_tp);
 	if (r->has_l2_bw) {
-		buf_puts(b, r->has_l2_tp ? " (" : " L2 ");
+		buf_puts(b, r->has_l2_tp ? "; L2 bytes " : " L2 bytes ");
 		fmt_si(b, r->l2_bw, "B/s");
-		buf_puts(b, r->has_l2_tp ? ")" : "");
+		if (r->has_l2_peak && r->l2_peak_bw > 0) {
+			buf_puts(b, " of ");
+			fmt_si(b, r->l2_peak_bw, "B/s");
+			buf_printf(b, " (%.1f%%)", 100 * r->l2_bw / r->l2_peak_bw);
+		}
 	}
 	if (r->has_l1_tp)
-		buf_printf(b, "%s L1/TEX throughput %.1f%% of peak", r->has_l2_tp ? ";" : "",
-		    r->l1_tp);
+		buf_printf(b, "%s L1/TEX throughput %.1f%% of peak",
+		    r->has_l2_tp || r->has_l2_bw ? ";" : "", r->l1_tp);
 	if (r->has_l2_tp || r->has_l2_bw || r->has_l1_tp)
 		buf_putc(b, '.');
-	if (r->has_tensor && r->tensor >= 0.1)
-		buf_printf(b, " The tensor pipe was active %.1f%% of cycles; its FLOPs are not "
-		    "in the numbers above.", r->tensor);
+	if (r->flops > 0 && !r->tensor_counted && isfinite(tensor_pipe) && tensor_pipe >= 1)
+		buf_printf(b, " The tensor pipe was active %.1f%% of cycles, but the report has no "
+		    "counts of tensor-core operations (kf's --metrics were not collected): their "
+		    "FLOPs are not in the numbers above.", tensor_pipe);
+	say_units(b, r);
+	if (r->limiter == NULL)
+		return;
 	if (r->latency)
-		buf_printf(b, "\nVerdict: nothing runs near its peak (the closest is %s at "
-		    "%.1f%%): the kernel is latency-bound, with too few warps in flight or "
-		    "warps waiting on dependencies (memory latency, atomics, barriers).", label(r->limiter), r->limiter_pct);
+		buf_printf(b, "\nVerdict: no unit runs near its peak (the busiest is %s at "
+		    "%.1f%%, under %d%%): the kernel is latency-bound (the diagnosis above "
+		    "says on what its warps wait).", ncu_unit_label(r->limiter->unit),
+		    r->limiter->pct, NCU_NEAR_PEAK);
 	else
-		buf_printf(b, "\nVerdict: %s runs closest to its peak (%.1f%%), so it is the "
-		    "limit: %s.", label(r->limiter), r->limiter_pct, advice(r));
+		buf_printf(b, "\nVerdict: %s-bound on %s, at %.1f%% of its peak.", r->bound,
+		    ncu_unit_label(r->limiter->unit), r->limiter->pct);
 }
 
 /* Analysis */
+
+static cJSON *
+num_or_null(double v)
+{
+	return isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull();
+}
 
 static cJSON *
 level(const char *name, int has_bw, double bw, int has_peak, double peak, int has_tp,
@@ -309,50 +503,67 @@ level(const char *name, int has_bw, double bw, int has_peak, double peak, int ha
 }
 
 static cJSON *
-roof_json(const struct roof *r)
+roof_json(const struct ncu_roof *r, double tensor_pipe)
 {
-	cJSON *o = cJSON_CreateObject(), *lv;
+	cJSON *o = cJSON_CreateObject(), *lv, *u;
+	size_t i;
 
 	cJSON_AddStringToObject(o, "precision", r->precision);
 	cJSON_AddNumberToObject(o, "achieved_flops", r->flops);
-	cJSON_AddNumberToObject(o, "peak_flops", r->peak_flops);
+	cJSON_AddNumberToObject(o, "tensor_flops", r->tensor_flops);
+	cJSON_AddBoolToObject(o, "tensor_counted", r->tensor_counted);
+	cJSON_AddItemToObject(o, "peak_flops", num_or_null(r->peak_flops));
+	cJSON_AddItemToObject(o, "peak_source", r->peak_source ?
+	    cJSON_CreateString(r->peak_source) : cJSON_CreateNull());
 	cJSON_AddNumberToObject(o, "dram_bytes_per_s", r->bw);
 	cJSON_AddNumberToObject(o, "peak_dram_bytes_per_s", r->peak_bw);
-	cJSON_AddNumberToObject(o, "arithmetic_intensity", r->ai);
-	cJSON_AddNumberToObject(o, "ridge", r->ridge);
+	cJSON_AddItemToObject(o, "arithmetic_intensity", num_or_null(r->ai));
+	cJSON_AddItemToObject(o, "ridge", num_or_null(r->ridge));
 	cJSON_AddStringToObject(o, "bound", r->bound);
 	cJSON_AddNumberToObject(o, "pct_of_roof", r->pct);
 	lv = cJSON_AddArrayToObject(o, "levels");
-	if (r->has_l1_tp || r->has_l1_bw)
-		cJSON_AddItemToArray(lv, level("L1", r->has_l1_bw, r->l1_bw, r->has_l1_peak,
-		    r->l1_peak_bw, r->has_l1_tp, r->l1_tp, r->flops));
+	if (r->has_l1_tp)
+		cJSON_AddItemToArray(lv, level("L1", 0, 0, 0, 0, 1, r->l1_tp, r->flops));
 	if (r->has_l2_tp || r->has_l2_bw)
 		cJSON_AddItemToArray(lv, level("L2", r->has_l2_bw, r->l2_bw, r->has_l2_peak,
 		    r->l2_peak_bw, r->has_l2_tp, r->l2_tp, r->flops));
 	cJSON_AddItemToArray(lv, level("DRAM", 1, r->bw, 1, r->peak_bw, 1,
 	    100 * r->bw / r->peak_bw, r->flops));
-	cJSON_AddStringToObject(o, "limiter", r->limiter);
-	cJSON_AddNumberToObject(o, "limiter_pct", r->limiter_pct);
+	u = cJSON_AddArrayToObject(o, "units");
+	for (i = 0; i < r->nunits; i++) {
+		cJSON *x = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(x, "unit", r->units[i].unit);
+		cJSON_AddNumberToObject(x, "pct", r->units[i].pct);
+		cJSON_AddStringToObject(x, "metric", r->units[i].metric);
+		cJSON_AddItemToArray(u, x);
+	}
+	cJSON_AddItemToObject(o, "limiter", r->limiter ?
+	    cJSON_CreateString(r->limiter->unit) : cJSON_CreateNull());
+	cJSON_AddItemToObject(o, "limiter_pct", num_or_null(r->limiter ? r->limiter->pct : NAN));
 	cJSON_AddBoolToObject(o, "latency_bound", r->latency);
-	if (r->has_tensor)
-		cJSON_AddNumberToObject(o, "tensor_pipe_pct", r->tensor);
+	if (isfinite(tensor_pipe))
+		cJSON_AddNumberToObject(o, "tensor_pipe_pct", tensor_pipe);
 	kf_roof_init(o, "FLOP/byte", "FLOP/s", r->peak_bw, "DRAM");
-	kf_roof_peak(o, r->precision, r->peak_flops, r->ridge);
+	if (isfinite(r->peak_flops))
+		kf_roof_peak(o, r->precision, r->peak_flops, r->ridge);
 	kf_roof_point(o, "", r->ai, r->flops, r->bw, r->pct);
 	return o;
 }
 
 int
-ncu_roof_say(struct kf_fb *fb, const cJSON *k, cJSON *focus)
+ncu_roof_say(struct kf_fb *fb, const cJSON *k, const cJSON *gpu, cJSON *focus,
+    struct ncu_roof *r)
 {
 	const cJSON *ri = kf_obj(k, "roofline_inputs");
-	struct roof r;
 	struct buf b = {0};
+	double tp = NAN;
 
-	if (ri == NULL || !roof_compute(ri, &r))
+	if (ri == NULL || !roof_compute(ri, gpu, r))
 		return 0;
-	say(&b, &r);
+	in(ri, "sm__pipe_tensor_cycles_active" ACTIVE, &tp);
+	say(&b, r, tp);
 	kf_fb_add_buf(fb, FB_KEY, &b);
-	cJSON_AddItemToObject(focus, "roof", roof_json(&r));
+	cJSON_AddItemToObject(focus, "roof", roof_json(r, tp));
 	return 1;
 }

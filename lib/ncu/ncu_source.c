@@ -26,6 +26,27 @@
 #define MAX_FILES 64		/* source files per launch */
 #define MAX_TEXT 400		/* bytes of a line's text kept */
 #define MAX_ROW_LINES 64
+#define MAX_BARS 4096		/* BAR instructions and barrier-stalled ones kept */
+#define TOP_BAR_LINES 3
+
+/* What a line's instructions do, for the diagnosis: "ops" of a line. */
+enum {
+	OP_LDL = 1, OP_STL = 2, OP_F2F64 = 4, OP_FP64 = 8, OP_BAR = 16, OP_ATOM = 32,
+	OP_SHARED = 64, OP_EXIT = 128, OP_STG = 256, OP_MUFU = 512, OP_MMA = 1024,
+};
+static const char *const op_names[] = {
+	"LDL", "STL", "F2F.F64", "FP64", "BAR", "ATOM", "LDS/STS", "EXIT", "STG", "MUFU", "MMA",
+};
+#define NOPS (sizeof op_names / sizeof op_names[0])
+
+/* A BAR instruction, or one that waited on a barrier (the stall lands on
+ * the instruction after the BAR, 16 bytes on). */
+struct bar {
+	unsigned long long addr;
+	size_t file;
+	double line, samples;	/* samples: the barrier stall's; the BAR's 0 */
+	int is_bar;
+};
 
 struct sass {
 	char *addr, *text;
@@ -35,8 +56,9 @@ struct sass {
 
 struct sline {
 	size_t file;
-	double line, samples, exec, excessive, sectors, shared;
-	int has_shared;
+	double line, samples, exec, excessive, sectors, shared, threads;
+	int has_shared, has_threads;
+	unsigned ops;
 	char *text;
 	double stall[MAX_STALLS];
 	struct sass top[TOP_SASS];
@@ -56,10 +78,13 @@ struct group {
 	size_t block_file, main_file;	/* the block's file; the largest block's */
 	long nline_rows, nsass_rows;
 	int no_table;		/* ncu said it has no line info */
+	struct bar *bars;
+	size_t nbars;
+	double cur_line_no;	/* the line the SASS rows now read belong to */
 };
 
 enum { C_LINE, C_TEXT, C_ADDR, C_SASS, C_SAMPLES, C_EXEC, C_EXC, C_SECT, C_SHARED,
-	C_SPACE, NCOL };
+	C_SPACE, C_THREADS, NCOL };
 
 struct ncu_src {
 	char *path;
@@ -110,6 +135,7 @@ group_free(struct group *g)
 		sline_free(&g->lines[i]);
 	for (i = 0; i < g->nhot; i++)
 		sass_free(&g->hot[i]);
+	free(g->bars);
 	memset(g, 0, sizeof *g);
 }
 
@@ -186,6 +212,7 @@ header_row(struct ncu_src *s)
 		"Line No", NULL, "Address", NULL, "Warp Stall Sampling (All Samples)",
 		"Instructions Executed", "L2 Theoretical Sectors Global Excessive",
 		"L2 Theoretical Sectors Global", "L1 Wavefronts Shared Excessive", "Address Space",
+		"Thread Instructions Executed",
 	};
 	size_t i, j;
 
@@ -307,11 +334,77 @@ sass_make(const struct ncu_src *s)
 	return x;
 }
 
+/* The instruction's kind, from its text ("@!P0  LDS R13, [R5]"). */
+static unsigned
+sass_op(const char *t)
+{
+	static const struct { const char *pre; unsigned op; } k[] = {
+		{ "LDL", OP_LDL }, { "STL", OP_STL }, { "BAR", OP_BAR }, { "ATOMS", OP_SHARED },
+		{ "ATOM", OP_ATOM }, { "RED", OP_ATOM }, { "LDS", OP_SHARED },
+		{ "STS", OP_SHARED }, { "EXIT", OP_EXIT }, { "STG", OP_STG }, { "MUFU", OP_MUFU },
+		{ "DADD", OP_FP64 }, { "DMUL", OP_FP64 }, { "DFMA", OP_FP64 },
+		{ "HMMA", OP_MMA }, { "HGMMA", OP_MMA }, { "QGMMA", OP_MMA }, { "IMMA", OP_MMA },
+		{ "IGMMA", OP_MMA }, { "DMMA", OP_MMA },
+	};
+	size_t i;
+
+	while (*t == ' ')
+		t++;
+	if (*t == '@')
+		t += strcspn(t, " ");
+	while (*t == ' ')
+		t++;
+	if (kf_startswith(t, "F2F") && strstr(t, ".F64"))
+		return OP_F2F64;
+	for (i = 0; i < sizeof k / sizeof k[0]; i++)
+		if (kf_startswith(t, k[i].pre))
+			return k[i].op;
+	return 0;
+}
+
+static long
+barrier_col(const struct ncu_src *s)
+{
+	size_t j;
+
+	for (j = 0; j < s->nstall; j++)
+		if (strcmp(s->stall_name[j], "barrier") == 0)
+			return (long)j;
+	return -1;
+}
+
+/* Keep what the barrier attribution needs: BARs, and instructions that
+ * waited on one. */
+static void
+note_bar(struct ncu_src *s, const struct sass *x, unsigned op)
+{
+	struct group *g = &s->cur;
+	long bc = barrier_col(s);
+	double w = bc >= 0 ? stall_val(s, (size_t)bc) : 0;
+	struct bar b;
+
+	if ((op != OP_BAR && w <= 0) || g->nbars >= MAX_BARS || s->col[C_LINE] < 0)
+		return;
+	b.addr = strtoull(x->addr, NULL, 16);
+	b.file = g->block_file;
+	b.line = g->cur_line_no;
+	b.samples = op == OP_BAR ? 0 : w;
+	b.is_bar = op == OP_BAR;
+	if (g->nbars % 64 == 0)
+		g->bars = xrealloc(g->bars, (g->nbars + 64) * sizeof *g->bars);
+	g->bars[g->nbars++] = b;
+}
+
 static void
 sass_row(struct ncu_src *s)
 {
 	struct group *g = &s->cur;
 	struct sass x = sass_make(s), y;
+	unsigned op = sass_op(x.text);
+
+	note_bar(s, &x, op);
+	if (s->cur_line >= 0)
+		g->lines[s->cur_line].ops |= op;
 
 	/* Each file's block has every instruction of the launch that its
 	 * lines hold, and the kernel's own file holds them all (code inlined
@@ -360,6 +453,9 @@ line_row(struct ncu_src *s, const char *file)
 	x.exec = num(s, C_EXEC);
 	x.excessive = num(s, C_EXC);
 	x.sectors = num(s, C_SECT);
+	x.has_threads = s->col[C_THREADS] >= 0 && x.exec > 0;
+	x.threads = num(s, C_THREADS);
+	g->cur_line_no = x.line;
 	/* Bank conflicts: the shared-memory wavefronts beyond the ideal, on
 	 * lines that access shared memory (only pages of kernels that use it
 	 * have the column). */
@@ -602,6 +698,16 @@ put_line(struct buf *b, const struct ncu_src *s, const struct group *g, struct s
 	else
 		buf_puts(b, "null");
 	put_stalls(b, s, x);
+	buf_puts(b, ",\"avg_threads_executed\":");
+	if (x->has_threads)
+		ncu_put_num(b, x->threads / x->exec);
+	else
+		buf_puts(b, "null");
+	buf_puts(b, ",\"ops\":[");
+	for (i = 0; i < NOPS; i++)
+		if (x->ops & (1u << i))
+			buf_printf(b, "%s\"%s\"", (x->ops & ((1u << i) - 1)) ? "," : "", op_names[i]);
+	buf_putc(b, ']');
 	buf_puts(b, ",\"sass\":[");
 	qsort(x->top, x->ntop, sizeof x->top[0], by_samples_sass);
 	for (i = 0; i < x->ntop; i++) {
@@ -610,6 +716,96 @@ put_line(struct buf *b, const struct ncu_src *s, const struct group *g, struct s
 		put_sass(b, s, &x->top[i]);
 	}
 	buf_puts(b, "]}");
+}
+
+static int
+by_addr(const void *a, const void *b)
+{
+	const struct bar *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return y->is_bar - x->is_bar;
+}
+
+struct bar_line {
+	size_t file;
+	double line, samples;
+};
+
+/* The BAR an instruction at addr waited on: the closest one before it,
+ * at most four instructions (64 bytes) back (the compiler may put one in
+ * between), the main file's when code is inlined (the same address in
+ * several files' blocks). NULL when there is none. */
+static const struct bar *
+bar_before(const struct group *g, unsigned long long addr)
+{
+	const struct bar *best = NULL;
+	size_t i;
+
+	for (i = 0; i < g->nbars; i++) {
+		const struct bar *b = &g->bars[i];
+
+		if (!b->is_bar || b->addr >= addr || addr - b->addr > 64)
+			continue;
+		if (best == NULL || b->addr > best->addr ||
+		    (b->addr == best->addr && b->file == g->main_file))
+			best = b;
+	}
+	return best;
+}
+
+/* "barrier_lines": the __syncthreads (BAR) lines whose barriers the
+ * barrier-stall samples waited at, most samples first. An instruction is
+ * counted once, however many files' blocks repeat it. */
+static void
+put_barrier_lines(struct buf *b, const struct group *g)
+{
+	struct bar_line v[TOP_BAR_LINES + 1];
+	size_t i, j, n = 0;
+	unsigned long long last = 0;
+	int have_last = 0;
+
+	qsort(g->bars, g->nbars, sizeof *g->bars, by_addr);
+	for (i = 0; i < g->nbars; i++) {
+		const struct bar *x = &g->bars[i], *bar;
+
+		if (x->is_bar || (have_last && x->addr == last))
+			continue;
+		last = x->addr;
+		have_last = 1;
+		if ((bar = bar_before(g, x->addr)) == NULL)
+			continue;
+		for (j = 0; j < n; j++)
+			if (v[j].file == bar->file && v[j].line == bar->line)
+				break;
+		if (j == n) {
+			if (n == TOP_BAR_LINES + 1)
+				continue;
+			v[n].file = bar->file;
+			v[n].line = bar->line;
+			v[n++].samples = 0;
+		}
+		v[j].samples += x->samples;
+	}
+	for (i = 1; i < n; i++)
+		for (j = i; j > 0 && v[j].samples > v[j - 1].samples; j--) {
+			struct bar_line t = v[j];
+
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+	buf_puts(b, ",\"barrier_lines\":[");
+	for (i = 0; i < n && i < TOP_BAR_LINES; i++) {
+		buf_puts(b, i ? ",{" : "{");
+		put_str(b, "file", g->files[v[i].file]);
+		buf_puts(b, ",\"line\":");
+		ncu_put_num(b, v[i].line);
+		buf_puts(b, ",\"samples\":");
+		ncu_put_num(b, v[i].samples);
+		buf_putc(b, '}');
+	}
+	buf_putc(b, ']');
 }
 
 static void
@@ -637,6 +833,8 @@ put_group(struct buf *b, const struct ncu_src *s, struct group *g)
 	ncu_put_num(b, g->nline_rows ? g->line_samples : g->sass_samples);
 	buf_puts(b, ",\"l2_excessive_sectors\":");
 	ncu_put_num(b, g->excessive);
+	if (g->nline_rows)
+		put_barrier_lines(b, g);
 	buf_puts(b, ",\"lines\":[");
 	qsort(g->lines, g->nlines, sizeof g->lines[0], by_samples_line);
 	for (i = 0; i < g->nlines; i++) {

@@ -5,6 +5,7 @@
  * The user's ncu options go to one run or both (add_user_args). */
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 
 #include "ncu.h"
 #include "profiler.h"
@@ -100,15 +101,47 @@ check_user_args(cJSON *rec, const struct kf_wrap_opts *o)
 	return 0;
 }
 
+
 static int
-has_set_option(const struct kf_wrap_opts *o)
+has_option(const struct kf_wrap_opts *o, const char *name)
 {
 	int i, w;
 
 	for (i = 0; i < o->nargs; i++)
-		if (opt_is(o->args[i], "--set", &w))
+		if (opt_is(o->args[i], name, &w))
 			return 1;
 	return 0;
+}
+
+/* The metrics the detailed set lacks and the diagnosis needs (tensor-core
+ * operations by precision, local-memory sectors), from
+ * share/kf/ncu_metrics.txt: one name a line, '#' comments. A comma-joined
+ * list, or NULL when the table is absent or empty. */
+static char *
+extra_metrics(void)
+{
+	char *path = kf_data_file("ncu_metrics.txt");
+	struct kf_lines l;
+	struct buf b = { 0 };
+	char *name;
+
+	if (path == NULL)
+		return NULL;
+	if (kf_lines_open(&l, path) != 0) {
+		free(path);
+		return NULL;
+	}
+	while (kf_lines_next(&l) > 0) {
+		name = kf_trim(l.s);
+		if (*name == '\0' || *name == '#' || strchr(name, ',') != NULL)
+			continue;
+		if (b.len)
+			buf_putc(&b, ',');
+		buf_puts(&b, name);
+	}
+	kf_lines_close(&l);
+	free(path);
+	return b.len ? buf_take(&b) : (buf_free(&b), NULL);
 }
 
 /* kf-ncu NCU DIR TOP SELECT [TIMING_ARG ...] -+ [DETAIL_ARG ...] -- CMD */
@@ -116,7 +149,7 @@ int
 ncu_wrap(cJSON *rec, char *const *cmd, int ncmd, const struct kf_wrap_opts *o)
 {
 	const char *dir = kf_str(rec, "output_dir");
-	char *script, *top, *sel;
+	char *script, *top, *sel, *extra;
 	cJSON *argv;
 	int i;
 
@@ -154,9 +187,15 @@ ncu_wrap(cJSON *rec, char *const *cmd, int ncmd, const struct kf_wrap_opts *o)
 	add_user_args(argv, o, 't');
 	kf_push_str(argv, "-+");
 	/* The user's own --set (full, basic) replaces ours: ncu takes one. */
-	if (!has_set_option(o)) {
+	if (!has_option(o, "--set")) {
 		kf_push_str(argv, "--set");
 		kf_push_str(argv, "detailed");
+	}
+	/* ncu takes one --metrics list: the user's own replaces ours. */
+	if (!has_option(o, "--metrics") && (extra = extra_metrics()) != NULL) {
+		kf_push_str(argv, "--metrics");
+		kf_push_str(argv, extra);
+		free(extra);
 	}
 	add_user_args(argv, o, 'd');
 	kf_push_str(argv, "--");

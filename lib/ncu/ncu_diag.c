@@ -1,0 +1,549 @@
+/* kf: the ncu diagnosis: what limits the launch (ncu_roof.c's units) and
+ * the causes its counters and source page show, each with the numbers
+ * behind it, its line and one change, as findings in fb->diag
+ * (diagnosis.h).
+ *
+ * impact_pct is the share of the launch's time at stake: the share of its
+ * warp samples on the lines the cause holds (ncu samples warps at a fixed
+ * interval, so samples are time), or for causes that waste a unit, the
+ * wasted share of that unit's work times how busy it is. The limiter
+ * itself has no impact (its cost is the whole kernel, not a part). Source
+ * lines count once, in the kernel's own file: code inlined from a header
+ * is in the header's block and at its call site. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ncu_diag.h"
+#include "ncu_pages.h"
+#include "record.h"
+#include "text.h"
+
+/* A cause below this share of the time does not lead anything. */
+#define MIN_IMPACT 5
+#define WARP 32
+
+/* The hottest main-file line whose ops hold op (NULL: any line), and
+ * the share of the samples on all such lines. */
+struct hit {
+	const cJSON *line;
+	double samples, pct;
+};
+
+static double
+num(const cJSON *o, const char *key)
+{
+	return kf_num(o, key, 0);
+}
+
+static double
+samples_total(const cJSON *k)
+{
+	double n;
+
+	if (ncu_in(k, "smsp__pcsamp_sample_count", &n) && n > 0)
+		return n;
+	return num(kf_obj(k, "source"), "samples");
+}
+
+static int
+has_op(const cJSON *ln, const char *op)
+{
+	const cJSON *o;
+
+	cJSON_ArrayForEach(o, kf_arr(ln, "ops"))
+		if (cJSON_IsString(o) && strcmp(o->valuestring, op) == 0)
+			return 1;
+	return 0;
+}
+
+static int
+main_line(const cJSON *src, const cJSON *ln)
+{
+	const char *mf = kf_str(src, "main_file"), *f = kf_str(ln, "file");
+
+	return mf == NULL || f == NULL || strcmp(mf, f) == 0;
+}
+
+static struct hit
+lines_with(const cJSON *k, const char *op1, const char *op2)
+{
+	const cJSON *src = kf_obj(k, "source"), *ln;
+	double total = samples_total(k);
+	struct hit h = { NULL, 0, 0 };
+
+	cJSON_ArrayForEach(ln, kf_arr(src, "lines")) {
+		double s = num(ln, "samples");
+
+		if (!main_line(src, ln) || !(has_op(ln, op1) || (op2 && has_op(ln, op2))))
+			continue;
+		h.samples += s;
+		if (h.line == NULL || s > num(h.line, "samples"))
+			h.line = ln;
+	}
+	h.pct = total > 0 ? 100 * h.samples / total : NAN;
+	return h;
+}
+
+/* The main-file line with the most of a numeric field ("l2_excessive_sectors"). */
+static const cJSON *
+line_most(const cJSON *k, const char *key)
+{
+	const cJSON *src = kf_obj(k, "source"), *ln, *best = NULL;
+
+	cJSON_ArrayForEach(ln, kf_arr(src, "lines"))
+		if (main_line(src, ln) && num(ln, key) > 0 &&
+		    (best == NULL || num(ln, key) > num(best, key)))
+			best = ln;
+	return best;
+}
+
+static void
+at_line(struct kf_finding *f, const cJSON *ln)
+{
+	if (ln && kf_str(ln, "file"))
+		kf_finding_at(f, kf_str(ln, "file"), (long)num(ln, "line"));
+}
+
+static void
+ev(struct kf_finding *f, const cJSON *k, const char *metric, const char *unit)
+{
+	double v;
+
+	if (ncu_in(k, metric, &v))
+		kf_finding_ev(f, metric, v, unit);
+}
+
+/* The limiter */
+
+static const char *
+unit_fix(const struct ncu_roof *r)
+{
+	const char *u = r->limiter->unit;
+
+	if (strcmp(u, "tensor") == 0)
+		return "it runs at the tensor cores' roof: only fewer FLOPs or a lower precision "
+		    "(fp8 has twice the bf16 peak) make it faster";
+	if (strcmp(u, "fma") == 0)
+		return "matrix math belongs on the tensor cores (TF32, BF16 or FP16 mma); else "
+		    "fewer instructions per result";
+	if (strcmp(u, "fp64") == 0)
+		return "use FP32 where the precision allows: the FP64 pipe has a fraction of its rate";
+	if (strcmp(u, "xu") == 0)
+		return "fewer conversions and transcendentals: float literals and float math, "
+		    "__expf/__sinf or tables where accuracy allows";
+	if (strcmp(u, "alu") == 0)
+		return "fewer integer and logic instructions: hoist index math out of loops, "
+		    "use shifts and masks for powers of two";
+	if (strcmp(u, "lsu") == 0)
+		return "fewer, wider memory instructions (float4 loads, one load reused from registers)";
+	if (strcmp(u, "shared") == 0)
+		return "fewer shared-memory wavefronts: no bank conflicts, wider accesses, "
+		    "reuse values from registers";
+	if (strcmp(u, "l1") == 0)
+		return "cut L1/TEX traffic per result: reuse data from registers or shared memory, "
+		    "coalesce accesses";
+	if (strcmp(u, "l2") == 0)
+		return "fewer L2 sectors: coalesced accesses, data reused within a block";
+	return "move fewer bytes: fuse with the kernels around it, keep data on chip, "
+	    "smaller types (bf16 or fp8)";
+}
+
+/* The stall reasons of the raw page, by share of the samples. */
+static const struct { const char *metric, *word, *fix; } reasons[] = {
+	{ "barrier", "barrier", "fewer __syncthreads: warp-level primitives, each warp on its own data" },
+	{ "long_scoreboard", "long scoreboard (global/local memory)",
+	  "more independent loads in flight (unroll, prefetch into registers), or more warps" },
+	{ "short_scoreboard", "short scoreboard (shared memory, special functions)",
+	  "fewer shared-memory round trips and transcendentals per result" },
+	{ "mio_throttle", "MIO throttle (shared memory, special functions)",
+	  "fewer shared-memory and special-function instructions per result" },
+	{ "wait", "fixed-latency dependencies", "independent instruction chains (unroll, ILP)" },
+	{ "lg_throttle", "LG throttle (global/local memory queue)",
+	  "fewer, wider global memory instructions (float4)" },
+	{ "math_pipe_throttle", "math pipe throttle", "spread the math over other pipes" },
+	{ "drain", "drain (stores at exit)", "fewer or coalesced stores at the end" },
+	{ "membar", "memory barrier", "fewer __threadfence and memory barriers" },
+	{ "branch_resolving", "branch resolving", "fewer divergent branches" },
+	{ "no_instructions", "no instructions (instruction cache)", "smaller unrolled loops" },
+	{ "not_selected", "not selected (other warps issued)", NULL },
+};
+
+static void
+latency(struct kf_fb *fb, const cJSON *k, const struct ncu_roof *r)
+{
+	struct kf_finding *f;
+	struct buf b = {0};
+	double best = -1, p;
+	size_t i, top = 0, n = 0;
+	int used[sizeof reasons / sizeof reasons[0]] = { 0 };
+
+	for (n = 0; n < 2; n++) {
+		long pick = -1;
+
+		for (i = 0; i < sizeof reasons / sizeof reasons[0]; i++) {
+			p = ncu_stall_pct(k, reasons[i].metric);
+			if (!used[i] && isfinite(p) && (pick < 0 || p > ncu_stall_pct(k,
+			    reasons[pick].metric)))
+				pick = (long)i;
+		}
+		if (pick < 0 || (p = ncu_stall_pct(k, reasons[pick].metric)) < 5)
+			break;
+		used[pick] = 1;
+		if (n == 0) {
+			top = (size_t)pick;
+			best = p;
+		}
+		buf_printf(&b, "%s%s %.0f%%", n ? ", " : "", reasons[pick].word, p);
+	}
+	f = kf_diag_add(&fb->diag, KF_LATENCY_BOUND, NULL, NAN, "Latency-bound: no unit is "
+	    "near its peak (the busiest, %s, at %.1f%%)%s%s%s", ncu_unit_label(r->limiter->unit),
+	    r->limiter->pct, b.len ? "; warps wait on " : "", b.len ? b.s : "",
+	    b.len ? " of the samples" : "");
+	kf_finding_kernel(f, kf_str(k, "name"));
+	kf_finding_ev(f, r->limiter->metric, r->limiter->pct, "%");
+	if (best >= 0) {
+		char m[96];
+
+		snprintf(m, sizeof m, "smsp__pcsamp_warps_issue_stalled_%s", reasons[top].metric);
+		kf_finding_ev(f, m, best, "% of samples");
+		if (reasons[top].fix)
+			kf_finding_fix(f, "%s", reasons[top].fix);
+	} else {
+		kf_finding_fix(f, "more independent work per thread and more warps in flight");
+	}
+	buf_free(&b);
+}
+
+static void
+bound(struct kf_fb *fb, const cJSON *k, const struct ncu_roof *r)
+{
+	const struct ncu_unit *u = r->limiter;
+	struct kf_finding *f;
+	struct buf b = {0};
+
+	if (r->tensor && strcmp(u->unit, "tensor") == 0 && isfinite(r->peak_flops)) {
+		buf_printf(&b, "; %.0f TFLOP/s %s of %.0f peak (%.0f%%)", r->flops / 1e12,
+		    r->precision, r->peak_flops / 1e12, 100 * r->flops / r->peak_flops);
+	} else if (strcmp(u->unit, "tensor") == 0 && !r->tensor_counted) {
+		buf_puts(&b, "; ncu did not count its tensor operations (kf's --metrics, "
+		    "share/kf/ncu_metrics.txt, were not collected), so its FLOP/s are unknown");
+	} else if (strcmp(u->unit, "dram") == 0) {
+		buf_printf(&b, "; %.2f TB/s of %.2f", r->bw / 1e12, r->peak_bw / 1e12);
+	}
+	f = kf_diag_add(&fb->diag, u->memory ? KF_MEMORY_BOUND : KF_COMPUTE_BOUND, u->unit, NAN,
+	    "%s-bound on %s: %.1f%% of its peak%s", u->memory ? "Memory" : "Compute",
+	    ncu_unit_label(u->unit), u->pct, b.len ? b.s : "");
+	kf_finding_kernel(f, kf_str(k, "name"));
+	kf_finding_ev(f, u->metric, u->pct, "%");
+	if (r->flops > 0)
+		kf_finding_ev(f, r->tensor ? "sm__ops_path_tensor_src_*.sum / gpu__time_duration.sum" :
+		    "smsp__sass_thread_inst_executed_op_{fadd,fmul,ffma,...}_pred_on", r->flops,
+		    "FLOP/s");
+	kf_finding_fix(f, "%s", unit_fix(r));
+	buf_free(&b);
+}
+
+/* Causes */
+
+static void
+local_memory(struct kf_fb *fb, const cJSON *k)
+{
+	double ld = 0, st = 0, rq = 0, v, glob = 0;
+	struct hit h = lines_with(k, "LDL", "STL");
+	struct kf_finding *f;
+
+	ncu_in(k, "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum", &ld);
+	ncu_in(k, "l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum", &st);
+	if (ncu_in(k, "l1tex__t_requests_pipe_lsu_mem_local_op_ld.sum", &v))
+		rq += v;
+	if (ncu_in(k, "l1tex__t_requests_pipe_lsu_mem_local_op_st.sum", &v))
+		rq += v;
+	ncu_in(k, "lts__t_sectors.sum", &glob);
+	/* Without lines, local traffic must be a fair part of the memory
+	 * traffic to matter. */
+	if (ld + st + rq <= 0 || !(h.pct >= MIN_IMPACT ||
+	    (h.line == NULL && ld + st > 0.05 * (ld + st + glob))))
+		return;
+	f = kf_diag_add(&fb->diag, KF_LOCAL_MEMORY, "l1", h.line ? h.pct : NAN,
+	    "Local memory: %.3g sectors loaded and %.3g stored (l1tex__t_sectors_pipe_lsu_mem_"
+	    "local_op_ld/st)%s", ld, st, h.line ? "; LDL/STL on the line" : "");
+	kf_finding_kernel(f, kf_str(k, "name"));
+	at_line(f, h.line);
+	ev(f, k, "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum", "sectors");
+	ev(f, k, "l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum", "sectors");
+	ev(f, k, "l1tex__t_requests_pipe_lsu_mem_local_op_ld.sum", "requests");
+	ev(f, k, "sass__inst_executed_register_spilling_mem_local", "inst");
+	kf_finding_fix(f, "keep the per-thread array in registers: index it only with "
+	    "compile-time constants (unrolled loops), or move it to shared memory; "
+	    "nvcc -Xptxas -v shows the stack frame and spills");
+}
+
+static void
+fp64_math(struct kf_fb *fb, const cJSON *k, const struct ncu_roof *r)
+{
+	struct hit h = lines_with(k, "F2F.F64", "FP64");
+	struct hit conv = lines_with(k, "F2F.F64", NULL);
+	struct kf_finding *f;
+	double p64 = 0, xu = 0;
+
+	ncu_in(k, "sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_active", &p64);
+	ncu_in(k, "sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active", &xu);
+	/* FP64 work of an FP64 kernel is its purpose; only conversions, or
+	 * FP64 beside FP32 work, say it is float code doing double math. */
+	if (conv.line == NULL && !(r && strcmp(r->precision, "fp64") != 0 && p64 >= MIN_IMPACT))
+		return;
+	if (!(h.pct >= MIN_IMPACT || (h.line == NULL && p64 >= MIN_IMPACT)))
+		return;
+	f = kf_diag_add(&fb->diag, KF_FP64_MATH, conv.line && xu > p64 ? "xu" : "fp64",
+	    h.line ? h.pct : p64, "FP64 math in float code: %s; FP64 pipe %.1f%%, XU pipe "
+	    "%.1f%% (conversions)", conv.line ? "F2F conversions to and from double on the line" :
+	    "FP64 instructions", p64, xu);
+	kf_finding_kernel(f, kf_str(k, "name"));
+	at_line(f, h.line);
+	ev(f, k, "sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_active", "%");
+	ev(f, k, "sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active", "%");
+	if (h.line)
+		kf_finding_ev(f, "source: samples on lines with F2F.F64 or FP64 instructions",
+		    h.pct, "% of samples");
+	kf_finding_fix(f, "write float literals (0.999f, not 0.999) and float functions "
+	    "(sqrtf, expf), so the math stays on the FP32 pipe");
+}
+
+/* Warps that wait while a unit runs at its peak cost no time: the unit
+ * would not go faster. Stall-based causes count only below it. */
+static int
+saturated(const struct ncu_roof *r)
+{
+	return r && r->limiter && r->limiter->pct >= 80;
+}
+
+static void
+barrier(struct kf_fb *fb, const cJSON *k, const struct ncu_roof *r)
+{
+	double p = ncu_stall_pct(k, "barrier");
+	const cJSON *bl = cJSON_GetArrayItem(kf_arr(kf_obj(k, "source"), "barrier_lines"), 0);
+	struct kf_finding *f;
+
+	if (!(p >= 10) || saturated(r))
+		return;
+	f = kf_diag_add(&fb->diag, KF_BARRIER_STALL, NULL, p, "Barrier stalls: %.0f%% of the "
+	    "warp samples wait at __syncthreads%s", p, bl ? ", most at the line's barrier" : "");
+	kf_finding_kernel(f, kf_str(k, "name"));
+	at_line(f, bl);
+	ev(f, k, "smsp__pcsamp_warps_issue_stalled_barrier", "samples");
+	ev(f, k, "smsp__pcsamp_sample_count", "samples");
+	kf_finding_fix(f, "fewer __syncthreads: give each warp its own share of the work and "
+	    "combine within the warp (__shfl_down_sync), one barrier where the block's "
+	    "results meet");
+}
+
+static void
+bank_conflict(struct kf_fb *fb, const cJSON *k)
+{
+	double w, ideal, sh = 0, ex;
+	const cJSON *ln = line_most(k, "shared_excessive_wavefronts");
+	struct kf_finding *f;
+
+	if (!ncu_in(k, "memory_l1_wavefronts_shared", &w) ||
+	    !ncu_in(k, "memory_l1_wavefronts_shared_ideal", &ideal) || w <= 0 || ideal <= 0)
+		return;
+	ncu_in(k, "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum.pct_of_peak_sustained_elapsed",
+	    &sh);
+	ex = (w - ideal) / w;
+	if (ex < 0.2 || 100 * ex * sh / 100 < MIN_IMPACT)
+		return;
+	f = kf_diag_add(&fb->diag, KF_SHARED_BANK_CONFLICT, "shared", ex * sh,
+	    "Shared-memory bank conflicts: %.1f-way on average (%.0f wavefronts for %.0f "
+	    "ideal, memory_l1_wavefronts_shared); shared memory %.1f%% busy", w / ideal, w,
+	    ideal, sh);
+	kf_finding_kernel(f, kf_str(k, "name"));
+	at_line(f, ln);
+	kf_finding_ev(f, "memory_l1_wavefronts_shared", w, "wavefronts");
+	kf_finding_ev(f, "memory_l1_wavefronts_shared_ideal", ideal, "wavefronts");
+	kf_finding_ev(f, "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum.pct_of_peak_"
+	    "sustained_elapsed", sh, "%");
+	kf_finding_fix(f, "pad the tile by one column (float tile[32][33]) or swizzle the "
+	    "index, so a warp's accesses fall in 32 different banks");
+}
+
+static void
+uncoalesced(struct kf_fb *fb, const cJSON *k, const struct ncu_roof *r)
+{
+	double s, ideal, ex, busy = 0;
+	const cJSON *ln = line_most(k, "l2_excessive_sectors");
+	struct kf_finding *f;
+	size_t i;
+
+	if (!ncu_in(k, "memory_l2_theoretical_sectors_global", &s) ||
+	    !ncu_in(k, "memory_l2_theoretical_sectors_global_ideal", &ideal) || s <= 0)
+		return;
+	ex = (s - ideal) / s;
+	for (i = 0; r && i < r->nunits; i++)
+		if (r->units[i].memory && r->units[i].pct > busy)
+			busy = r->units[i].pct;
+	if (ex < 0.25 || ex * busy < MIN_IMPACT)
+		return;
+	f = kf_diag_add(&fb->diag, KF_UNCOALESCED_GLOBAL, "l2", ex * busy, "Uncoalesced global "
+	    "access: %.0f L2 sectors where %.0f would do (%.1fx, memory_l2_theoretical_"
+	    "sectors_global)", s, ideal, s / (ideal > 0 ? ideal : 1));
+	kf_finding_kernel(f, kf_str(k, "name"));
+	at_line(f, ln);
+	kf_finding_ev(f, "memory_l2_theoretical_sectors_global", s, "sectors");
+	kf_finding_ev(f, "memory_l2_theoretical_sectors_global_ideal", ideal, "sectors");
+	if (ln)
+		kf_finding_ev(f, "source: L2 Theoretical Sectors Global Excessive on the line",
+		    num(ln, "l2_excessive_sectors"), "sectors");
+	kf_finding_fix(f, "make neighbouring threads access neighbouring addresses "
+	    "(threadIdx.x in the fastest-moving index), or stage the tile through shared memory");
+}
+
+/* The end-of-kernel drain of a kernel whose only global writes are
+ * atomics is the atomics' cost too. */
+static void
+atomics(struct kf_fb *fb, const cJSON *k)
+{
+	struct hit h = lines_with(k, "ATOM", NULL), stg = lines_with(k, "STG", NULL);
+	double drain = ncu_stall_pct(k, "drain"), st = 0, pct;
+	struct kf_finding *f;
+
+	if (h.line == NULL)
+		return;
+	ncu_in(k, "smsp__sass_inst_executed_op_global_st.sum", &st);
+	pct = h.pct + (stg.line == NULL && st == 0 && isfinite(drain) ? drain : 0);
+	if (!(pct >= 10))
+		return;
+	f = kf_diag_add(&fb->diag, KF_ATOMIC_CONTENTION, "l2", pct, "Atomics: the line's "
+	    "atomic holds %.0f%% of the samples%s", h.pct, pct > h.pct ? ", and the wait at "
+	    "exit for them to drain more" : "");
+	kf_finding_kernel(f, kf_str(k, "name"));
+	at_line(f, h.line);
+	ev(f, k, "l1tex__t_requests_pipe_lsu_mem_global_op_red.sum", "requests");
+	ev(f, k, "l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum", "requests");
+	if (pct > h.pct)
+		kf_finding_ev(f, "smsp__pcsamp_warps_issue_stalled_drain", drain, "% of samples");
+	kf_finding_fix(f, "reduce within the warp (__shfl_down_sync) and the block first, "
+	    "then one atomic per block");
+}
+
+static void
+divergence(struct kf_fb *fb, const cJSON *k)
+{
+	const cJSON *src = kf_obj(k, "source"), *ln, *worst = NULL;
+	double total = samples_total(k), lost = 0, wl = 0;
+
+	cJSON_ArrayForEach(ln, kf_arr(src, "lines")) {
+		const cJSON *t = cJSON_GetObjectItemCaseSensitive(ln, "avg_threads_executed");
+		double l;
+
+		if (!main_line(src, ln) || !cJSON_IsNumber(t) || t->valuedouble >= WARP - 4)
+			continue;
+		l = num(ln, "samples") * (1 - t->valuedouble / WARP);
+		lost += l;
+		if (l > wl) {
+			wl = l;
+			worst = ln;
+		}
+	}
+	if (worst == NULL || total <= 0 || 100 * lost / total < 10)
+		return;
+	{
+		struct kf_finding *f = kf_diag_add(&fb->diag, KF_BRANCH_DIVERGENCE, NULL,
+		    100 * lost / total, "Divergence: the line runs with %.0f of %d threads a "
+		    "warp (Thread Instructions Executed / Instructions Executed)",
+		    kf_num(worst, "avg_threads_executed", 0), WARP);
+
+		kf_finding_kernel(f, kf_str(k, "name"));
+		at_line(f, worst);
+		kf_finding_ev(f, "source: Thread Instructions Executed / Instructions Executed",
+		    kf_num(worst, "avg_threads_executed", 0), "threads");
+		kf_finding_fix(f, "make the branch the same for a whole warp (branch on "
+		    "threadIdx.x / 32, or order the work so neighbouring threads take one path)");
+	}
+}
+
+static void
+grid(struct kf_fb *fb, const cJSON *k)
+{
+	double g, sms, w;
+	struct kf_finding *f;
+
+	if (!ncu_in(k, "launch__grid_size", &g) || !ncu_in(k, "launch__sm_count", &sms) ||
+	    g <= 0 || sms <= 0)
+		return;
+	if (g < sms) {
+		f = kf_diag_add(&fb->diag, KF_SMALL_GRID, NULL, 100 * (1 - g / sms), "Small grid: "
+		    "%.0f blocks for %.0f SMs, so %.0f SMs idle (launch__grid_size)", g, sms, sms - g);
+		kf_finding_kernel(f, kf_str(k, "name"));
+		kf_finding_ev(f, "launch__grid_size", g, "blocks");
+		kf_finding_ev(f, "launch__sm_count", sms, "SMs");
+		kf_finding_fix(f, "launch at least one block per SM, better several: split the "
+		    "work over more blocks (grid = elements / block size)");
+		return;
+	}
+	if (!ncu_in(k, "launch__waves_per_multiprocessor", &w) || w < 1 || w >= 4)
+		return;
+	if (100 * (ceil(w) - w) / ceil(w) < 10)
+		return;
+	f = kf_diag_add(&fb->diag, KF_TAIL_EFFECT, NULL, 100 * (ceil(w) - w) / ceil(w),
+	    "Partial last wave: %.2f waves of blocks (launch__waves_per_multiprocessor), the "
+	    "last %.0f%% full", w, 100 * (w - floor(w)));
+	kf_finding_kernel(f, kf_str(k, "name"));
+	kf_finding_ev(f, "launch__waves_per_multiprocessor", w, "waves");
+	kf_finding_fix(f, "size the grid to whole waves (a multiple of SMs x blocks per SM) or "
+	    "loop over the work in a persistent grid");
+}
+
+/* Low occupancy costs time only when nothing is busy: then its limit. */
+static void
+occupancy(struct kf_fb *fb, const cJSON *k, const struct ncu_roof *r)
+{
+	static const struct { const char *metric, *word; } lim[] = {
+		{ "launch__occupancy_limit_registers", "registers per thread" },
+		{ "launch__occupancy_limit_shared_mem", "shared memory per block" },
+		{ "launch__occupancy_limit_warps", "block size" },
+		{ "launch__occupancy_limit_blocks", "blocks per SM" },
+	};
+	double occ, g, sms, v, best = INFINITY;
+	const char *why = NULL;
+	struct kf_finding *f;
+	size_t i;
+
+	if (r == NULL || !r->latency ||
+	    !ncu_in(k, "sm__warps_active.avg.pct_of_peak_sustained_active", &occ) || occ >= 40)
+		return;
+	if (ncu_in(k, "launch__grid_size", &g) && ncu_in(k, "launch__sm_count", &sms) && g < sms)
+		return;
+	for (i = 0; i < sizeof lim / sizeof lim[0]; i++)
+		if (ncu_in(k, lim[i].metric, &v) && v < best) {
+			best = v;
+			why = lim[i].word;
+		}
+	f = kf_diag_add(&fb->diag, KF_LOW_OCCUPANCY, NULL, NAN, "Low occupancy while "
+	    "latency-bound: %.0f%% of the warp slots active%s%s", occ, why ? ", limited by " : "",
+	    why ? why : "");
+	kf_finding_kernel(f, kf_str(k, "name"));
+	kf_finding_ev(f, "sm__warps_active.avg.pct_of_peak_sustained_active", occ, "%");
+	kf_finding_fix(f, "more warps per SM: fewer registers (__launch_bounds__), less "
+	    "shared memory per block, or larger blocks");
+}
+
+void
+ncu_diag(struct kf_fb *fb, const cJSON *k, const struct ncu_roof *r)
+{
+	if (r && r->limiter) {
+		if (r->latency)
+			latency(fb, k, r);
+		else
+			bound(fb, k, r);
+	}
+	local_memory(fb, k);
+	fp64_math(fb, k, r);
+	barrier(fb, k, r);
+	bank_conflict(fb, k);
+	uncoalesced(fb, k, r);
+	atomics(fb, k);
+	divergence(fb, k);
+	grid(fb, k);
+	occupancy(fb, k, r);
+}

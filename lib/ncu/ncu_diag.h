@@ -1,0 +1,68 @@
+/* kf: what limits an ncu-profiled launch (ncu_roof.c) and why
+ * (ncu_diag.c): every pipe of the SM and every memory level against its
+ * peak, the FLOPs of every precision (tensor cores included), and the
+ * causes the counters and the source page show.
+ *
+ * The struct is filled from the launch's roofline_inputs (kf-read keeps
+ * them from the raw page) and is the caller's; it points into the record
+ * and the GPU table. */
+#ifndef KF_NCU_DIAG_H
+#define KF_NCU_DIAG_H
+
+#include <cJSON.h>
+
+#include "feedback.h"
+
+/* Below this share of its peak, nothing is near its peak: latency-bound
+ * (ncu's SOLBottleneck rule draws the line at 60 %). */
+#define NCU_NEAR_PEAK 60
+
+struct ncu_unit {
+	const char *unit;	/* "tensor", "fma", ..., "dram" */
+	const char *metric;	/* where pct came from */
+	double pct;		/* share of its peak */
+	int memory;		/* a memory level, not a pipe */
+};
+
+#define NCU_MAX_UNITS 12
+
+struct ncu_roof {
+	const char *precision;	/* "fp32", "bf16", "fp8", ... */
+	int tensor;		/* the precision is the tensor cores' */
+	double flops;		/* every FLOP counted, per second */
+	double tensor_flops;	/* the tensor cores' share of flops */
+	int tensor_counted;	/* ncu counted tensor operations */
+	double peak_flops;	/* NAN: unknown */
+	char *peak_source;	/* where peak_flops came from; NULL */
+	double bw, peak_bw, ai, ridge, pct;
+	const char *bound;	/* "compute", "memory", "latency" */
+	double l2_bw, l2_peak_bw, l2_tp, l1_tp;
+	int has_l2_bw, has_l2_peak, has_l2_tp, has_l1_tp;
+	struct ncu_unit units[NCU_MAX_UNITS];
+	size_t nunits;
+	const struct ncu_unit *limiter;	/* the unit that limits, or the busiest */
+	int latency;		/* nothing near its peak */
+	double duration_s;
+};
+
+/* analysis.focus.roof and its paragraph, for launch k; the GPU (NULL:
+ * unknown) gives the tensor peaks. 1 and r filled, or 0 (nothing added)
+ * when the launch has no roofline_inputs. r->peak_source is r's: free it
+ * with ncu_roof_free. */
+int ncu_roof_say(struct kf_fb *fb, const cJSON *k, const cJSON *gpu, cJSON *focus,
+    struct ncu_roof *r);
+void ncu_roof_free(struct ncu_roof *r);
+
+/* The findings for launch k into fb->diag: the limiter (r: NULL when the
+ * launch had no roofline inputs) and every cause the counters show. */
+void ncu_diag(struct kf_fb *fb, const cJSON *k, const struct ncu_roof *r);
+
+/* A value of the launch's roofline_inputs: 1 and *v, or 0. */
+int ncu_in(const cJSON *k, const char *name, double *v);
+
+/* The share of the launch's warp samples with stall reason name
+ * ("barrier", as in smsp__pcsamp_warps_issue_stalled_barrier): NAN when
+ * the counters are missing. */
+double ncu_stall_pct(const cJSON *k, const char *name);
+
+#endif
