@@ -157,7 +157,7 @@ ncu_run() {
 	replay tf ncu "$T/tf" | kf-read | kf-collate | kf-feedback >"$T/tf.json"
 	run jq -c '[.collated.kernel_count, .collated.timing.launches, .collated.timing.missing,
 		([.collated.timing.kernels[] | select(.detailed)] | length), .analysis.focus.name, .analysis.rules[0].name]' "$T/tf.json"
-	assert_output '[3,61,[],3,"nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_bias_TNT","MemoryL2Compression"]'
+	assert_output '[3,61,[],3,"nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_bias_TNT","TheoreticalOccupancy"]'
 }
 
 @test "real ViT-Small outputs (H200, --profile-from-start off): --top 3 gives the focus kernel and top rule of every launch in detail" {
@@ -167,7 +167,7 @@ ncu_run() {
 	replay top ncu "$T/top" | kf-read | kf-collate | kf-feedback >"$T/top.json"
 	replay full ncu "$T/full" | kf-read | kf-collate | kf-feedback >"$T/full.json"
 	q='[.analysis.focus.name, .analysis.rules[0].name, .analysis.rules[0].speedup]'
-	want='["sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize128x64x8_stage3_warpsize2x2x1_ffma_aligna4_alignc4_execute_kernel__5x_cublas","LaunchConfiguration",40.91]'
+	want='["sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize128x64x8_stage3_warpsize2x2x1_ffma_aligna4_alignc4_execute_kernel__5x_cublas","TheoreticalOccupancy",87.5]'
 	run jq -c "$q" "$T/top.json"
 	assert_output "$want"
 	run jq -c "$q" "$T/full.json"
@@ -356,7 +356,7 @@ ncu_run() {
 	run kf-wrap ncu --top 3 -a -f -a --import-source -a no -a --nvtx -- ./k
 	assert_success
 	run jq -c '.argv[5:]' <<<"$output"
-	assert_output '["--nvtx","-+","--set","detailed","--nvtx","--","./k"]'
+	assert_output '["--nvtx","-+","--set","detailed","--metrics","'"$(kf_metrics)"'","--nvtx","--","./k"]'
 	run kf-wrap ncu --top -1 -- ./k
 	assert_failure 2
 	run kf-wrap ncu -o "$T/a

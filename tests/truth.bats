@@ -145,7 +145,7 @@ rename() {
 @test "one finding once: WorkloadImbalance for SMs, L1 slices and SMSPs is one line naming the units" {
 	fb gemm "$H200/detailed-resnet18-plain.csv" --focus 'sm90_xmma_fprop_implicit_gemm_f32f32_tf32f32_f32_nhwckrsc_nhwc_tilesize64x128x32*' --rules 10
 	run text gemm
-	assert_line --partial '2. [OPT] WorkloadImbalance (estimated global speedup up to 12.78%) on SMs, L1 Slices and SMSPs: One or more SMs have'
+	assert_line --partial '3. [OPT] WorkloadImbalance (estimated global speedup up to 12.78%) on SMs, L1 Slices and SMSPs: One or more SMs have'
 	assert_line --partial 'Also for L1 Slices (12.78%, max 17.05% above and min 100.00% below the average); SMSPs (12.77%, max 17.42% above and min 100.00% below the average).'
 	[ "$(text gemm | grep -c 'WorkloadImbalance')" -eq 1 ]
 	run an gemm '[.rules[] | select(.name == "WorkloadImbalance") | .units[] | [.unit, .speedup]]'
