@@ -98,19 +98,19 @@ bad(struct kf_seq *q, long line, long col, const char *why, const char *s,
 static const char *
 looks_like(const char *s, size_t n)
 {
+	static const char ncu[] = "this is Nsight Compute's output (its CSV "
+	    "pages or its log), not records: for a report FILE.ncu-rep run kf ncu "
+	    "--import FILE.ncu-rep; for a folder of exported pages, give kf-read a "
+	    "record that names it (kf-read(1))";
 	static const struct {
 		const char *start, *what;
 	} known[] = {
-		{ "\"ID\",\"Process ID\",", "this is Nsight Compute's CSV output (ncu --csv), "
-		  "not records: for a report FILE.ncu-rep run kf ncu --import FILE.ncu-rep; "
-		  "for a folder of exported pages, give kf-read a record that names it "
-		  "(kf-read(1))" },
-		{ "==PROF==", "this is Nsight Compute's log (==PROF== lines), not records: for a "
-		  "report FILE.ncu-rep run kf ncu --import FILE.ncu-rep" },
-		{ "==ERROR==", "this is Nsight Compute's log (==ERROR== lines), not records" },
-		{ "==WARNING==", "this is Nsight Compute's log (==WARNING== lines), not records" },
-		{ "Computing Task\t", "this is VTune's hotspots report (vtune -report), not records: "
-		  "give kf-read a record that names its folder (kf-read(1))" },
+		{ "\"ID\",\"Process ID\",", ncu },
+		{ "==PROF==", ncu },
+		{ "==ERROR==", ncu },
+		{ "==WARNING==", ncu },
+		{ "Computing Task\t", "this is VTune's hotspots report (vtune -report), "
+		  "not records: give kf-read a record that names its folder (kf-read(1))" },
 	};
 	size_t i, k;
 
