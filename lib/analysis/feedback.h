@@ -162,4 +162,16 @@ const struct kf_rank_ent *kf_fb_pick_totals(const struct kf_fb *fb, const struct
 const char *kf_focus_how_name(enum kf_focus_how how);
 void kf_rank_free(struct kf_rank *r);
 
+/* What failed, for a record with an error (lib/analysis/failwhat.c): the
+ * input (not a record), preparing the job (kf-select, kf-wrap), starting
+ * it (kf-run, no run), the analysis (kf-feedback), or the profiling. */
+enum kf_failed {
+	KF_FAILED_INPUT, KF_FAILED_PREPARE, KF_FAILED_NOT_RUN, KF_FAILED_ANALYSIS,
+	KF_FAILED_PROFILING
+};
+enum kf_failed kf_what_failed(const cJSON *rec);
+/* The sentence that says it, for the feedback and the report page; the
+ * caller frees it. */
+char *kf_what_failed_text(const cJSON *rec);
+
 #endif

@@ -530,7 +530,7 @@ say_head(struct kf_fb *fb, const struct kf_rank *rank, const struct pick *p,
 	struct buf b = {0}, why = {0};
 
 	buf_printf(&b, "Kernel: %s", shortname);
-	if (p->nlaunch == 1 && !p->timed) {
+	if (p->nlaunch == 1 && !p->timed && p->how != KF_FOCUS_UNMATCHED) {
 		buf_puts(&b, "\nThe only kernel launch profiled");
 	} else {
 		kf_rank_why(rank, p->e, p->how, fb->opt->focus, p->matches, &why);

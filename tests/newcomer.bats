@@ -1,0 +1,50 @@
+#!/usr/bin/env bats
+# What a newcomer trips over (issue 28): what failed said as it is, a
+# --focus that matches nothing, units and numbers, records re-read anywhere.
+load helper
+bats_require_minimum_version 1.5.0
+
+setup() {
+	T=$BATS_TEST_TMPDIR
+}
+
+first_line() {
+	sed -n 2p <<<"$output"
+}
+
+@test "a job record given to kf-feedback: it holds no profile, not 'profiling failed'" {
+	run --separate-stderr kf-feedback --text <<<'{"id":"j","cmd":["./k"],"language":"cuda"}'
+	assert_failure 1
+	assert_equal "$(first_line)" "This record holds no profile: it was not run and read (a job or a pass record given to kf-feedback), so there are no performance numbers."
+	assert_line "What to do: profile it first: kf-select | kf-wrap | kf-run | kf-read | kf-collate | kf-feedback, or kf PROFILER -- CMD"
+	refute_output --partial "Profiling"
+}
+
+@test "a line that is not JSON given to kf-feedback: the input was not a record" {
+	run --separate-stderr kf-feedback --text <<<'nope'
+	assert_failure 1
+	assert_output - <<-'EOF'
+	kf-feedback could not read this input as a record (it is not a JSON object), so nothing was profiled or analysed for it.
+
+	What went wrong (kf-feedback, bad_json): line 1:1: not JSON
+	EOF
+}
+
+@test "an output folder kf-wrap cannot make: the job was not run, not 'profiling failed'" {
+	run --separate-stderr kf ncu -o /proc/kf-no/such -- true
+	assert_failure 1
+	assert_line --index 1 "The job was not run: kf-wrap could not prepare it, so nothing was profiled."
+	refute_output --partial "Profiling"
+}
+
+@test "--focus that matches no kernel: the kernels named in the text and on stderr, status 1" {
+	mkdir "$T/o"
+	cp "$FIX/ncu-h200/detailed-copy.csv" "$T/o/ncu_report.csv"
+	replay c ncu "$T/o" | kf-read | kf-collate >"$T/c.json"
+	run --separate-stderr kf-feedback --text --focus nosuchkernel "$T/c.json"
+	assert_failure 1
+	assert_line --partial 'Why this kernel: no kernel matches --focus "nosuchkernel" (the kernels, most GPU time first: copy_k), so '
+	assert_equal "$stderr" "kf-feedback: $T/c.json: line 1: --focus \"nosuchkernel\" matches no kernel; the feedback is about the one with the most GPU time. Kernels: copy_k"
+	run kf-feedback --text --focus copy "$T/c.json"
+	assert_success
+}
