@@ -48,3 +48,25 @@ first_line() {
 	run kf-feedback --text --focus copy "$T/c.json"
 	assert_success
 }
+
+@test "units and numbers: µs as the report page says it, one decimal for every share, bytes per block" {
+	run kf-feedback --text "$FIX/report/copy.json"
+	assert_line 'The numbers below are from its longest launch of 2 (ID 0, process 1037 bench), duration 131.7 µs.'
+	assert_line --partial 'registers per thread 16, static shared memory per block 0 bytes, dynamic shared memory per block 0 bytes, waves per SM 1.'
+	# ncu's rule speedups (93.83 in the input) as the text states every share.
+	assert_line --partial '3. [OPT] HighPipeUtilization (estimated local speedup 93.8%): '
+	run jq -r '.analysis.rules[] | select(.name == "HighPipeUtilization") | .speedup' "$FIX/report/copy.json"
+	assert_output 93.83
+}
+
+@test "a speedup of 0.07239% (fma on the H200) reads 0.1%, and one of 0.01% reads < 0.05%" {
+	mkdir "$T/o" "$T/c"
+	cp "$FIX/ncu-h200/detailed-fma.csv" "$T/o/ncu_report.csv"
+	replay f ncu "$T/o" | kf-read | kf-collate | kf-feedback --text >"$T/t"
+	grep -F 'MemoryL2Compression (estimated global speedup 0.1%)' "$T/t"
+	cp "$FIX/ncu-h200/detailed-copy.csv" "$T/c/ncu_report.csv"
+	replay c ncu "$T/c" | kf-read | kf-collate |
+		jq -c '(.collated.kernels[0].rules[] | select(.name == "MemoryL2Compression") | .speedup) = 0.01' |
+		kf-feedback --text >"$T/t"
+	grep -F 'MemoryL2Compression (estimated global speedup < 0.05%)' "$T/t"
+}

@@ -533,9 +533,11 @@ rule_text(struct buf *b, const cJSON *r, const char *key)
 	buf_puts(b, kf_str(r, key));
 	if (type)
 		buf_printf(b, " [%s", type);
-	if (num_at(r, "speedup", &sp))
-		buf_printf(b, "%sestimated %s%sspeedup %.4g%%", type ? ", " : " [", st ? st : "",
-		    st ? " " : "", sp);
+	if (num_at(r, "speedup", &sp)) {
+		buf_printf(b, "%sestimated %s%sspeedup ", type ? ", " : " [", st ? st : "",
+		    st ? " " : "");
+		kf_fmt_pct(b, sp);
+	}
 	if (type || num_at(r, "speedup", &sp))
 		buf_putc(b, ']');
 }
@@ -578,9 +580,12 @@ rules_changed(const cJSON *rb, const cJSON *ra, const char *key, cJSON *arr, str
 		cJSON_AddItemToArray(arr, o);
 		sep(t);
 		buf_printf(t, "%s %s -> %s", n, tb, ta);
-		if (num_at(r, "speedup", &sp))
-			buf_printf(t, " (estimated %s%sspeedup %.4g%%)", kf_str(r, "speedup_type") ?
-			    kf_str(r, "speedup_type") : "", kf_str(r, "speedup_type") ? " " : "", sp);
+		if (num_at(r, "speedup", &sp)) {
+			buf_printf(t, " (estimated %s%sspeedup ", kf_str(r, "speedup_type") ?
+			    kf_str(r, "speedup_type") : "", kf_str(r, "speedup_type") ? " " : "");
+			kf_fmt_pct(t, sp);
+			buf_putc(t, ')');
+		}
 	}
 }
 

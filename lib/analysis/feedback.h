@@ -78,9 +78,11 @@ int kf_fail_if_stopped(cJSON *rec, const char *profiler, const char *what);
  * the limit, the option, and that the numbers cover only what ran. */
 void kf_fb_say_run(struct kf_fb *fb, const cJSON *rec);
 
-/* "131.7 us", "3.13 ms", "1.24 s" */
+/* A duration, the one way the text and the report page say it: "850 ns",
+ * "131.7 µs", "3.13 ms", "1.24 s". */
 void kf_fmt_ns(struct buf *b, double ns);
-/* A percentage: "81.3%" */
+/* A percentage, one decimal: "81.3%", "50.0%"; "< 0.05%" for a share
+ * that is not 0 but rounds to 0.0. */
 void kf_fmt_pct(struct buf *b, double pct);
 
 /* A readable kernel name: no return type, no "(anonymous namespace)::",
