@@ -120,6 +120,20 @@ fill_pass(cJSON *rec, const struct kf_profiler *p)
 	return 0;
 }
 
+/* The record is read again from other directories (kf-read in a sweep's
+ * OUT, a saved record next week): output_dir made absolute once it exists. */
+static void
+absolute_output_dir(cJSON *rec)
+{
+	const char *dir = kf_str(rec, "output_dir");
+	char *abs;
+
+	if (dir == NULL || dir[0] == '/' || (abs = realpath(dir, NULL)) == NULL)
+		return;
+	kf_set_str(rec, "output_dir", abs);
+	free(abs);
+}
+
 /* Every run keeps its own outputs: a made-up output_dir is a fresh
  * directory (ID/PASS, else ID/PASS.2 ...), and a record's own output_dir
  * that already holds files is refused rather than written over. */
@@ -142,8 +156,10 @@ make_output_dir(cJSON *rec, const char *id)
 		kf_set_str(rec, "output_dir", run ? run : path);
 		free(path);
 		free(run);
-		if (run)
+		if (run) {
+			absolute_output_dir(rec);
 			return 0;
+		}
 		dir = kf_str(rec, "output_dir");
 	} else if ((used = kf_dir_used(dir)) != 0) {
 		if (used > 0) {
@@ -154,6 +170,7 @@ make_output_dir(cJSON *rec, const char *id)
 			return -1;
 		}
 	} else if (kf_mkdirs(dir, 0777) == 0) {
+		absolute_output_dir(rec);
 		return 0;
 	}
 	kf_fail(rec, "output_dir", "job %s: cannot create output_dir %s: %s", id, dir,
