@@ -456,6 +456,12 @@ interrupt(int sig, double now)
 	char *msg;
 	int i;
 
+	static double first_at;
+
+	/* The same signal twice at once is one interrupt, not a second one:
+	 * timeout(1) signals the whole group and kf passes TERM on too. */
+	if (interrupted && sig == interrupted && now - first_at < 1)
+		return;
 	if (interrupted) {
 		/* A second signal: no more grace. */
 		for (i = 0; i < js.n; i++)
@@ -464,6 +470,7 @@ interrupt(int sig, double now)
 		return;
 	}
 	interrupted = sig;
+	first_at = now;
 	for (i = 0; i < js.n; i++)
 		if (js.slots[i])
 			kf_jobs_end(&js, js.slots[i], KF_END_INTERRUPTED, now);

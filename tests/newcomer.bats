@@ -93,3 +93,39 @@ first_line() {
 		kf-read | jq -r "[.output_dir, (.error.kind // \"none\")] | @tsv"'
 	assert_output $'tests/fixtures/ncu-h200-pages/sgemm_naive\tnone'
 }
+
+@test "kf stopped by timeout -s INT or TERM (the whole group): the feedback says what ran and what was lost, status 130 or 143" {
+	cd "$T"
+	printf '#!/bin/sh\necho started\nsleep 30\n' >slow
+	chmod +x slow
+	export PATH="$TOP/tests/fake:$PATH" FAKE_NCU_CSV="$FIX/ncu-h200/detailed-copy.csv"
+	for sig in INT TERM; do
+		run --separate-stderr timeout --preserve-status -s "$sig" 2 kf ncu -o "o$sig" -- ./slow
+		[ "$status" -eq $((128 + $(kill -l "$sig"))) ]
+		assert_line --index 0 "=== slow ==="
+		assert_line --index 1 "The run was interrupted before ncu wrote anything complete, so there are no performance numbers for it."
+		assert_line --regexp "^What went wrong \(kf-read, stopped\): the run did not finish: kf-run was interrupted and stopped it after [0-9.]+ s \(kf-run was stopped by SIG$sig: ended with SIGTERM; killed by SIGTERM\); ncu had nothing complete to read: no ncu_report.csv in $T/o$sig/slow/ncu.000\$"
+		assert_line "What to do: run it again with the time it needs: the interrupt came before ncu wrote its outputs (kf-run's own --timeout ends a run and still keeps what the profiler finished)"
+		[[ $stderr == *"kf: stopped by SIG$sig: the feedback above says what ran and what was lost"* ]]
+	done
+}
+
+@test "kf-run stopped by a signal to the group: the finished job's record is whole, the one running and the one queued say so" {
+	cd "$T"
+	printf '#!/bin/sh\nsleep 30\n' >slow
+	chmod +x slow
+	{
+		jq -cn '{id:"done", argv:["echo","fine"]}'
+		jq -cn '{id:"running", argv:["./slow"]}'
+		jq -cn '{id:"queued", argv:["echo","never"]}'
+	} >jobs
+	run timeout --preserve-status -s INT 2 sh -c 'exec kf-run -q -j 1 jobs >out.json'
+	[ "$status" -eq 130 ]
+	# The one running is written when it has ended, after the queued one.
+	run jq -c '[.id, .run.ended_by, .run.stdout, .error.kind]' out.json
+	assert_output - <<-'EOF'
+	["done","exit","fine\n",null]
+	["queued",null,null,"interrupted"]
+	["running","interrupted","",null]
+	EOF
+}

@@ -15,6 +15,21 @@ is_one_of(const char *s, const char *const *set)
 	return 0;
 }
 
+/* Whether the run, or a pass's run (a collated record), was interrupted. */
+static int
+interrupted(const cJSON *rec)
+{
+	const char *by = kf_str(kf_obj(rec, "run"), "ended_by");
+	const cJSON *p;
+
+	if (by && strcmp(by, "interrupted") == 0)
+		return 1;
+	cJSON_ArrayForEach(p, kf_arr(rec, "passes"))
+		if ((by = kf_str(kf_obj(p, "run"), "ended_by")) && strcmp(by, "interrupted") == 0)
+			return 1;
+	return 0;
+}
+
 enum kf_failed
 kf_what_failed(const cJSON *rec)
 {
@@ -33,6 +48,8 @@ kf_what_failed(const cJSON *rec)
 		return KF_FAILED_NOT_RUN;
 	if (stage && strcmp(stage, "kf-feedback") == 0)
 		return KF_FAILED_ANALYSIS;
+	if (kind && strcmp(kind, "stopped") == 0 && interrupted(rec))
+		return KF_FAILED_INTERRUPTED;
 	return KF_FAILED_PROFILING;
 }
 
@@ -61,6 +78,10 @@ kf_what_failed_text(const cJSON *rec)
 			    "there are no performance numbers.");
 		return xstrdup("This record was not analysed: kf-feedback cannot "
 		    "make feedback of it, so there are no performance numbers.");
+	case KF_FAILED_INTERRUPTED:
+		return xasprintf("The run was interrupted before %s wrote anything "
+		    "complete, so there are no performance numbers for it.",
+		    prof ? prof : "the profiler");
 	default:
 		return xasprintf("Profiling%s%s failed, so there are no performance "
 		    "numbers for this run.", prof ? " with " : "", prof ? prof : "");

@@ -166,10 +166,11 @@ void kf_rank_free(struct kf_rank *r);
 
 /* What failed, for a record with an error (lib/analysis/failwhat.c): the
  * input (not a record), preparing the job (kf-select, kf-wrap), starting
- * it (kf-run, no run), the analysis (kf-feedback), or the profiling. */
+ * it (kf-run, no run), the analysis (kf-feedback), an interrupt before the
+ * profiler wrote its outputs, or the profiling. */
 enum kf_failed {
 	KF_FAILED_INPUT, KF_FAILED_PREPARE, KF_FAILED_NOT_RUN, KF_FAILED_ANALYSIS,
-	KF_FAILED_PROFILING
+	KF_FAILED_INTERRUPTED, KF_FAILED_PROFILING
 };
 enum kf_failed kf_what_failed(const cJSON *rec);
 /* The sentence that says it, for the feedback and the report page; the
