@@ -298,6 +298,18 @@ out:
 	buf_free(&err);
 }
 
+/* The value of profiler option name, given on the command line; NULL: not. */
+static const char *
+popt_given(const char *name)
+{
+	int k;
+
+	for (k = 0; k < npopts; k++)
+		if (strcmp(popts[k].o->name, name) == 0)
+			return opt.popt_val[k];
+	return NULL;
+}
+
 /* kf-wrap PROFILER [options] -- CMD [ARG ...]: the passes of one job. */
 static void
 wrap_command(const char *profiler, int argc, char **argv)
@@ -319,6 +331,14 @@ wrap_command(const char *profiler, int argc, char **argv)
 	base = base && base[1] ? base + 1 : argv[0];
 	job = cJSON_CreateObject();
 	cJSON_AddStringToObject(job, "id", opt.id ? opt.id : base);
+	/* A report's id: its name without .ncu-rep. */
+	if (!opt.id && popt_given("import") && kf_endswith(base, ".ncu-rep") &&
+	    strlen(base) > 8) {
+		char *id = xstrndup(base, strlen(base) - 8);
+
+		kf_set_str(job, "id", id);
+		free(id);
+	}
 	cmd = cJSON_AddArrayToObject(job, "cmd");
 	for (i = 0; i < argc; i++)
 		cJSON_AddItemToArray(cmd, cJSON_CreateString(argv[i]));
@@ -600,6 +620,17 @@ main(int argc, char **argv)
 	profiler_options();
 	profiler = parse_options(argc, argv);
 	if (profiler) {
+		const char *imp = popt_given("import");
+
+		/* --import FILE: a report made before; FILE is the job's cmd. */
+		if (imp && optind < argc)
+			kf_usage_error("%s --import FILE takes no command: it reads FILE", profiler);
+		if (imp) {
+			char *v[] = { (char *)imp, NULL };
+
+			wrap_command(profiler, 1, v);
+			return kf_finish();
+		}
 		if (optind >= argc)
 			kf_usage_error("%s: no command to profile after the options", profiler);
 		wrap_command(profiler, argc - optind, argv + optind);

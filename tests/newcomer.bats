@@ -129,3 +129,26 @@ first_line() {
 	["running","interrupted","",null]
 	EOF
 }
+
+@test "kf ncu --import FILE.ncu-rep: a report from the user's own ncu run, its pages exported with ncu -i, the feedback" {
+	cd "$T"
+	P=$FIX/ncu-h200-pages/sgemm_naive
+	# The fake ncu's report is the details page it holds (tests/fake/ncu).
+	cp "$P/ncu_report.csv" mine.ncu-rep
+	export PATH="$TOP/tests/fake:$PATH" FAKE_NCU_RAW="$P/ncu_raw.csv" FAKE_NCU_SOURCE="$P/ncu_source.csv"
+	FAKE_NCU_ARGV=$T/argv run --separate-stderr kf --json ncu --import mine.ncu-rep
+	assert_success
+	run jq -r '[.id, .analysis.status, .import, (.passes[0].output_dir // .output_dir)] | @tsv' <<<"$output"
+	assert_output "$(printf 'mine\tok\t%s\t%s' "$T/mine.ncu-rep" "$T/kf-out/mine/ncu.000")"
+	for f in ncu_report.csv ncu_raw.csv ncu_source.csv; do [ -s "kf-out/mine/ncu.000/$f" ]; done
+	grep -Fx -- '-i' argv
+	[ "$(grep -c -- '--page' argv)" -ge 3 ]
+	# No run of a program: ncu only ever imports.
+	! grep -Fx -- '-o' argv
+	run --separate-stderr kf ncu --import no-such.ncu-rep
+	assert_failure 1
+	assert_line --index 1 "The job was not run: kf-wrap could not prepare it, so nothing was profiled."
+	assert_line "What went wrong (kf-wrap, bad_record): --import no-such.ncu-rep: No such file or directory"
+	run kf ncu --import mine.ncu-rep -- ./k
+	assert_failure 2
+}
