@@ -121,17 +121,18 @@ fill_pass(cJSON *rec, const struct kf_profiler *p)
 }
 
 /* The record is read again from other directories (kf-read in a sweep's
- * OUT, a saved record next week): output_dir made absolute once it exists. */
+ * OUT, a saved record next week): a relative output_dir comes with the
+ * directory it is relative to, "cwd", for kf-read to resolve it against. */
 static void
-absolute_output_dir(cJSON *rec)
+record_cwd(cJSON *rec)
 {
 	const char *dir = kf_str(rec, "output_dir");
-	char *abs;
+	char *cwd;
 
-	if (dir == NULL || dir[0] == '/' || (abs = realpath(dir, NULL)) == NULL)
+	if (dir == NULL || dir[0] == '/' || (cwd = getcwd(NULL, 0)) == NULL)
 		return;
-	kf_set_str(rec, "output_dir", abs);
-	free(abs);
+	kf_set_str(rec, "cwd", cwd);
+	free(cwd);
 }
 
 /* Every run keeps its own outputs: a made-up output_dir is a fresh
@@ -157,7 +158,7 @@ make_output_dir(cJSON *rec, const char *id)
 		free(path);
 		free(run);
 		if (run) {
-			absolute_output_dir(rec);
+			record_cwd(rec);
 			return 0;
 		}
 		dir = kf_str(rec, "output_dir");
@@ -170,7 +171,7 @@ make_output_dir(cJSON *rec, const char *id)
 			return -1;
 		}
 	} else if (kf_mkdirs(dir, 0777) == 0) {
-		absolute_output_dir(rec);
+		record_cwd(rec);
 		return 0;
 	}
 	kf_fail(rec, "output_dir", "job %s: cannot create output_dir %s: %s", id, dir,
