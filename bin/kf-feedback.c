@@ -48,10 +48,11 @@ explain_error(const cJSON *rec, struct kf_fb *fb)
 	const cJSON *e = kf_error(rec);
 	const char *stage = kf_str(e, "stage"), *kind = kf_str(e, "kind");
 	const char *msg = kf_str(e, "message"), *hint = kf_str(e, "hint");
-	const char *prof = kf_str(rec, "profiler");
 
-	kf_fb_add(fb, FB_HEAD, "Profiling%s%s failed, so there are no performance numbers "
-	    "for this run.", prof ? " with " : "", prof ? prof : "");
+	char *what = kf_what_failed_text(rec);
+
+	kf_fb_add(fb, FB_HEAD, "%s", what);
+	free(what);
 	if (kind == NULL || strcmp(kind, "stopped") != 0)
 		kf_fb_say_run(fb, rec);
 	kf_fb_add(fb, FB_HEAD, "What went wrong (%s, %s): %s", stage ? stage : "unknown stage",
@@ -98,6 +99,9 @@ feedback_one(cJSON *rec, const struct kf_fb_opts *opt, int text_only)
 		explain_error(rec, &fb);
 	} else if (p == NULL) {
 		kf_fail(rec, "bad_record", "no known \"profiler\" (one of %s)", kf_profiler_names());
+		if (!kf_obj(rec, "run"))
+			kf_fail_hint(rec, "profile it first: kf-select | kf-wrap | kf-run | "
+			    "kf-read | kf-collate | kf-feedback, or kf PROFILER -- CMD");
 		explain_error(rec, &fb);
 	} else if (!kf_obj(rec, "collated")) {
 		kf_fail(rec, "bad_record", "no \"collated\" object: run kf-read and kf-collate first");

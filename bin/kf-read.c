@@ -27,12 +27,18 @@ static void
 read_one(cJSON *rec)
 {
 	const char *name = kf_str(rec, "profiler"), *dir = kf_str(rec, "output_dir");
+	const char *cwd = kf_str(rec, "cwd");
 	const struct kf_profiler *p;
+	char *at = NULL;
 
 	if (kf_error(rec)) {
 		kf_emit(rec);
 		return;
 	}
+	/* A relative output_dir is relative to where kf-wrap ran, when the
+	 * record says where that was; else (a replay record) to here. */
+	if (dir && dir[0] != '/' && cwd && cwd[0] == '/')
+		dir = at = kf_path_join(cwd, dir);
 	if (name == NULL) {
 		kf_fail(rec, "bad_record", "no \"profiler\" field (one of %s)", kf_profiler_names());
 	} else if ((p = kf_profiler_find(name)) == NULL) {
@@ -45,9 +51,11 @@ read_one(cJSON *rec)
 		kf_fail_hint(rec, "check that the profiling run wrote there, and that the path is right");
 	} else {
 		p->read(rec, dir);
+		free(at);
 		return;
 	}
 	kf_emit(rec);
+	free(at);
 }
 
 /* "ncu": the profilers with a timing run to select from. */

@@ -90,8 +90,8 @@ struct input {
 	struct kf_operands ops;
 	int fd, done;
 	const char *name;
-	long line;
 	struct buf b;
+	struct kf_seq *seq;	/* the records in the lines */
 };
 
 static struct kf_jobset js;
@@ -371,7 +371,6 @@ input_next(struct input *in)
 {
 	if (in->fd > 0)
 		close(in->fd);
-	in->line = 0;
 	progress_clear();
 	if ((in->fd = kf_operand_next(&in->ops, &in->name)) >= 0)
 		return 1;
@@ -379,27 +378,35 @@ input_next(struct input *in)
 	return 0;
 }
 
+/* The records the lines fed so far completed, queued. */
 static void
-enqueue(struct input *in, const char *s, size_t n)
+enqueue_done(struct input *in)
 {
 	struct pending *p;
 	cJSON *rec;
+	long line;
 
-	in->line++;
+	while ((rec = kf_seq_next(in->seq, &line)) != NULL) {
+		p = xcalloc(1, sizeof *p);
+		p->rec = rec;
+		p->seq = nseq++;
+		p->file = in->name ? xstrdup(in->name) : NULL;
+		p->line = line;
+		if (qtail)
+			qtail->next = p;
+		else
+			qhead = p;
+		qtail = p;
+		nqueued++;
+	}
+}
+
+static void
+enqueue(struct input *in, const char *s, size_t n)
+{
 	progress_clear();
-	if ((rec = kf_parse_line(s, n, in->name, in->line)) == NULL)
-		return;
-	p = xcalloc(1, sizeof *p);
-	p->rec = rec;
-	p->seq = nseq++;
-	p->file = in->name ? xstrdup(in->name) : NULL;
-	p->line = in->line;
-	if (qtail)
-		qtail->next = p;
-	else
-		qhead = p;
-	qtail = p;
-	nqueued++;
+	kf_seq_line(in->seq, in->name, s, n);
+	enqueue_done(in);
 }
 
 static void
@@ -421,6 +428,8 @@ read_input(struct input *in)
 	if (n <= 0) {
 		if (in->b.len)
 			enqueue(in, in->b.s, in->b.len);
+		kf_seq_end(in->seq);
+		enqueue_done(in);
 		buf_reset(&in->b);
 		input_next(in);
 		return;
@@ -447,6 +456,12 @@ interrupt(int sig, double now)
 	char *msg;
 	int i;
 
+	static double first_at;
+
+	/* The same signal twice at once is one interrupt, not a second one:
+	 * timeout(1) signals the whole group and kf passes TERM on too. */
+	if (interrupted && sig == interrupted && now - first_at < 1)
+		return;
 	if (interrupted) {
 		/* A second signal: no more grace. */
 		for (i = 0; i < js.n; i++)
@@ -455,6 +470,7 @@ interrupt(int sig, double now)
 		return;
 	}
 	interrupted = sig;
+	first_at = now;
 	for (i = 0; i < js.n; i++)
 		if (js.slots[i])
 			kf_jobs_end(&js, js.slots[i], KF_END_INTERRUPTED, now);
@@ -659,6 +675,7 @@ main(int argc, char **argv)
 	in.ops.n = argc - optind;
 	in.ops.i = -1;
 	in.fd = -1;
+	in.seq = kf_seq_new();
 	if (input_next(&in))
 		loop(&in);
 	sweep();
@@ -679,6 +696,7 @@ main(int argc, char **argv)
 	cJSON_Delete(worker);
 	kf_map_free(&held);
 	buf_free(&in.b);
+	kf_seq_free(in.seq);
 	free(js.slots);
 	free(base_env);
 	return status;

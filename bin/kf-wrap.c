@@ -120,6 +120,21 @@ fill_pass(cJSON *rec, const struct kf_profiler *p)
 	return 0;
 }
 
+/* The record is read again from other directories (kf-read in a sweep's
+ * OUT, a saved record next week): a relative output_dir comes with the
+ * directory it is relative to, "cwd", for kf-read to resolve it against. */
+static void
+record_cwd(cJSON *rec)
+{
+	const char *dir = kf_str(rec, "output_dir");
+	char *cwd;
+
+	if (dir == NULL || dir[0] == '/' || (cwd = getcwd(NULL, 0)) == NULL)
+		return;
+	kf_set_str(rec, "cwd", cwd);
+	free(cwd);
+}
+
 /* Every run keeps its own outputs: a made-up output_dir is a fresh
  * directory (ID/PASS, else ID/PASS.2 ...), and a record's own output_dir
  * that already holds files is refused rather than written over. */
@@ -142,8 +157,10 @@ make_output_dir(cJSON *rec, const char *id)
 		kf_set_str(rec, "output_dir", run ? run : path);
 		free(path);
 		free(run);
-		if (run)
+		if (run) {
+			record_cwd(rec);
 			return 0;
+		}
 		dir = kf_str(rec, "output_dir");
 	} else if ((used = kf_dir_used(dir)) != 0) {
 		if (used > 0) {
@@ -154,6 +171,7 @@ make_output_dir(cJSON *rec, const char *id)
 			return -1;
 		}
 	} else if (kf_mkdirs(dir, 0777) == 0) {
+		record_cwd(rec);
 		return 0;
 	}
 	kf_fail(rec, "output_dir", "job %s: cannot create output_dir %s: %s", id, dir,
@@ -281,6 +299,18 @@ out:
 	buf_free(&err);
 }
 
+/* The value of profiler option name, given on the command line; NULL: not. */
+static const char *
+popt_given(const char *name)
+{
+	int k;
+
+	for (k = 0; k < npopts; k++)
+		if (strcmp(popts[k].o->name, name) == 0)
+			return opt.popt_val[k];
+	return NULL;
+}
+
 /* kf-wrap PROFILER [options] -- CMD [ARG ...]: the passes of one job. */
 static void
 wrap_command(const char *profiler, int argc, char **argv)
@@ -302,6 +332,14 @@ wrap_command(const char *profiler, int argc, char **argv)
 	base = base && base[1] ? base + 1 : argv[0];
 	job = cJSON_CreateObject();
 	cJSON_AddStringToObject(job, "id", opt.id ? opt.id : base);
+	/* A report's id: its name without .ncu-rep. */
+	if (!opt.id && popt_given("import") && kf_endswith(base, ".ncu-rep") &&
+	    strlen(base) > 8) {
+		char *id = xstrndup(base, strlen(base) - 8);
+
+		kf_set_str(job, "id", id);
+		free(id);
+	}
 	cmd = cJSON_AddArrayToObject(job, "cmd");
 	for (i = 0; i < argc; i++)
 		cJSON_AddItemToArray(cmd, cJSON_CreateString(argv[i]));
@@ -583,6 +621,17 @@ main(int argc, char **argv)
 	profiler_options();
 	profiler = parse_options(argc, argv);
 	if (profiler) {
+		const char *imp = popt_given("import");
+
+		/* --import FILE: a report made before; FILE is the job's cmd. */
+		if (imp && optind < argc)
+			kf_usage_error("%s --import FILE takes no command: it reads FILE", profiler);
+		if (imp) {
+			char *v[] = { (char *)imp, NULL };
+
+			wrap_command(profiler, 1, v);
+			return kf_finish();
+		}
 		if (optind >= argc)
 			kf_usage_error("%s: no command to profile after the options", profiler);
 		wrap_command(profiler, argc - optind, argv + optind);

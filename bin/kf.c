@@ -8,6 +8,7 @@
 #include "pipeline.h"
 #include "profiler.h"
 #include "record.h"
+#include "text.h"
 
 static const char usage[] =
 	"[--json] [-n N] [-t S] [-i S] [--no-collated] [--gpu NAME] PROFILER [options] -- CMD [ARG ...]";
@@ -174,7 +175,7 @@ main(int argc, char **argv)
 	struct cmd c[5] = {{0}};
 	char *const *v[5];
 	char *paths[5];
-	int i, status, dashdash = 0;
+	int i, status, sig, dashdash = 0;
 
 	kf_init(argv[0]);
 	kf_opt_init(usage, help);
@@ -204,6 +205,13 @@ main(int argc, char **argv)
 	/* SIGTERM and SIGHUP go to kf-wrap and kf-run, which ends the program
 	 * and writes its record; the rest explain it. */
 	status = kf_pipeline_run(v, 5, 2);
+	/* Stopped by a signal: the feedback above says what ran and what was
+	 * lost; the status says the signal, as a shell's would. */
+	if ((sig = kf_pipeline_signal()) != 0) {
+		kf_warn("stopped by %s: the feedback above says what ran and what was lost",
+		    kf_signame(sig) ? kf_signame(sig) : "a signal");
+		status = 128 + sig;
+	}
 	for (i = 0; i < 5; i++) {
 		free(c[i].v);
 		free(paths[i]);

@@ -71,8 +71,14 @@ all: $(OUT)/summary.tsv $(OUT)/report.html
 # jobs/.names, the list of jobs (rewritten by the split when it changed),
 # makes a job removed from JOBS rewrite the summary. On a terminal, a
 # closing line says how many jobs failed.
+# A recipe that writes $@.tmp removes it when it is interrupted (make
+# removes only $@): after ^C or a TERM to the group nothing half-written
+# stays behind.
+CLEANUP = tmp='$@.tmp'; trap 'rm -f "$$tmp"' EXIT; trap 'exit 130' INT; \
+	trap 'exit 143' TERM; trap 'exit 129' HUP;
+
 $(OUT)/summary.tsv: $(NAMES:%=$(OUT)/%.json) $(COMPARED) $(OUT)/jobs/.names $(BASELINE_STAMP)
-	'$(PIPELINES)/kf-sweep-summary' $(if $(COMPARED),-b) '$(OUT)' $(NAMES) > '$@.tmp'
+	@$(CLEANUP) '$(PIPELINES)/kf-sweep-summary' $(if $(COMPARED),-b) '$(OUT)' $(NAMES) > '$@.tmp' && \
 	mv -f '$@.tmp' '$@'
 	@if [ -t 1 ]; then awk -F'\t' 'NR > 1 { n++; if ($$3 != "ok") { f++; ids = ids " " $$1 } } \
 		END { printf "kf-sweep: %d jobs, %d ok, %d failed%s (%s)\n", n, n - f, f, \
@@ -90,7 +96,7 @@ $(OUT)/jobs/.checked: $(NAMES:%=$(OUT)/jobs/%.job)
 # record, which says why there is no comparison.
 .SECONDEXPANSION:
 $(OUT)/%.compared.json: $(OUT)/%.json $(BASELINE_STAMP) $$(wildcard $(BASELINE)/$$*.json)
-	@$(BIN)kf-feedback $(FEEDBACK_FLAGS) --baseline '$(BASELINE)/$*.json' '$<' > '$@.tmp' \
+	@$(CLEANUP) $(BIN)kf-feedback $(FEEDBACK_FLAGS) --baseline '$(BASELINE)/$*.json' '$<' > '$@.tmp' \
 		2>> '$(OUT)/$*.log'; \
 	'$(PIPELINES)/kf-sweep-finish' '$*' '$@.tmp' '$@' '$(OUT)/$*.compared.txt' '$(OUT)/$*.log'
 
@@ -99,9 +105,8 @@ $(OUT)/%.compared.json: $(OUT)/%.json $(BASELINE_STAMP) $$(wildcard $(BASELINE)/
 # in OUT/report.log. A record it cannot draw is listed as failed on the
 # page (status 1), which does not fail the make.
 $(OUT)/report.html: $(REPORTED) $(OUT)/jobs/.names $(BASELINE_STAMP)
-	@$(BIN)kf-report -T 'kf sweep' $(REPORT_FLAGS) $(REPORTED:%='%') > '$@.tmp' \
-		2> '$(OUT)/report.log' || [ $$? -eq 1 ]
-	@mv -f '$@.tmp' '$@'
+	@$(CLEANUP) { $(BIN)kf-report -T 'kf sweep' $(REPORT_FLAGS) $(REPORTED:%='%') > '$@.tmp' \
+		2> '$(OUT)/report.log' || [ $$? -eq 1 ]; } && mv -f '$@.tmp' '$@'
 
 # One job: its earlier outputs removed, then the six stages, the profiler's
 # files in OUT/runs/NAME/ID/PASS (NAME apart from ID: two jobs may share an
@@ -112,7 +117,7 @@ $(OUT)/report.html: $(REPORTED) $(OUT)/jobs/.names $(BASELINE_STAMP)
 $(OUT)/%.json: $(OUT)/jobs/%.job | $(OUT)/jobs/.checked
 	@echo 'kf-sweep: $*'
 	@rm -rf '$(OUT)/runs/$*'
-	@{ $(BIN)kf-select $(SELECT_FLAGS) '$<' \
+	@$(CLEANUP) { $(BIN)kf-select $(SELECT_FLAGS) '$<' \
 	| $(BIN)kf-wrap -o '$(OUT)/runs/$*' $(WRAP_FLAGS) \
 	| $(GPULOCK) $(BIN)kf-run $(RUN_FLAGS) \
 	| $(BIN)kf-read \

@@ -31,7 +31,7 @@ final() {	# final ID DIR: the final record of a replay of DIR as job ID
 		.roof.bound, .source_lines.new, .source_lines.gone]' "$T/t.json"
 	assert_output '["faster",1020000,147070,["memory","memory"],["bench.cu:105","bench.cu:110","bench.cu:111"],["bench.cu:94","bench.cu:93","bench.cu:90"]]'
 	run jq -r .feedback "$T/t.json"
-	assert_line 'Compared with the baseline ('"$T"'/n.json): 6.94x faster in total GPU time (1.02 ms -> 147.1 us).'
+	assert_line 'Compared with the baseline ('"$T"'/n.json): 6.94x faster in total GPU time (1.02 ms -> 147.1 µs).'
 	assert_line '- Roofline: memory-bound at 11.5% of its roof -> memory-bound at 72.9% of its roof; DRAM 552 GB/s -> 3.51 TB/s; closest to its peak: L2 82.9% -> L2 82.9%.'
 	assert_line '- No longer among the hot lines: bench.cu:94 (was 50.5% of stall samples), bench.cu:93 (was 33.9% of stall samples, 58.7 M excessive L2 sectors), bench.cu:90 (was 14.8% of stall samples).'
 	assert_line --partial '- Rules resolved (no longer reported): UncoalescedGlobalAccess'

@@ -56,7 +56,7 @@ vt() {
 	assert_line "- Focus kernel sgemm_tiled_k(const float *, const float *, float *, int) (names differ: the baseline's focus was sgemm_naive_k(const float *, const float *, float *, int); compared as the kernels the feedback focuses on), duration: 1.31x faster (3.13 ms -> 2.38 ms)."
 	assert_line "- Its metrics that moved: Compute (SM) 65.7% -> 91.9%, Memory 98.6% -> 92.4%, L1/TEX 99.5% -> 94.3%, L2 19.1% -> 7.2%, registers per thread 32 -> 29."
 	assert_line "- Unchanged (the same, or shares of peak within 3 points): DRAM, achieved occupancy."
-	assert_line "- Rules whose type changed: HighPipeUtilization INF -> OPT (estimated local speedup 88.15%)."
+	assert_line "- Rules whose type changed: HighPipeUtilization INF -> OPT (estimated local speedup 88.2%)."
 	# the usual feedback follows, whole
 	assert_line 'Kernel: sgemm_tiled_k(const float *, const float *, float *, int)'
 	assert_line '  - Compute (SM) Throughput: 91.9%'
@@ -110,7 +110,7 @@ vt() {
 		(.total_ns // .before_ns)])' "$T/out.json"
 	assert_output '[["copy_k","name","unchanged",{"before":263872,"after":262848}],["sgemm_tiled_k",null,"gone",2380288],["transpose_naive_k",null,"gone",995520],["fma_k",null,"gone",218432],["softmax_k",null,"gone",37888]]'
 	run jq -r .feedback "$T/out.json"
-	assert_line '  - copy_k(const float4 *, float4 *, unsigned long): unchanged within the 4% noise (263.9 us -> 262.8 us)'
+	assert_line '  - copy_k(const float4 *, float4 *, unsigned long): unchanged within the 4% noise (263.9 µs -> 262.8 µs)'
 	assert_line '  - sgemm_tiled_k(const float *, const float *, float *, int): gone, it took 2.38 ms'
 }
 
@@ -121,8 +121,8 @@ vt() {
 		.focus.throughput.dram_pct, .focus.occupancy.achieved_pct, .advice.resolved, .advice.changed[0].type]' "$T/out.json"
 	assert_output '["faster",{"before":992512,"after":146016},680,{"before":11.81,"after":73.4},{"before":74.69,"after":93.51},["UncoalescedGlobalAccess","AchievedOccupancy"],{"before":"OPT","after":"INF"}]'
 	run jq -r .feedback "$T/out.json"
-	assert_line "Compared with the baseline ($T/base.json): 6.80x faster in total GPU time (992.5 us -> 146.0 us)."
-	assert_line '- Rules resolved (no longer reported): UncoalescedGlobalAccess [OPT, estimated global speedup 77.75%], AchievedOccupancy [OPT, estimated local speedup 25.31%].'
+	assert_line "Compared with the baseline ($T/base.json): 6.80x faster in total GPU time (992.5 µs -> 146.0 µs)."
+	assert_line '- Rules resolved (no longer reported): UncoalescedGlobalAccess [OPT, estimated global speedup 77.8%], AchievedOccupancy [OPT, estimated local speedup 25.3%].'
 	assert_line '- Unchanged (the same, or shares of peak within 3 points): L2.'
 }
 
@@ -168,8 +168,8 @@ noise_pairs() {
 		(.kernels | map(.verdict) | group_by(.) | map([.[0], length]))]' "$T/out.json"
 	assert_output '["faster",{"before":2475584,"after":2002496},124,[["entered_top",4],["faster",1],["left_top",4]]]'
 	run jq -r .feedback "$T/out.json"
-	assert_line "  - at::batch_norm_transform_input_channels_last_kernel<BFloat16, float, BFloat16, 4>(...) (was cudnn::bn_fw_inf_1C11_kernel_NCHW<float, float, 1, 1>(...): names differ, matched by GPU time): 1.08x faster (360.0 us -> 333.3 us)"
-	assert_line '  - engines_precompiled::nchwToNhwcKernel<float, float, float, 0, 1, 0>(nchw2nhwc_params_t<T3>, const T1 *, T2 *): left the top 5, it took 290.3 us'
+	assert_line "  - at::batch_norm_transform_input_channels_last_kernel<BFloat16, float, BFloat16, 4>(...) (was cudnn::bn_fw_inf_1C11_kernel_NCHW<float, float, 1, 1>(...): names differ, matched by GPU time): 1.08x faster (360.0 µs -> 333.3 µs)"
+	assert_line '  - engines_precompiled::nchwToNhwcKernel<float, float, float, 0, 1, 0>(nchw2nhwc_params_t<T3>, const T1 *, T2 *): left the top 5, it took 290.3 µs'
 	refute_output --partial 'gone'
 }
 

@@ -29,7 +29,7 @@ an() {
 	[ "$(an resnet18-full '.analysis.focus | "\(.reason) \(.id) \(.duration_ns) \(.total_ns) \(.launches)"')" = "most_time 65 34048 179744 20" ]
 	run an resnet18-full .feedback
 	assert_output --partial "Kernel: cudnn::bn_fw_inf_1C11_kernel_NCHW<float, float, 1, 1>(...)"
-	assert_output --partial "Why this kernel: it has the most GPU time of the program's 19 kernels: 14.7%, 179.7 us over 20 launches."
+	assert_output --partial "Why this kernel: it has the most GPU time of the program's 19 kernels: 14.7%, 179.7 µs over 20 launches."
 	feedback_of resnet18-full --focus longest
 	run an resnet18-full .feedback
 	assert_output --partial "over all its launches it takes 7.9% of the profiled GPU time (1 launch), rank 6 of 19"
@@ -56,7 +56,7 @@ an() {
 	[ "$(an resnet18-full '.analysis.ranking.kernels[1] | "\(.total_ns) \(.launches)"')" = "142912 24" ]
 	run an resnet18-full .feedback
 	assert_output --partial "Kernels by total GPU time (19 kernels, 120 launches"
-	assert_output --partial "1. cudnn::bn_fw_inf_1C11_kernel_NCHW<float, float, 1, 1>(...): 14.7%, 179.7 us over 20 launches"
+	assert_output --partial "1. cudnn::bn_fw_inf_1C11_kernel_NCHW<float, float, 1, 1>(...): 14.7%, 179.7 µs over 20 launches"
 }
 
 @test "multi --nvtx: NVTX ranges read from the extra columns and named in the feedback" {

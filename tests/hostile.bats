@@ -53,7 +53,7 @@ sandwich() {
 	diff "$T/want" "$T/last" || { echo "$p: the good record after the bad one changed"; false; }
 	bad=$(sed -n 2p "$T/out3")
 	# The message on stderr names the line.
-	grep -q "^$p: line 2: " "$T/err3"
+	grep -Eq "^$p: line 2(:[0-9]+)?: " "$T/err3"
 }
 
 # The error of the bad record: stage kind.
@@ -68,7 +68,7 @@ ALL="kf-select kf-wrap kf-run kf-read kf-collate kf-feedback"
 	for p in $ALL; do
 		sandwich "$p" "$T/bad"
 		[ "$(err_of)" = "$p bad_json" ]
-		[ "$(echo "$bad" | jq -r .error.message)" = "line 2: not JSON" ]
+		[ "$(echo "$bad" | jq -r .error.message)" = "line 2:1: not JSON" ]
 		[ "$(echo "$bad" | jq -r .error.line)" = 2 ]
 		[ "$(echo "$bad" | jq -r .error.input)" = 'this is {not JSON' ]
 	done
@@ -80,7 +80,7 @@ ALL="kf-select kf-wrap kf-run kf-read kf-collate kf-feedback"
 		for p in $ALL; do
 			sandwich "$p" "$T/bad"
 			[ "$(err_of)" = "$p bad_json" ]
-			[ "$(echo "$bad" | jq -r .error.message)" = "line 2: not a JSON object" ]
+			[ "$(echo "$bad" | jq -r .error.message)" = "line 2:1: not a JSON object" ]
 		done
 	done
 }
@@ -90,7 +90,7 @@ ALL="kf-select kf-wrap kf-run kf-read kf-collate kf-feedback"
 	for p in $ALL; do
 		sandwich "$p" "$T/bad"
 		[ "$(err_of)" = "$p bad_json" ]
-		[ "$(echo "$bad" | jq -r .error.message)" = "line 2: not JSON: the line holds a NUL byte" ]
+		[ "$(echo "$bad" | jq -r .error.message)" = "line 2:9: not JSON: the line holds a NUL byte" ]
 		[ "$(echo "$bad" | jq -c .error.input)" = '"{\"id\":\"a\u0000b\"}"' ]
 	done
 }

@@ -395,12 +395,12 @@ my_token=l"
 	["ints","bad_record","argv is not an array of strings",null]
 	["badenv","bad_record","env is not an object",null]
 	["badtimeout","bad_record","timeout is not a number of seconds",null]
-	[null,"bad_json","line 5: not JSON",null]
+	[null,"bad_json","line 5:1: not JSON",null]
 	["prev","x","m",null]
 	["ok",null,null,"fine\n"]
 	EOF
 	grep -Fx "kf-run: line 1: no argv" <<<"$stderr"
-	grep -Fx "kf-run: line 5: not JSON" <<<"$stderr"
+	grep -Fx "kf-run: line 5:1: not JSON" <<<"$stderr"
 }
 
 @test "CRLF input and a last line without newline are read" {

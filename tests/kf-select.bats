@@ -184,7 +184,7 @@ VTUNE="vtune.000/-/query"
 	assert_output --partial 'line 4: job c: "cmd"[1] is not a string'
 	assert_output --partial 'line 5: job d: no "language" (one of sycl, ocl, cuda, pytorch, triton)'
 	assert_output --partial 'line 6: "arch" is not a string'
-	assert_output --partial 'line 7: not JSON'
+	assert_output --partial 'line 7:1: not JSON'
 	# a number id becomes its string
 	[ "$(grep '^{' <<<"$output" | tail -1 | jq -r .id)" = 42 ]
 }
@@ -194,7 +194,7 @@ VTUNE="vtune.000/-/query"
 	run kf-select "$BATS_TEST_TMPDIR/j"
 	assert_failure 1
 	assert_output --partial '"id":"a","cmd":["./k"],"language":"cuda","profiler":"ncu"'
-	assert_output --partial 'j: line 2: not JSON: the line holds a NUL byte'
+	assert_output --partial 'j: line 2:11: not JSON: the line holds a NUL byte'
 	run bash -c "$(declare -f job); job cuda - - | kf-select"
 	assert_success
 }

@@ -10,7 +10,7 @@ H200="$FIX/ncu-h200"
 	fb copy "$H200/detailed-copy.csv"
 	run text copy
 	assert_line 'Kernel: copy_k(const float4 *, float4 *, unsigned long)'
-	assert_line 'The only kernel launch profiled (ID 0, process 540 bench), duration 131.7 us.'
+	assert_line 'The only kernel launch profiled (ID 0, process 540 bench), duration 131.7 µs.'
 	assert_line '  - Compute (SM) Throughput: 6.2%'
 	assert_line '  - L1/TEX Cache Throughput: 29.4%'
 	assert_line '  - L2 Cache Throughput: 88.0%'
@@ -39,7 +39,7 @@ H200="$FIX/ncu-h200"
 @test "copy_k: launch configuration and occupancy" {
 	fb copy "$H200/detailed-copy.csv"
 	run text copy
-	assert_line 'Launch configuration: block (256, 1, 1), grid (1056, 1, 1), registers per thread 16, static shared memory per block 0 byte/block, dynamic shared memory per block 0 byte/block, waves per SM 1.'
+	assert_line 'Launch configuration: block (256, 1, 1), grid (1056, 1, 1), registers per thread 16, static shared memory per block 0 bytes, dynamic shared memory per block 0 bytes, waves per SM 1.'
 	assert_line 'Occupancy: theoretical 100.0%, achieved 95.2%.'
 }
 
@@ -51,8 +51,8 @@ H200="$FIX/ncu-h200"
 	assert_line 'The numbers below are from its only launch (ID 2, process 1083 bench), duration 3.13 ms.'
 	assert_line 'Kernels by total GPU time (3 kernels, 4 launches, 3.62 ms in all):'
 	assert_line '1. sgemm_naive_k(const float *, const float *, float *, int): 86.5%, 3.13 ms over 1 launch'
-	assert_line '2. copy_k(const float4 *, float4 *, unsigned long): 7.3%, 265.3 us over 2 launches'
-	assert_line '3. fma_k(float *, int): 6.2%, 222.9 us over 1 launch'
+	assert_line '2. copy_k(const float4 *, float4 *, unsigned long): 7.3%, 265.3 µs over 2 launches'
+	assert_line '3. fma_k(float *, int): 6.2%, 222.9 µs over 1 launch'
 	run an multi '[.ranking.total_ns, [.ranking.kernels[] | [.total_ns, .launches]]]'
 	assert_output '[3617632,[[3129408,1],[265280,2],[222944,1]]]'
 }
@@ -65,19 +65,19 @@ H200="$FIX/ncu-h200"
 	run an resnet '[.focus.id, .focus.duration_ns, .focus.reason, .focus.total_ns, .focus.launches, .ranking.kernel_count, ([.ranking.kernels[].launches] | add) + .ranking.others.launches]'
 	assert_output '[65,33344,"most_time",122752,13,16,80]'
 	run text resnet
-	assert_line "Why this kernel: it has the most GPU time of the program's 16 kernels: 14.3%, 122.8 us over 13 launches."
-	assert_line 'The numbers below are from its longest launch of 13 (ID 65, process 482 python3.12), duration 33.3 us.'
+	assert_line "Why this kernel: it has the most GPU time of the program's 16 kernels: 14.3%, 122.8 µs over 13 launches."
+	assert_line 'The numbers below are from its longest launch of 13 (ID 65, process 482 python3.12), duration 33.3 µs.'
 	run text resnet
-	assert_line 'Kernels by total GPU time (16 kernels, 80 launches, 859.4 us in all):'
-	assert_line '1. cudnn::bn_fw_inf_1C11_kernel_NCHW<float, float, 1, 1>(...): 14.3%, 122.8 us over 13 launches'
-	assert_line '   11 other kernels: 43.6%, 374.8 us over 38 launches'
+	assert_line 'Kernels by total GPU time (16 kernels, 80 launches, 859.4 µs in all):'
+	assert_line '1. cudnn::bn_fw_inf_1C11_kernel_NCHW<float, float, 1, 1>(...): 14.3%, 122.8 µs over 13 launches'
+	assert_line '   11 other kernels: 43.6%, 374.8 µs over 38 launches'
 }
 
 @test "--top 2 lists two kernels and sums the rest" {
 	fb resnet "$H200/detailed-resnet18-plain.csv" --top 2
 	run text resnet
-	assert_line '2. engines_precompiled::nchwToNhwcKernel<float, float, float, 0, 1, 0>(nchw2nhwc_params_t<T3>, const T1 *, T2 *): 12.3%, 105.7 us over 16 launches'
-	assert_line '   14 other kernels: 73.4%, 630.9 us over 51 launches'
+	assert_line '2. engines_precompiled::nchwToNhwcKernel<float, float, float, 0, 1, 0>(nchw2nhwc_params_t<T3>, const T1 *, T2 *): 12.3%, 105.7 µs over 16 launches'
+	assert_line '   14 other kernels: 73.4%, 630.9 µs over 51 launches'
 	run an resnet '[(.ranking.kernels | length), .ranking.others.kernel_count]'
 	assert_output '[2,14]'
 }
@@ -87,7 +87,7 @@ H200="$FIX/ncu-h200"
 	run an full '[.rules[] | [.name, .speedup_type, .speedup]]'
 	assert_output '[["MemoryCacheAccessPattern","global",43.16],["IssueSlotUtilization","local",1.356],["CPIStall","global",1.356],["MemoryL2Compression","global",0.2219],["HighPipeUtilization",null,null]]'
 	run text full
-	assert_line --partial '1. [OPT] MemoryCacheAccessPattern (estimated global speedup 43.16%): The memory access pattern for global loads from L1TEX might not be optimal.'
+	assert_line --partial '1. [OPT] MemoryCacheAccessPattern (estimated global speedup 43.2%): The memory access pattern for global loads from L1TEX might not be optimal.'
 	# [INF] HighPipeUtilization is not an optimisation rule: in
 	# analysis.rules, not in the list; MemoryL2Compression (0.22%) last.
 	assert_line --partial '4. [OPT] MemoryL2Compression'
@@ -104,7 +104,7 @@ H200="$FIX/ncu-h200"
 	assert_output '[63,97152,"longest_launch"]'
 	run text resnet
 	assert_line "Why this kernel: it ran the longest launch (--focus longest); over all its launches it takes 11.3% of the profiled GPU time (1 launch), rank 3 of 16; the kernel with the most GPU time is cudnn::bn_fw_inf_1C11_kernel_NCHW<float, float, 1, 1>(...) (14.3%)."
-	assert_line 'The numbers below are from the longest of the 80 kernel launches profiled (ID 63, process 482 python3.12), duration 97.2 us.'
+	assert_line 'The numbers below are from the longest of the 80 kernel launches profiled (ID 63, process 482 python3.12), duration 97.2 µs.'
 }
 
 @test "resnet18 --focus NAME, part of a name or a glob; a name that matches nothing falls back and says so" {
@@ -118,11 +118,15 @@ H200="$FIX/ncu-h200"
 	assert_output '["named",16]'
 	run text resnet
 	assert_line --partial 'Why this kernel: --focus "*nchwToNhwcKernel*" names it (the one with the most time of 2 that match); it takes 12.3% of the profiled GPU time (16 launches), rank 2 of 16;'
-	fb resnet "$H200/detailed-resnet18-plain.csv" --focus 'no such kernel'
+	# A typo: the feedback is whole, about the kernel with the most time,
+	# and names those there are; status 1 says it was not the one asked for.
+	run fb resnet "$H200/detailed-resnet18-plain.csv" --focus 'no such kernel'
+	assert_failure 1
 	run an resnet '[.focus.reason, .focus.id]'
 	assert_output '["unmatched",65]'
 	run text resnet
-	assert_line --partial 'Why this kernel: no kernel matches --focus "no such kernel", so it has the most GPU time'
+	assert_line --partial 'Why this kernel: no kernel matches --focus "no such kernel" (the kernels, most GPU time first: cudnn::bn_fw_inf_1C11_kernel_NCHW, engines_precompiled::nchwToNhwcKernel, sm80_xmma_fprop_implicit_gemm_indexed_wo_smem_tf32f32_tf32f32_f32_nhwckrsc_nhwc_tilesize128x32x16_stage1_warpsize4x1x1_g1_tensor16x8x8_aligna4_alignc8_execute_kernel__5x_cudnn, '
+	assert_line --partial 'and 9 more), so it has the most GPU time'
 }
 
 @test "resnet18 --focus longest: the largest estimated speedup comes first, local or global" {
@@ -240,7 +244,7 @@ H200="$FIX/ncu-h200"
 @test "real --nvtx capture: the focus launch's NVTX ranges are named" {
 	fb nvtx "$FIX/ncu-h200-nvtx/nvtx-detailed.csv"
 	run text nvtx
-	assert_line 'The numbers below are from its longest launch of 2 (ID 1, process 477 nv), duration 5.0 us.'
+	assert_line 'The numbers below are from its longest launch of 2 (ID 1, process 477 nv), duration 5.0 µs.'
 	assert_line 'NVTX ranges: outer.'
 	run an nvtx '.focus.nvtx'
 	assert_output '["outer"]'

@@ -146,7 +146,7 @@ ncu_run() {
 	assert_output '[3,241,20,[],"void cudnn::bn_fw_inf_1C11_kernel_NCHW","LaunchConfiguration",50]'
 	run jq -r .feedback "$T/rn.json"
 	assert_line --partial 'A timing run measured all 241 kernel launches ('
-	assert_line 'Why this kernel: it has the most GPU time of the program'"'"'s 20 kernels: 14.5%, 359.6 us over 40 launches.'
+	assert_line 'Why this kernel: it has the most GPU time of the program'"'"'s 20 kernels: 14.5%, 359.6 µs over 40 launches.'
 	assert_line --partial 'The numbers below are from its launch profiled in detail (ID 0, '
 }
 

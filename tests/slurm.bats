@@ -255,7 +255,7 @@ setup() {
 	done
 	[ "$(jq -r .id "o u t/1.json")" = s1-copy ]
 	[ "$(jq -r .id "o u t/5.json")" = s2-fma ]
-	[ "$(jq -r .error.message "o u t/2.json")" = "line 1: not JSON: the line holds a NUL byte" ]
+	[ "$(jq -r .error.message "o u t/2.json")" = "line 1:9: not JSON: the line holds a NUL byte" ]
 	[ "$(jq -r .error.kind "o u t/3.json")" = bad_json ]
 	[ "$(jq -r .error.kind "o u t/4.json")" = bad_json ]
 	cmp <(sed -n 2p bad.jsonl) "o u t/2.job"

@@ -147,20 +147,21 @@ snapshot() {
 	assert_output --partial "none.jsonl: no such jobs file"
 }
 
-@test "the split: a job file is rewritten only when its line changed; odd and repeated ids run as line-N" {
+@test "the split: a job file is rewritten only when its line changed; odd ids made safe names, repeats -N" {
 	cd "$BATS_TEST_TMPDIR"
 	printf '%s\n' '{"id":"a","cmd":["x"]}' '' '{"id":"a","cmd":["y"]}' '{"id":"../e vil","cmd":["x"]}' \
-		'{"id":7,"cmd":["x"]}' '[1]' >jobs
+		'{"id":7,"cmd":["x"]}' '[1]' '{"id":"with space"}' '{"id":"..."}' '{"id":"x/y:%z"}' >jobs
 	run "$TOP/pipelines/kf-sweep-split" jobs d
 	assert_success
-	assert_output "$(printf 'a\nline-3\nline-4\n7\nline-6')"
+	assert_output "$(printf 'a\na-3\ne_vil\n7\nline-6\nwith_space\nline-8\nx_y_z')"
 	[ "$(cat d/a.job)" = '{"id":"a","cmd":["x"]}' ]
-	[ "$(cat d/line-4.job)" = '{"id":"../e vil","cmd":["x"]}' ]
+	[ "$(cat d/e_vil.job)" = '{"id":"../e vil","cmd":["x"]}' ]
+	[ "$(cat d/with_space.job)" = '{"id":"with space"}' ]
 	touch -d '2000-01-01' d/a.job d/7.job
 	sed -i 's/"y"/"z"/' jobs
 	"$TOP/pipelines/kf-sweep-split" jobs d >/dev/null
 	[ "$(stat -c %Y d/a.job)" = "$(date -d 2000-01-01 +%s)" ]
-	[ "$(cat d/line-3.job)" = '{"id":"a","cmd":["z"]}' ]
+	[ "$(cat d/a-3.job)" = '{"id":"a","cmd":["z"]}' ]
 }
 
 @test "kf-gpu-lock: one holder per GPU, the variables set, the lock gone with the holder" {
@@ -175,4 +176,24 @@ snapshot() {
 	[ "$(cat second)" -gt "$(cat first)" ]
 	run "$TOP/pipelines/kf-gpu-lock" -g "" true
 	assert_failure 2
+}
+
+@test "a sweep stopped by timeout -s INT or TERM (the whole group): no *.tmp left, no half-written record" {
+	need_run
+	for sig in INT TERM; do
+		d=$BATS_TEST_TMPDIR/$sig
+		mkdir -p "$d"
+		printf '#!/bin/sh\nsleep 30\n' >"$d/slow"
+		chmod +x "$d/slow"
+		jq -cn --arg csv "$FIX/ncu-h200/detailed-copy.csv" \
+			'{id: "slow one", cmd: ["./slow"], language: "cuda", arch: "H200", env: {FAKE_NCU_CSV: $csv}}' >"$d/jobs.jsonl"
+		cd "$d"
+		run timeout -s "$sig" 3 env PATH="$TOP/tests/fake:$PATH" make -s -f "$TOP/pipelines/sweep.mk" \
+			JOBS=jobs.jsonl OUT=out LOCKDIR="$d/locks"
+		[ "$status" -ne 0 ]
+		[ -f out/jobs/slow_one.job ]
+		run find out -name '*.tmp'
+		assert_output ''
+		[ ! -e out/slow_one.json ]
+	done
 }

@@ -262,7 +262,7 @@ kf_fmt_ns(struct buf *b, double ns)
 	if (ns < 1e3)
 		buf_printf(b, "%.0f ns", ns);
 	else if (ns < 1e6)
-		buf_printf(b, "%.1f us", ns / 1e3);
+		buf_printf(b, "%.1f \xc2\xb5s", ns / 1e3);
 	else if (ns < 1e9)
 		buf_printf(b, "%.2f ms", ns / 1e6);
 	else
@@ -272,7 +272,12 @@ kf_fmt_ns(struct buf *b, double ns)
 void
 kf_fmt_pct(struct buf *b, double pct)
 {
-	buf_printf(b, "%.1f%%", pct);
+	/* One decimal, everywhere kf states a share: a share that is not 0
+	 * but would read as 0.0% says how small it is instead. */
+	if (pct != 0 && fabs(pct) < 0.05)
+		buf_printf(b, "%s0.05%%", pct < 0 ? "> -" : "< ");
+	else
+		buf_printf(b, "%.1f%%", pct);
 }
 
 void

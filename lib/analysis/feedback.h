@@ -90,9 +90,24 @@ void kf_fb_say_run(struct kf_fb *fb, const cJSON *rec);
  * of the GPU time here)" when share_pct is a number. */
 void kf_fb_kernel(struct buf *b, const char *shown, double share_pct);
 
-/* "131.7 us", "3.13 ms", "1.24 s" */
+/* A duration, the one way the text and the report page say it: "850 ns",
+ * "131.7 µs", "3.13 ms", "1.24 s". */
 void kf_fmt_ns(struct buf *b, double ns);
-/* A percentage: "81.3%" */
+/* A percentage, one decimal: "81.3%", "50.0%"; "< 0.05%" for a share
+ * that is not 0 but rounds to 0.0. */
 void kf_fmt_pct(struct buf *b, double pct);
+
+/* What failed, for a record with an error (lib/analysis/failwhat.c): the
+ * input (not a record), preparing the job (kf-select, kf-wrap), starting
+ * it (kf-run, no run), the analysis (kf-feedback), an interrupt before the
+ * profiler wrote its outputs, or the profiling. */
+enum kf_failed {
+	KF_FAILED_INPUT, KF_FAILED_PREPARE, KF_FAILED_NOT_RUN, KF_FAILED_ANALYSIS,
+	KF_FAILED_INTERRUPTED, KF_FAILED_PROFILING
+};
+enum kf_failed kf_what_failed(const cJSON *rec);
+/* The sentence that says it, for the feedback and the report page; the
+ * caller frees it. */
+char *kf_what_failed_text(const cJSON *rec);
 
 #endif

@@ -7,6 +7,7 @@
 
 #include "feedback.h"
 #include "program.h"
+#include "record.h"
 #include "map.h"
 
 void
@@ -283,6 +284,39 @@ put_place(const struct kf_rank *r, const struct kf_rank_ent *e, struct buf *b)
 	}
 }
 
+/* --focus NAME that matches no kernel: a typo, most likely. The kernels
+ * that are there, named in the text and in a warning, and the exit status
+ * 1: the feedback is whole, but not about the kernel asked for. */
+static void
+say_unmatched(const struct kf_rank *r, const char *want, struct buf *b)
+{
+	struct buf names = {0};
+	size_t i, k, said = 0;
+
+	/* Function names (what --focus matches best), distinct, most time first. */
+	for (i = 0; i < r->n && said < 6; i++) {
+		const char *s = r->v[i].shown;
+		size_t len = strcspn(s, "<(");
+
+		for (k = 0; k < i; k++)
+			if (strncmp(r->v[k].shown, s, len) == 0 &&
+			    strcspn(r->v[k].shown, "<(") == len)
+				break;
+		if (k < i)
+			continue;
+		buf_printf(&names, "%s%.*s", said++ ? ", " : "", (int)len, s);
+	}
+	if (i < r->n)
+		buf_printf(&names, " and %zu more", r->n - i);
+	buf_printf(b, "no kernel matches --focus \"%s\" (the kernels, most GPU time "
+	    "first: %s), so ", want, names.s ? names.s : "none");
+	kf_warn("%s%s--focus \"%s\" matches no kernel; the feedback is about the one "
+	    "with the most GPU time. Kernels: %s", kf_where(), kf_where()[0] ? ": " : "",
+	    want, names.s ? names.s : "none");
+	kf_set_failed();
+	buf_free(&names);
+}
+
 void
 kf_rank_why(const struct kf_rank *r, const struct kf_rank_ent *e, enum kf_focus_how how,
     const char *want, size_t matches, struct buf *b)
@@ -291,7 +325,7 @@ kf_rank_why(const struct kf_rank *r, const struct kf_rank_ent *e, enum kf_focus_
 
 	buf_puts(b, "Why this kernel: ");
 	if (how == KF_FOCUS_UNMATCHED)
-		buf_printf(b, "no kernel matches --focus \"%s\", so ", want);
+		say_unmatched(r, want, b);
 	if (how == KF_FOCUS_NAMED) {
 		buf_printf(b, "--focus \"%s\" names it", want);
 		if (matches > 1)

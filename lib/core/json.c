@@ -1117,6 +1117,14 @@ kf_json_parse(const char *s, size_t n)
 cJSON *
 kf_json_parse_keep(const char *s, size_t n, const char *const *paths)
 {
+	size_t stop;
+
+	return kf_json_parse_stop(s, n, paths, &stop);
+}
+
+cJSON *
+kf_json_parse_stop(const char *s, size_t n, const char *const *paths, size_t *stop)
+{
 	struct jp j = { s, s + n, 0, NULL };
 	struct keep k;
 	unsigned live = 0;
@@ -1142,10 +1150,11 @@ kf_json_parse_keep(const char *s, size_t n, const char *const *paths)
 		j.keep = &k;
 	}
 	skip_ws(&j);
-	if ((v = parse_value(&j, live)) == NULL)
-		return NULL;
-	skip_ws(&j);
-	if (j.p != j.end) {
+	v = parse_value(&j, live);
+	if (v)
+		skip_ws(&j);
+	*stop = (size_t)(j.p - s);
+	if (v && j.p != j.end) {
 		cJSON_Delete(v);
 		return NULL;
 	}

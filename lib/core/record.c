@@ -15,10 +15,9 @@ struct kf_in {
 	struct kf_operands ops;
 	FILE *f;
 	const char *name;	/* NULL for standard input */
-	long line;
 	char *buf;
 	size_t cap;
-	const char *const *keep;
+	struct kf_seq *seq;	/* the values in the lines */
 	char *iobuf;		/* stdio's buffer for the files opened */
 };
 
@@ -58,6 +57,7 @@ kf_in_open(int argc, char **argv)
 	in->ops.v = argv;
 	in->ops.n = argc;
 	in->ops.i = -1;
+	in->seq = kf_seq_new();
 	return in;
 }
 
@@ -95,7 +95,6 @@ open_next(struct kf_in *in)
 	if (in->f && in->f != stdin)
 		fclose(in->f);
 	in->f = NULL;
-	in->line = 0;
 	for (;;) {
 		if ((fd = kf_operand_next(&in->ops, &in->name)) < 0)
 			return 0;
@@ -177,17 +176,16 @@ kf_parse_line(const char *s, size_t n, const char *file, long line)
 void
 kf_in_keep(struct kf_in *in, const char *const *paths)
 {
-	in->keep = paths;
+	kf_seq_keep(in->seq, paths);
 }
 
 cJSON *
 kf_in_next(struct kf_in *in)
 {
 	ssize_t n;
+	cJSON *rec;
 
-	for (;;) {
-		cJSON *rec;
-
+	while ((rec = kf_seq_next(in->seq, NULL)) == NULL) {
 		if (in->f == NULL && !open_next(in))
 			return NULL;
 		n = getline(&in->buf, &in->cap, in->f);
@@ -196,22 +194,21 @@ kf_in_next(struct kf_in *in)
 				kf_warn("%s:", in->name ? in->name : "<stdin>");
 				status = 1;
 			}
-			if (!open_next(in))
-				return NULL;
+			kf_seq_end(in->seq);
+			if (in->f != stdin)
+				fclose(in->f);
+			in->f = NULL;
 			continue;
 		}
-		in->line++;
-		rec = parse_line(in->buf, (size_t)n, in->name, in->line, in->keep);
-		if (rec == NULL)
-			continue;
+		kf_seq_line(in->seq, in->name, in->buf, (size_t)n);
 		/* Large inputs: release a buffer grown for a huge line. */
 		if (in->cap > (1 << 20)) {
 			free(in->buf);
 			in->buf = NULL;
 			in->cap = 0;
 		}
-		return rec;
 	}
+	return rec;
 }
 
 void
@@ -221,6 +218,7 @@ kf_in_close(struct kf_in *in)
 		return;
 	if (in->f && in->f != stdin)
 		fclose(in->f);
+	kf_seq_free(in->seq);
 	free(in->buf);
 	free(in->iobuf);
 	free(in);

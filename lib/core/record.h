@@ -42,12 +42,32 @@ struct kf_operands {
  * and is passed over. For readers that cannot use kf_in (kf-run). */
 int kf_operand_next(struct kf_operands *o, const char **name);
 
+/* Records from lines holding any sequence of JSON values separated by
+ * white space, as jq reads them (lib/core/jsonseq.c says how it
+ * resynchronises after a bad value). Feed a file's lines in order, then
+ * kf_seq_end(); take the records completed after each call. The caller
+ * owns what kf_seq_next returns; file must stay valid until kf_seq_end. */
+struct kf_seq;
+struct kf_seq *kf_seq_new(void);
+void kf_seq_free(struct kf_seq *q);
+/* Read records as kf_json_parse_keep(paths) does. */
+void kf_seq_keep(struct kf_seq *q, const char *const *paths);
+/* The next line of file (NULL: standard input); its line end may be on. */
+void kf_seq_line(struct kf_seq *q, const char *file, const char *s, size_t n);
+/* The end of the file: a value still open is an error; lines count anew. */
+void kf_seq_end(struct kf_seq *q);
+/* The next record completed (an error record, kind "bad_json", for text
+ * that is not a JSON object: error.line, error.column, error.input), or
+ * NULL: feed more. *line (if not NULL) is the line it began on; kf_where()
+ * is set to it. */
+cJSON *kf_seq_next(struct kf_seq *q, long *line);
+
 /* Input: the operands in order ("-" or none means standard input). */
 struct kf_in;
 struct kf_in *kf_in_open(int argc, char **argv);
-/* The next record, or NULL at the end. A line that is not a JSON object
- * comes back as an error record (kind "bad_json") that carries the line
- * number; blank lines are skipped. */
+/* The next record, or NULL at the end: the JSON values of the input, as
+ * kf_seq reads them (text that is not a JSON object comes back as an error
+ * record, kind "bad_json", with its line and column). */
 cJSON *kf_in_next(struct kf_in *in);
 /* From now on, read records as kf_json_parse_keep(paths) does (kf-collate:
  * "data"; kf-feedback: each ncu launch's metric sections and rules). */
@@ -94,6 +114,10 @@ cJSON *kf_json_parse(const char *s, size_t n);
  * or element ("data"; bin/kf-feedback.c has more). NULL-terminated, at most
  * 16 paths of at most 16 parts. */
 cJSON *kf_json_parse_keep(const char *s, size_t n, const char *const *paths);
+/* The same; *stop is where the parser stopped: at a failure, about where
+ * the text stops being JSON (for "line 3:14: not JSON"). */
+cJSON *kf_json_parse_stop(const char *s, size_t n, const char *const *paths,
+    size_t *stop);
 /* Member key of o, parsed now (and so left in o) if it was kept as text;
  * NULL when o has none. o must not be a const tree: only its reader's view
  * of it is const. */

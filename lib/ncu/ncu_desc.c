@@ -13,6 +13,8 @@ static const struct kf_prof_lang langs[] = {
 static const struct kf_popt opts[] = {
 	{ "top", "K", 0, 1000, "time every launch, then profile in detail one launch "
 	  "of each of the K kernels with the most GPU time" },
+	{ "import", "FILE", 0, 0, "no run: read FILE, a report (.ncu-rep) of an earlier "
+	  "ncu -o run, through ncu -i (no CMD)" },
 	{ NULL, NULL, 0, 0, NULL },
 };
 

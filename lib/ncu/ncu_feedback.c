@@ -412,9 +412,11 @@ put_rule(struct buf *b, const struct rule *r)
 
 	buf_printf(b, "[%s] %s", kf_str(r->r, "type") ? kf_str(r->r, "type") : "?",
 	    kf_str(r->r, "name"));
-	if (r->has_speedup)
-		buf_printf(b, " (estimated %s speedup %s%.4g%%)", st ? st : "",
-		    r->nalt ? "up to " : "", r->speedup);
+	if (r->has_speedup) {
+		buf_printf(b, " (estimated %s speedup %s", st ? st : "", r->nalt ? "up to " : "");
+		kf_fmt_pct(b, r->speedup);
+		buf_putc(b, ')');
+	}
 	if (r->nalt && (unit = rule_unit(r->desc)) != NULL) {
 		buf_printf(b, " on %s", unit);
 		free(unit);
@@ -429,8 +431,10 @@ put_rule(struct buf *b, const struct rule *r)
 	for (j = 0; j < r->nalt; j++) {
 		unit = rule_unit(r->alt[j].desc);
 		buf_printf(b, "%s%s", j ? "; " : " Also for ", unit ? unit : "another instance");
-		if (r->alt[j].has_speedup)
-			buf_printf(b, " (%.4g%%", r->alt[j].speedup);
+		if (r->alt[j].has_speedup) {
+			buf_puts(b, " (");
+			kf_fmt_pct(b, r->alt[j].speedup);
+		}
 		put_extremes(b, r->alt[j].desc);
 		buf_puts(b, r->alt[j].has_speedup ? ")" : "");
 		free(unit);
@@ -624,7 +628,7 @@ say_head(struct kf_fb *fb, const struct kf_rank *rank, const struct pick *p,
 	struct buf b = {0}, why = {0};
 
 	kf_fb_kernel(&b, shortname, NAN);
-	if (p->nlaunch == 1 && !p->timed) {
+	if (p->nlaunch == 1 && !p->timed && p->how != KF_FOCUS_UNMATCHED) {
 		buf_puts(&b, "\nThe only kernel launch profiled");
 	} else {
 		if (p->wanted) {
@@ -792,8 +796,10 @@ say_launch(struct kf_fb *fb, const cJSON *k, cJSON *focus)
 
 		buf_printf(&b, ", %s ", ls[i].label);
 		if (ok) {
-			/* "16 register/thread" reads better without its unit. */
-			fmt_value(&b, v, strchr(unit, '/') && !strstr(unit, "byte") ? "" : unit);
+			/* The label says "per thread", "per block": "16", "0 bytes",
+			 * not "16 register/thread", "0 byte/block". */
+			fmt_value(&b, v, !strchr(unit, '/') ? unit :
+			    strncmp(unit, "byte/", 5) == 0 ? (v == 1 ? "byte" : "bytes") : "");
 		} else {
 			buf_puts(&b, "missing");
 		}

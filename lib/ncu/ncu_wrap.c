@@ -3,6 +3,7 @@
  * details, raw and source pages; with --top K, a timing run of every launch
  * comes first and kf-read --select picks the kernels for the detailed run.
  * The user's ncu options go to one run or both (add_user_args). */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <stdio.h>
@@ -144,6 +145,42 @@ extra_metrics(void)
 	return b.len ? buf_take(&b) : (buf_free(&b), NULL);
 }
 
+/* --import REPORT: kf-ncu-import NCU DIR SELECT REPORT, no run. */
+static int
+import_wrap(cJSON *rec, const char *dir, const char *rep, const struct kf_wrap_opts *o)
+{
+	char *script = kf_libexec_file("kf-ncu-import"), *abs, *sel;
+	cJSON *argv;
+
+	if (script == NULL) {
+		kf_fail(rec, "no_helper", "cannot find the helper script kf-ncu-import");
+		kf_fail_hint(rec, "install kf (make install), or set KF_LIBEXECDIR to "
+		    "the folder holding it");
+		return -1;
+	}
+	if ((abs = realpath(rep, NULL)) == NULL) {
+		kf_fail(rec, "bad_record", "--import %s: %s", rep, strerror(errno));
+		free(script);
+		return -1;
+	}
+	argv = cJSON_CreateArray();
+	kf_push_str(argv, script);
+	kf_push_str(argv, o->tool ? o->tool : "ncu");
+	kf_push_str(argv, dir);
+	sel = kf_path_join(kf_exe_dir(), "kf-read");
+	kf_push_str(argv, sel);
+	free(sel);
+	kf_push_str(argv, abs);
+	kf_set(rec, "argv", argv);
+	kf_set(rec, "env", cJSON_CreateObject());
+	kf_set_str(rec, "import", abs);
+	if (!cJSON_GetObjectItemCaseSensitive(rec, "end_marker"))
+		kf_set_str(rec, "end_marker", "NCU_DONE");
+	free(script);
+	free(abs);
+	return 0;
+}
+
 /* kf-ncu NCU DIR TOP SELECT [TIMING_ARG ...] -+ [DETAIL_ARG ...] -- CMD */
 int
 ncu_wrap(cJSON *rec, char *const *cmd, int ncmd, const struct kf_wrap_opts *o)
@@ -157,6 +194,8 @@ ncu_wrap(cJSON *rec, char *const *cmd, int ncmd, const struct kf_wrap_opts *o)
 		kf_fail(rec, "bad_record", "no \"output_dir\": where should ncu write its report?");
 		return -1;
 	}
+	if (kf_wrap_opt(o, "import"))
+		return import_wrap(rec, dir, kf_wrap_opt(o, "import"), o);
 	if (ncmd < 1) {
 		kf_fail(rec, "bad_record", "no command to profile");
 		return -1;

@@ -35,25 +35,45 @@ kf_sibling(const char *name)
 	return xstrdup(name);
 }
 
+static volatile sig_atomic_t got;
+
 static void
 pass_on(int sig)
 {
 	sig_atomic_t i;
 
+	got = sig;
 	for (i = 0; i < npids && i < nforward; i++)
 		kill(pids[i], sig);
 }
 
-/* In the child: its pipe ends on 0 and 1, the dispositions of a fresh
- * program, then the program. */
+/* SIGINT and SIGQUIT reach the stages from the terminal (or the group):
+ * only noted here. */
 static void
-exec_stage(char *const argv[], int in, int out)
+note(int sig)
+{
+	got = sig;
+}
+
+int
+kf_pipeline_signal(void)
+{
+	return got;
+}
+
+/* In the child: its pipe ends on 0 and 1, the dispositions of a fresh
+ * program, then the program. A stage after those that start work ignores
+ * the signals that stop work: when they come to the whole group (a
+ * terminal's ^C, timeout(1), CI), it still reads to the end of what the
+ * stages before it write and says what happened. */
+static void
+exec_stage(char *const argv[], int in, int out, int late)
 {
 	static const int sigs[] = { SIGINT, SIGQUIT, SIGTERM, SIGHUP };
 	size_t i;
 
 	for (i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
-		signal(sigs[i], SIG_DFL);
+		signal(sigs[i], late ? SIG_IGN : SIG_DFL);
 	if ((in != 0 && (dup2(in, 0) < 0 || close(in) != 0)) ||
 	    (out != 1 && (dup2(out, 1) < 0 || close(out) != 0)))
 		_exit(126);
@@ -75,7 +95,7 @@ status_of(int ws)
 /* Start the stages; returns how many started (all but after a failed
  * pipe or fork). */
 static int
-start_all(char *const *const cmds[], int n)
+start_all(char *const *const cmds[], int n, int forward)
 {
 	int i, in = 0, fd[2];
 	pid_t pid;
@@ -98,7 +118,7 @@ start_all(char *const *const cmds[], int n)
 		if (pid == 0) {
 			if (fd[0] >= 0)
 				close(fd[0]);
-			exec_stage(cmds[i], in, fd[1]);
+			exec_stage(cmds[i], in, fd[1], i >= forward);
 		}
 		pids[i] = pid;
 		npids = i + 1;
@@ -116,7 +136,7 @@ start_all(char *const *const cmds[], int n)
 int
 kf_pipeline_run(char *const *const cmds[], int n, int forward)
 {
-	struct sigaction ign = { .sa_handler = SIG_IGN }, fwd = { .sa_handler = pass_on };
+	struct sigaction ign = { .sa_handler = note }, fwd = { .sa_handler = pass_on };
 	struct sigaction old[4];
 	int status[MAX_STAGES] = {0}, i, started, ws, ret = 0;
 	pid_t pid;
@@ -128,7 +148,7 @@ kf_pipeline_run(char *const *const cmds[], int n, int forward)
 	sigaction(SIGQUIT, &ign, &old[1]);
 	sigaction(SIGTERM, &fwd, &old[2]);
 	sigaction(SIGHUP, &fwd, &old[3]);
-	started = start_all(cmds, n);
+	started = start_all(cmds, n, forward);
 	for (i = 0; i < started; ) {
 		if ((pid = waitpid(-1, &ws, 0)) < 0) {
 			if (errno == EINTR)

@@ -13,7 +13,7 @@ char *kf_sibling(const char *name);
 
 /* Run cmds[0] | cmds[1] | ... | cmds[n-1]: the first reads this process's
  * standard input, the last writes its standard output; all share its
- * standard error. While they run, SIGINT and SIGQUIT are ignored here (the
+ * standard error. While they run, SIGINT and SIGQUIT are only noted here (the
  * terminal sends them to every stage) and SIGTERM and SIGHUP are passed on
  * to the first `forward` stages: those that start work, while the later ones
  * end with their input and still write what came. Returns the status of the rightmost stage that did not
@@ -21,5 +21,9 @@ char *kf_sibling(const char *name);
  * ended it, 127 when it could not be found, 126 when it could not be run;
  * 0 when all succeeded. */
 int kf_pipeline_run(char *const *const cmds[], int n, int forward);
+/* The last of those signals that came while kf_pipeline_run ran (0: none).
+ * The stages after the first `forward` ignore them (they finish with what
+ * comes), so a signal to the whole group still ends with every record. */
+int kf_pipeline_signal(void);
 
 #endif

@@ -83,6 +83,15 @@ kf_fail_if_stopped(cJSON *rec, const char *profiler, const char *what)
 		return 0;
 	kf_fail(rec, "stopped", "the run did not finish: %s; %s had nothing complete to "
 	    "read: %s", why, profiler, what);
+	if (strcmp(kf_str(kf_obj(rec, "run"), "ended_by") ? kf_str(kf_obj(rec, "run"),
+	    "ended_by") : "", "interrupted") == 0) {
+		/* Someone (a person, CI, timeout(1)) stopped it: not a hang. */
+		kf_fail_hint(rec, "run it again with the time it needs: the interrupt "
+		    "came before %s wrote its outputs (kf-run's own --timeout ends a run "
+		    "and still keeps what the profiler finished)", profiler);
+		free(why);
+		return 1;
+	}
 	p = kf_profiler_find(kf_str(rec, "profiler"));
 	inactive = strcmp(kf_str(kf_obj(rec, "run"), "ended_by"), "inactivity") == 0;
 	kf_fail_hint(rec, "if the program hangs, fix that first (the run's stdout and stderr "
