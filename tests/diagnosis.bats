@@ -117,7 +117,7 @@ evidence() { echo '[.evidence[] | "\(.metric)=\(.value)"] | join("; ")'; }
 	run an cupy '.ranking.machinery.kernels[0].total_ns'
 	assert_output 580704
 	run text cupy
-	assert_line --partial "Framework machinery, not the program's work (share/kf/machinery.tsv), took 38.3% of the GPU time (580.7 us over 1 launch): init_curand<curand_pseudo_state<curandStateXORWOW>>(long, unsigned long, long) (CuPy random generator state setup (cupy.random)); it is set aside"
+	assert_line --partial "Framework machinery, not the program's work (share/kf/machinery.tsv), took 38.3% of the GPU time (580.7 µs over 1 launch): init_curand<curand_pseudo_state<curandStateXORWOW>>(long, unsigned long, long) (CuPy random generator state setup (cupy.random)); it is set aside"
 }
 
 B580='{"gpu_name":"Intel(R) Arc(TM) B580 Graphics"}'

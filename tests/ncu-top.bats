@@ -265,7 +265,7 @@ ncu_run() {
 	assert_output --partial 'these kernels chosen from the timing run did not run in the detailed run'
 	assert_output --partial "so they have no details: $MULTI_SGEMM."
 	# the focus is the next kernel by time with details, and the text says why
-	assert_line 'Why this kernel: the kernel picked, '"$MULTI_SGEMM"' (86.5% of the GPU time), has no launch profiled in detail, so the focus is the next one by GPU time that has: 7.3%, 265.3 us over 2 launches.'
+	assert_line 'Why this kernel: the kernel picked, '"$MULTI_SGEMM"' (86.5% of the GPU time), has no launch profiled in detail, so the focus is the next one by GPU time that has: 7.3%, 265.3 µs over 2 launches.'
 	run jq -r .analysis.focus.reason "$T/gone.json"
 	assert_output next_with_details
 	# one launch of the two: ncu never reached --launch-count 2, so the
@@ -491,7 +491,7 @@ prog() {
 	run jq -r .feedback "$T/fail.json"
 	assert_line --partial 'failed: ncu exited with status 1 after '
 	assert_line --partial '(ncu: "Failed to prepare kernel for profiling"), so no kernel has details'
-	assert_line "3. fma_k(float *, int): 6.2%, 222.9 us over 1 launch"
+	assert_line "3. fma_k(float *, int): 6.2%, 222.9 µs over 1 launch"
 	# a hang is stopped at KF_NCU_DETAIL_TIMEOUT, not at kf-run's limit
 	FAKE_NCU_DETAIL=hang KF_NCU_DETAIL_TIMEOUT=2 chain hang --top 2 -- /bin/echo ran
 	run jq -c '[.collated.timing.detailed_run.status, .collated.timing.detailed_run.limit_s, .analysis.status]' "$T/hang.json"

@@ -169,7 +169,8 @@ not_the_program(const cJSON *e)
 {
 	static const char *const kinds[] = {
 		"no_permission", "profiler_not_found", "program_not_found",
-		"collect_failed", "report_failed", NULL,
+		"collect_failed", "report_failed", "no_kernels", "profiler_error",
+		"no_tracer", NULL,
 	};
 	const char *k = kf_str(e, "kind");
 	int i;
