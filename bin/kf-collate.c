@@ -67,12 +67,17 @@ main(int argc, char **argv)
 	static const struct option longopts[] = { KF_OPT_COMMON };
 	struct kf_map jobs = {0};
 	struct kf_map_ent **list;
+	static const struct kf_optarg files[] = {
+		{ "FILE", KF_ARG_FILE, NULL, NULL },
+		{ NULL, 0, NULL, NULL }
+	};
 	struct kf_in *in;
 	cJSON *rec;
 	size_t i, n;
 
 	kf_init(argv[0]);
 	kf_opt_init(usage, help);
+	kf_opt_complete(files, NULL);
 	while (kf_getopt(argc, argv, "u", longopts) != -1)
 		kf_usage();
 	in = kf_in_open(argc - optind, argv + optind);

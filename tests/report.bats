@@ -89,8 +89,8 @@ unitrace_final() {
 	done
 }
 
-@test "GPU time by kernel: --top 3 draws three kernels and the rest summed" {
-	kf-report --top 3 "$R/transformer.json" >"$T/r.html"
+@test "GPU time by kernel: --ranking 3 draws three kernels and the rest summed" {
+	kf-report --ranking 3 "$R/transformer.json" >"$T/r.html"
 	dom "$T/r.html" >"$T/dom"
 	figure time <"$T/dom" >"$T/time"
 	[ "$(count '<g class="row">' <"$T/time")" -eq 4 ]
@@ -101,6 +101,13 @@ unitrace_final() {
 	[ "$rest" = 92032 ]
 	grep -qF ">all other kernels</text>" "$T/time"
 	grep -qF ">$(printf '%.4g µs · %.1f%%' "$(awk -v r="$rest" 'BEGIN { print r / 1000 }')" "$pct")</text>" "$T/time"
+}
+
+@test "--top N, kf-report's old name of --ranking N: the same page, and a warning" {
+	run --separate-stderr kf-report --top 3 "$R/transformer.json"
+	assert_success
+	assert_equal "$stderr" "kf-report: --top is now --ranking; the old name will go"
+	assert_equal "$output" "$(kf-report --ranking 3 "$R/transformer.json")"
 }
 
 @test "kernel names with <, > and & are escaped and come back as the same text" {
@@ -261,7 +268,7 @@ unitrace_final() {
 	run kf-report "$T/a b'c\".json"
 	assert_success
 	[[ $output == *'<a href="#job-1">copy</a>'* ]]
-	run kf-report --top 0
+	run kf-report --ranking 0
 	[ "$status" -eq 2 ]
 	run kf-report "$T/none.json"
 	[ "$status" -ne 0 ]

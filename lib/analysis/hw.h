@@ -22,6 +22,10 @@ const cJSON *kf_hw_find(const char *name, const char *gpus_file, char **err);
 const cJSON *kf_hw_for(const cJSON *rec, const cJSON *devices, const char *opt_gpu,
     const char *gpus_file, const char **via, const char **name, char **err);
 
+/* Every GPU known (gpus_file's first), a JSON array owned here; NULL when
+ * the table cannot be read. */
+const cJSON *kf_hw_all(const char *gpus_file);
+
 /* A roof's value (NAN when the GPU has none) and its source. */
 double kf_hw_roof(const cJSON *gpu, const char *metric);
 const char *kf_hw_source(const cJSON *gpu, const char *metric);
