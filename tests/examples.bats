@@ -151,3 +151,23 @@ replay_rec() {
 	assert_output --partial "kf-run stopped it after 60.015 s, at its inactivity limit: no output for 60 s"
 	refute_output --partial "run ncu with --csv"
 }
+
+@test "make examples: every recorded example is what this build prints (examples/regen.sh into a fresh folder)" {
+	sh examples/regen.sh "$BATS_TEST_TMPDIR/ex"
+	n=0
+	while IFS= read -r f; do
+		n=$((n + 1))
+		[ -f "examples/$f" ] || fail "examples/regen.sh made $f, which examples/ lacks"
+		cmp -s "$BATS_TEST_TMPDIR/ex/$f" "examples/$f" ||
+			fail "examples/$f is not what the build prints (run make examples): $(diff "examples/$f" "$BATS_TEST_TMPDIR/ex/$f" | head -n 20)"
+	done < <(cd "$BATS_TEST_TMPDIR/ex" && find . -type f | sed 's|^\./||' | sort)
+	# 23 + 3 + 6 jobs with a record and a text, the summary, 5 pages, the report
+	[ "$n" -eq 71 ] || fail "$n files"
+	# nothing of the run itself: no absolute path, no folder it ran in
+	! grep -rlF -e "$TOP" -e "$BATS_TEST_TMPDIR" "$BATS_TEST_TMPDIR/ex" || fail "an absolute path"
+	# every committed text has its generator
+	for f in examples/h200/*.feedback.txt examples/h200-chain/*.feedback.txt \
+		examples/h200-sweep/*.feedback.txt examples/h200-pages/*.feedback.txt; do
+		[ -f "$BATS_TEST_TMPDIR/ex/${f#examples/}" ] || fail "nothing makes $f"
+	done
+}
