@@ -67,7 +67,7 @@ unitrace_final() {
 	grep -q '<p class="counts">3 jobs, 1 failed.</p>' "$T/dom"
 	grep -q '<title>H200 sweep</title>' "$T/dom"
 	reason=$(jq -r '.analysis.error | "\(.kind): \(.message)"' "$R/missing.json")
-	grep -qF "<td class=\"reason\" colspan=\"5\">$(esc "$reason")</td>" "$T/dom"
+	grep -qF "<td class=\"reason\" colspan=\"4\">$(esc "$reason")</td>" "$T/dom"
 	hint=$(jq -r '.analysis.error.hint' "$R/missing.json")
 	grep -qF "<b>What to do:</b> $(esc "$hint")</p>" "$T/dom"
 }
@@ -169,14 +169,18 @@ unitrace_final() {
 	grep -qF '<td class="bound">compute</td>' "$T/dom"
 }
 
-@test "VTune: no roofline data, the first recommendation as the top rule" {
+@test "VTune: no roofline data, the diagnosis's first finding in the index" {
 	jq -cn --arg d "$FIX/vtune/sycl-gemm-xmx" '{id:"vt", profiler:"vtune", pass:"vtune.000", output_dir:$d}' |
 		kf-read | kf-collate | kf-feedback >"$T/in.json"
 	kf-report "$T/in.json" >"$T/r.html"
 	dom "$T/r.html" >"$T/dom"
 	grep -qF 'No roofline data in this record.' "$T/dom"
-	rule=$(jq -r '.analysis.kernels[0].recommendations[0].kind' "$T/in.json")
-	grep -qF "<td class=\"rule\">$rule</td>" "$T/dom"
+	kind=$(jq -r '.analysis.diagnosis[0].kind // "none" | gsub("_"; " ")' "$T/in.json")
+	if [ "$kind" = none ]; then
+		grep -qF '<td class="finding none">no finding</td>' "$T/dom"
+	else
+		grep -qF "<td class=\"finding\"><b>$kind" "$T/dom"
+	fi
 	grep -qF "<td class=\"bound\">$(jq -r .analysis.bound "$T/in.json")</td>" "$T/dom"
 }
 
@@ -201,7 +205,7 @@ unitrace_final() {
 	kf-report --lines 1 "$T/in.json" >"$T/r.html"
 	dom "$T/r.html" >"$T/dom"
 	[ "$(count '<td class="where">' <"$T/dom")" -eq 1 ]
-	grep -qF '<td class="where">copy.cu:12</td><td class="num">71.5%</td><td><pre><code>  out[i] = in[i]; // a &lt; b &amp;&amp; c &gt; d</code></pre></td>' "$T/dom"
+	grep -qF '<td class="where"><span title="copy.cu">copy.cu</span>:12</td><td class="num">71.5%</td><td><pre><code>  out[i] = in[i]; // a &lt; b &amp;&amp; c &gt; d</code></pre></td>' "$T/dom"
 }
 
 @test "a crafted record cannot inject markup: no element, attribute or style of its own" {
@@ -329,8 +333,8 @@ unitrace_final() {
 	echo "$output" >"$T/r.html"
 	[ "$(grep -c '^<tr class="ok">' "$T/r.html")" -eq 2 ]
 	[ "$(grep -c '^<tr class="failed">' "$T/r.html")" -eq 4 ]
-	grep -qF "<td class=\"reason\" colspan=\"5\">bad_json: $T/in.json: line 2: not a JSON object</td>" "$T/r.html"
-	grep -qF "<td class=\"reason\" colspan=\"5\">bad_json: $T/in.json: line 3: not JSON: the line holds a NUL byte</td>" "$T/r.html"
+	grep -qF "<td class=\"reason\" colspan=\"4\">bad_json: $T/in.json: line 2: not a JSON object</td>" "$T/r.html"
+	grep -qF "<td class=\"reason\" colspan=\"4\">bad_json: $T/in.json: line 3: not JSON: the line holds a NUL byte</td>" "$T/r.html"
 	[ "$(wc -c <"$T/r.html")" -lt 200000 ]
 	[[ $stderr == *'line 5: '* ]]
 }
@@ -362,10 +366,11 @@ unitrace_final() {
 	[ "$(count '<circle' <"$T/roof")" -eq 0 ]
 	grep -qF 'did no floating-point work (0 FLOP/s)' "$T/roof"
 	[ "$(count '<td class="where">' <"$T/dom")" -eq 3 ]
-	jq -r '.analysis.focus.source_lines[0:3][] | "\(.file):\(.line)\t\(.stall_pct)\t\(.stalls[0].reason)\t\(.text)"' "$f" |
-	while IFS=$'\t' read -r where st why text; do
-		grep -qF "<td class=\"where\">$where</td><td class=\"num\">$(printf '%.1f' "$st")% <span class=\"stall\">$why</span></td><td><pre><code>$(esc "$text")</code></pre></td>" "$T/dom" ||
-			fail "no row for $where"
+	# the file as the text names it (bench.cu), its path the tooltip
+	jq -r '.analysis.focus.source_lines[0:3][] | "\(.file)\t\(.line)\t\(.stall_pct)\t\(.stalls[0].reason)\t\(.text)"' "$f" |
+	while IFS=$'\t' read -r file line st why text; do
+		grep -qF "<td class=\"where\"><span title=\"$file\">bench.cu</span>:$line</td><td class=\"num\">$(printf '%.1f' "$st")% <span class=\"stall\">$why</span>" "$T/dom" ||
+			fail "no row for $file:$line"
 	done
 }
 
@@ -383,9 +388,49 @@ unitrace_final() {
 	n=$(jq '[.analysis.delta.focus | paths(objects | select(has("before")))] | length' "$f")
 	[ "$(perl -ne 'print $1 if m{(<table class="delta-metrics">.*?</table>)}' "$T/dom" | grep -o '<tr>' | wc -l)" -eq $((n + 1)) ]
 	read -r b a < <(jq -r '.analysis.delta.focus.throughput.compute_sm_pct | "\(.before) \(.after)"' "$f")
-	grep -qF "<td class=\"metric\">throughput.compute_sm_pct</td><td class=\"num\">$b</td><td class=\"num\">$a</td>" "$T/dom"
+	grep -qF "<td class=\"metric\" title=\"throughput/compute_sm_pct\">Compute (SM), %</td><td class=\"num\">$b</td><td class=\"num\">$a</td>" "$T/dom"
+	# every metric by its label, none by its JSON key
+	grep -qF '>achieved occupancy, %</td>' "$T/dom"
+	grep -qF '>registers per thread</td>' "$T/dom"
+	! grep -qE '<td class="metric"[^>]*>[a-z_]+[./][a-z_]+' "$T/dom"
 	grep -qF '<td>faster</td>' "$T/dom"
 	grep -qF '<li>changed: HighPipeUtilization</li>' "$T/dom"
+}
+
+@test "the diagnosis's first finding in the index, the first three in the job's section" {
+	jq -c '.analysis.diagnosis = [
+		{kind:"uncoalesced_global", unit:"l2", kernel:"copy_k", file:"/home/u/src/copy.cu", line:12,
+		 impact_pct:33.9, evidence:[{metric:"l2_excessive_sectors", value:58720256, unit:null}],
+		 what:"Stores of line 12 touch 4.0 sectors per request where 1 would do.", fix:"Write through shared memory."},
+		{kind:"memory_bound", unit:"dram", kernel:"copy_k", file:null, line:null, impact_pct:null,
+		 evidence:[], what:"DRAM at 81.1% of its peak.", fix:null},
+		{kind:"tail_effect", unit:null, kernel:"copy_k", file:null, line:null, impact_pct:3,
+		 evidence:[], what:"a", fix:null},
+		{kind:"low_occupancy", unit:null, kernel:"copy_k", file:null, line:null, impact_pct:1,
+		 evidence:[], what:"b", fix:null}]' "$R/copy.json" >"$T/in.json"
+	kf-report "$T/in.json" >"$T/r.html"
+	dom "$T/r.html" >"$T/dom"
+	grep -qF '<th>first finding</th></tr>' "$T/dom"
+	grep -qF '<td class="finding"><b>uncoalesced global (l2)</b><br><span class="impact"><span title="/home/u/src/copy.cu">copy.cu</span>:12 · 33.9% of the time</span><br><span class="what" title="Stores of line 12 touch 4.0 sectors per request where 1 would do.">Stores of line 12 touch 4.0 sectors per request where 1 would do.</span></td>' "$T/dom"
+	[ "$(perl -ne 'print $1 if m{<ol class="diagnosis">(.*?)</ol>}' "$T/dom" | grep -o '<li>' | wc -l)" -eq 3 ]
+	grep -qF '<li><b>memory bound (dram)</b>: DRAM at 81.1% of its peak.</li>' "$T/dom"
+	grep -qF '<span class="fix"><b>Fix:</b> Write through shared memory.</span>' "$T/dom"
+	# no rule of the profiler in its place
+	! grep -qF 'MemoryL2Compression</td>' "$T/dom"
+	# a record without findings says so
+	kf-report "$R/copy.json" | grep -qF '<td class="finding none">no finding</td>'
+}
+
+@test "the speedup column only when a job was compared with a baseline" {
+	kf-report "$R/copy.json" "$R/sgemm_naive.json" >"$T/r.html"
+	! grep -qF 'class="speedup' "$T/r.html"
+	! grep -qF '>speedup</th>' "$T/r.html"
+	[ "$(perl -0ne 'print $1 if m{<table class="index"><thead>(.*?)</thead>}s' "$T/r.html" | grep -oE '<th[ >]' | wc -l)" -eq 8 ]
+	kf-report "$R/copy.json" "$R/delta-sgemm.json" "$R/missing.json" >"$T/r.html"
+	dom "$T/r.html" >"$T/dom"
+	grep -qF '<th class="num">speedup</th></tr>' "$T/dom"
+	[ "$(count '<td class="speedup num">' <"$T/dom")" -eq 3 ]
+	grep -qF '<td class="speedup num">1.31× faster</td>' "$T/dom"
 }
 
 @test "no baseline for a record: the reason, no speedup" {

@@ -13,8 +13,10 @@ enum { OVERVIEW_MAX = 60 };	/* jobs in the speedup chart; the index has all */
 
 struct kf_report {
 	struct kf_report_opts o;
-	struct buf index, jobs;
-	int n, failed;
+	/* The index's rows with and without the speedup column: the column is
+	 * only written when some job was compared with a baseline. */
+	struct buf index, index_sp, jobs;
+	int n, failed, compared;
 	/* The speedups against the baseline, in input order. */
 	struct kf_report_bar sp[OVERVIEW_MAX];
 	char *sp_id[OVERVIEW_MAX];
@@ -33,7 +35,8 @@ static const char css[] =
 	"table.delta-metrics,table.delta-kernels{width:auto;min-width:50%}\n"
 	"th,td{text-align:left;padding:.25rem .4rem;border-bottom:1px solid var(--grid);"
 	"vertical-align:top;overflow-wrap:break-word}\n"
-	"td.kernel,td.reason,td.text,td.where,td.rule{overflow-wrap:anywhere}td.kernel{min-width:10rem}td.rule{min-width:7rem}\n"
+	"td.kernel,td.reason,td.text,td.where,td.finding{overflow-wrap:anywhere}td.kernel{min-width:10rem}"
+	"td.finding{min-width:12rem}span.what,span.impact{font-size:.8rem;color:#444}\n"
 	"td.num,th.num{text-align:right;white-space:nowrap}\n"
 	"tr.failed td{background:#fbeee6}.st-failed{color:var(--verm);font-weight:bold}"
 	"span.run{font-size:.8rem;color:var(--verm)}\n"
@@ -76,6 +79,7 @@ kf_report_free(struct kf_report *r)
 	for (i = 0; i < r->nsp; i++)
 		free(r->sp_id[i]);
 	buf_free(&r->index);
+	buf_free(&r->index_sp);
 	buf_free(&r->jobs);
 	free(r);
 }
@@ -122,17 +126,57 @@ bound_of(const cJSON *an, const cJSON *f)
 	return s ? s : kf_str(an, "bound");
 }
 
-/* The most promising rule: ncu's first ranked rule, else VTune's first
- * recommendation. */
-static const char *
-top_rule(const cJSON *an, const cJSON *f)
-{
-	const cJSON *r = kf_arr(an, "rules");
+static void where(struct buf *b, const char *file, double line);
 
-	if (r && r->child)
-		return kf_str(r->child, "name");
-	r = kf_arr(f, "recommendations");
-	return r && r->child ? kf_str(r->child, "kind") : NULL;
+/* A source file as the feedback text names it: its last component (the
+ * whole path is the tooltip). */
+static const char *
+base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s && s[1] ? s + 1 : path;
+}
+
+/* The diagnosis's first finding (analysis.diagnosis[0]): what limits the
+ * kernel most, the same for every profiler. NULL when there is none. */
+static const cJSON *
+first_finding(const cJSON *an)
+{
+	const cJSON *d = kf_arr(an, "diagnosis");
+
+	return d && cJSON_IsObject(d->child) ? d->child : NULL;
+}
+
+/* A finding's kind as words ("memory bound"), with its unit: "(dram)". */
+static void
+put_kind(struct buf *b, const cJSON *x)
+{
+	const char *k = kf_str(x, "kind"), *u = kf_str(x, "unit");
+
+	for (; k && *k; k++)
+		buf_putc(b, *k == '_' ? ' ' : *k);
+	if (u) {
+		buf_puts(b, " (");
+		html_text(b, u);
+		buf_puts(b, ")");
+	}
+}
+
+/* Where and how much: "bench.cu:93 · 42% of the time". */
+static void
+put_impact(struct buf *b, const cJSON *x)
+{
+	double pct = kf_num(x, "impact_pct", NAN), line = kf_num(x, "line", NAN);
+	const char *file = kf_str(x, "file");
+
+	if (file)
+		where(b, file, line);
+	if (isfinite(pct)) {
+		buf_puts(b, file ? " \xC2\xB7 " : "");
+		html_pct(b, pct);
+		buf_puts(b, " of the time");
+	}
 }
 
 /* The first run of the job (its own, or one of its passes') that did not end
@@ -196,10 +240,38 @@ put_speedup(struct buf *b, const cJSON *d)
 	}
 }
 
+/* The index's first finding: its kind, where and how much, what it says. */
 static void
-index_row(struct kf_report *r, const cJSON *rec, const cJSON *an, const cJSON *err)
+finding_cell(struct buf *b, const cJSON *x)
 {
-	struct buf *b = &r->index;
+	if (x == NULL) {
+		buf_puts(b, "<td class=\"finding none\">no finding</td>");
+		return;
+	}
+	buf_puts(b, "<td class=\"finding\"><b>");
+	put_kind(b, x);
+	buf_puts(b, "</b>");
+	if (kf_str(x, "file") || isfinite(kf_num(x, "impact_pct", NAN))) {
+		buf_puts(b, "<br><span class=\"impact\">");
+		put_impact(b, x);
+		buf_puts(b, "</span>");
+	}
+	if (kf_str(x, "what")) {
+		buf_puts(b, "<br><span class=\"what\" title=\"");
+		html_text(b, kf_str(x, "what"));
+		buf_puts(b, "\">");
+		html_text_max(b, kf_str(x, "what"), 110);
+		buf_puts(b, "</span>");
+	}
+	buf_puts(b, "</td>");
+}
+
+/* A row of the index, into b (without the speedup column, which the caller
+ * adds). */
+static void
+index_row(struct kf_report *r, struct buf *b, const cJSON *rec, const cJSON *an,
+    const cJSON *err)
+{
 	const cJSON *f = kf_report_focus(an);
 
 	buf_printf(b, "<tr class=\"%s\"><td class=\"num\">%d</td><td class=\"id\"><a href=\"#job-%d\">",
@@ -215,11 +287,11 @@ index_row(struct kf_report *r, const cJSON *rec, const cJSON *an, const cJSON *e
 	}
 	buf_puts(b, "</td>");
 	if (err) {
-		buf_puts(b, "<td class=\"reason\" colspan=\"5\">");
+		buf_puts(b, "<td class=\"reason\" colspan=\"4\">");
 		html_text(b, kf_str(err, "kind"));
 		buf_puts(b, ": ");
 		html_text_max(b, kf_str(err, "message"), 300);
-		buf_puts(b, "</td></tr>\n");
+		buf_puts(b, "</td>");
 		return;
 	}
 	td_text(b, "kernel", f ? kf_report_kname(f) : NULL, 60);
@@ -228,10 +300,25 @@ index_row(struct kf_report *r, const cJSON *rec, const cJSON *an, const cJSON *e
 		html_ns(b, focus_ns(f));
 	buf_puts(b, "</td>");
 	td_text(b, "bound", bound_of(an, f), 0);
-	td_text(b, "rule", top_rule(an, f), 0);
-	buf_puts(b, "<td class=\"speedup num\">");
-	put_speedup(b, kf_obj(an, "delta"));
-	buf_puts(b, "</td></tr>\n");
+	finding_cell(b, first_finding(an));
+}
+
+/* The job's row, into both indexes. */
+static void
+index_rows(struct kf_report *r, const cJSON *rec, const cJSON *an, const cJSON *err)
+{
+	struct buf row = { 0 };
+
+	index_row(r, &row, rec, an, err);
+	buf_add(&r->index, row.s, row.len);
+	buf_puts(&r->index, "</tr>\n");
+	buf_add(&r->index_sp, row.s, row.len);
+	buf_puts(&r->index_sp, "<td class=\"speedup num\">");
+	if (err == NULL)
+		put_speedup(&r->index_sp, kf_obj(an, "delta"));
+	buf_puts(&r->index_sp, "</td></tr>\n");
+	r->compared += err == NULL && kf_obj(an, "delta") != NULL;
+	buf_free(&row);
 }
 
 static void
@@ -329,6 +416,23 @@ top_stall(struct buf *b, const cJSON *stalls)
 	buf_puts(b, "</span>");
 }
 
+/* "bench.cu:93", the whole path as its tooltip. */
+static void
+where(struct buf *b, const char *file, double line)
+{
+	if (file == NULL) {
+		buf_puts(b, "?");
+	} else {
+		buf_puts(b, "<span title=\"");
+		html_text(b, file);
+		buf_puts(b, "\">");
+		html_text(b, base_name(file));
+		buf_puts(b, "</span>");
+	}
+	if (isfinite(line))
+		buf_printf(b, ":%.0f", line);
+}
+
 static void
 source_lines(struct buf *b, const cJSON *f, int max)
 {
@@ -345,9 +449,7 @@ source_lines(struct buf *b, const cJSON *f, int max)
 		if (i++ == max)
 			break;
 		buf_puts(b, "<tr><td class=\"where\">");
-		html_text(b, kf_str(x, "file") ? kf_str(x, "file") : "?");
-		if (isfinite(line))
-			buf_printf(b, ":%.0f", line);
+		where(b, kf_str(x, "file"), line);
 		buf_puts(b, "</td><td class=\"num\">");
 		if (isfinite(st))
 			html_pct(b, st);
@@ -357,6 +459,41 @@ source_lines(struct buf *b, const cJSON *f, int max)
 		buf_puts(b, "</code></pre></td></tr>\n");
 	}
 	buf_puts(b, "</tbody></table>\n");
+}
+
+/* The first max findings of the diagnosis, as the text leads with them. */
+static void
+diagnosis(struct buf *b, const cJSON *an, int max)
+{
+	const cJSON *x;
+	int i = 0;
+
+	if (first_finding(an) == NULL)
+		return;
+	buf_puts(b, "<h3>Diagnosis</h3><ol class=\"diagnosis\">\n");
+	cJSON_ArrayForEach(x, kf_arr(an, "diagnosis")) {
+		if (i++ == max)
+			break;
+		buf_puts(b, "<li><b>");
+		put_kind(b, x);
+		buf_puts(b, "</b>");
+		if (kf_str(x, "file") || isfinite(kf_num(x, "impact_pct", NAN))) {
+			buf_puts(b, " <span class=\"impact\">");
+			put_impact(b, x);
+			buf_puts(b, "</span>");
+		}
+		if (kf_str(x, "what")) {
+			buf_puts(b, ": ");
+			html_text(b, kf_str(x, "what"));
+		}
+		if (kf_str(x, "fix")) {
+			buf_puts(b, " <span class=\"fix\"><b>Fix:</b> ");
+			html_text(b, kf_str(x, "fix"));
+			buf_puts(b, "</span>");
+		}
+		buf_puts(b, "</li>\n");
+	}
+	buf_puts(b, "</ol>\n");
 }
 
 static void
@@ -396,6 +533,7 @@ job_section(struct kf_report *r, const cJSON *rec, const cJSON *an, const cJSON 
 		return;
 	}
 	job_summary(b, rec, an, f);
+	diagnosis(b, an, 3);
 	kf_report_delta(b, an);
 	buf_puts(b, "<div class=\"charts\">");
 	kf_report_delta_chart(b, an);
@@ -446,7 +584,7 @@ kf_report_add(struct kf_report *r, const cJSON *rec)
 	r->failed += err != NULL;
 	if (err == NULL)
 		add_speedup(r, rec, kf_obj(an, "delta"));
-	index_row(r, rec, an, err);
+	index_rows(r, rec, an, err);
 	job_section(r, rec, an, err);
 	cJSON_Delete(made);
 }
@@ -483,17 +621,19 @@ overview(struct kf_report *r, struct buf *b)
 int
 kf_report_write(struct kf_report *r, FILE *f)
 {
-	struct buf head = { 0 };
+	struct buf head = { 0 }, *index;
 	int ok;
 
 	errno = 0;
 	page_head(r, &head);
 	overview(r, &head);
-	buf_puts(&head, "<table class=\"index\"><thead><tr><th class=\"num\">#</th><th>id</th>"
+	buf_printf(&head, "<table class=\"index\"><thead><tr><th class=\"num\">#</th><th>id</th>"
 	    "<th>profiler</th><th>status</th><th>focus kernel</th><th class=\"num\">time</th>"
-	    "<th>bound</th><th>top rule</th><th class=\"num\">speedup</th></tr></thead><tbody>\n");
+	    "<th>bound</th><th>first finding</th>%s</tr></thead><tbody>\n",
+	    r->compared ? "<th class=\"num\">speedup</th>" : "");
+	index = r->compared ? &r->index_sp : &r->index;
 	ok = fwrite(head.s, 1, head.len, f) == head.len &&
-	    fwrite(r->index.s ? r->index.s : "", 1, r->index.len, f) == r->index.len &&
+	    fwrite(index->s ? index->s : "", 1, index->len, f) == index->len &&
 	    fputs("</tbody></table>\n", f) >= 0 &&
 	    fwrite(r->jobs.s ? r->jobs.s : "", 1, r->jobs.len, f) == r->jobs.len &&
 	    fputs("</body></html>\n", f) >= 0;
