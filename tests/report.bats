@@ -522,3 +522,52 @@ unitrace_final() {
 	grep -qF "<p class=\"run\"><b>The run:</b> $(esc "$m")</p>" "$T/dom"
 	[ "$(count '<tr class="failed">' <"$T/dom")" -eq 1 ]
 }
+
+@test "the focus kernel's launch statistics, from analysis.focus.launch and occupancy" {
+	f="$R/roof-transpose_naive.json"
+	kf-report "$f" >"$T/r.html"
+	dom "$T/r.html" >"$T/dom"
+	jq -c '.analysis.focus | [.launch.block, .launch.grid, .launch.registers_per_thread, .launch.waves_per_sm, .occupancy.achieved_pct]' "$f" |
+		grep -qx '\[\[32,8,1\],\[256,1024,1\],16,248.24,74.73\]'
+	grep -qF '<td class="stat" title="block">block</td><td class="num">32 × 8 × 1 (256)</td>' "$T/dom"
+	grep -qF '<td class="stat" title="grid">grid</td><td class="num">256 × 1024 × 1 (262144)</td>' "$T/dom"
+	grep -qF '<td class="stat" title="registers_per_thread">registers per thread</td><td class="num">16</td>' "$T/dom"
+	grep -qF '<td class="stat" title="waves_per_sm">waves per sm</td><td class="num">248.2</td>' "$T/dom"
+	grep -qF '<td class="stat" title="achieved_pct">achieved occupancy, %</td><td class="num">74.73</td>' "$T/dom"
+	[ "$(perl -ne 'print $1 if m{<table class="launch">(.*?)</table>}' "$T/dom" | grep -o '<tr>' | wc -l)" -eq \
+		"$(jq '.analysis.focus | (.launch | length) + (.occupancy | length)' "$f")" ]
+	# a record without them has no such table
+	jq -c 'del(.analysis.focus.launch, .analysis.focus.occupancy)' "$f" | kf-report >"$T/r2.html"
+	! grep -qF 'Launch statistics' "$T/r2.html"
+}
+
+@test "warp stalls on the hot lines: each reason's share of the kernel's samples, summed over the lines" {
+	f="$R/roof-transpose_naive.json"
+	kf-report "$f" >"$T/r.html"
+	dom "$T/r.html" >"$T/dom"
+	figure stalls <"$T/dom" >"$T/st"
+	cover=$(jq '[.analysis.focus.source_lines[].stall_pct] | add' "$f")
+	grep -qF ">Warp stalls: 5 hot lines, $(printf '%.1f' "$cover")% of the samples</text>" "$T/st"
+	# drain: most of line 81's 50.97% of the samples, and some of the other lines'
+	want=$(jq '[.analysis.focus.source_lines[] | .stall_pct * ((.stalls[] | select(.reason == "drain") | .pct_of_line) // 0) / 100] | add' "$f")
+	grep -qF ">$(printf '%.1f' "$want")%</text>" "$T/st"
+	[ "$(printf '%.1f' "$want")" = 50.8 ]
+	# the reasons in order, at most 8 and the rest summed
+	[ "$(count '<rect class="bar"' <"$T/st")" -eq 8 ]
+	[ "$(count '<rect class="rest"' <"$T/st")" -eq 1 ]
+	[ "$(perl -ne 'print "$1\n" while m{<text class="lab name"[^>]*>([^<]*)</text>}g' "$T/st" | head -n 3 | paste -sd' ')" = "drain long_sb short_sb" ]
+}
+
+@test "hot lines: the excess L2 sectors and their share of the line's sectors" {
+	f="$R/roof-transpose_naive.json"
+	kf-report "$f" >"$T/r.html"
+	dom "$T/r.html" >"$T/dom"
+	grep -qF '>excess L2 sectors</th>' "$T/dom"
+	read -r ex all < <(jq -r '.analysis.focus.source_lines[] | select(.l2_excessive_sectors > 0) | "\(.l2_excessive_sectors) \(.l2_sectors)"' "$f")
+	[ "$ex" = 58720256 ]
+	grep -qF "<td class=\"num excess\">58.7 M ($(awk -v e="$ex" -v a="$all" 'BEGIN { printf "%.0f", 100 * e / a }')%)</td>" "$T/dom"
+	[ "$(count '<td class="num excess">0</td>' <"$T/dom")" -eq 4 ]
+	# lines without sector counts: no such column
+	jq -c '.analysis.focus.source_lines |= map(del(.l2_excessive_sectors))' "$f" | kf-report >"$T/r2.html"
+	! grep -qF 'excess L2' "$T/r2.html"
+}

@@ -32,7 +32,7 @@ static const char css[] =
 	"h1{font-size:1.5rem}h2{font-size:1.2rem;border-bottom:2px solid var(--blue);"
 	"padding-bottom:.2rem;overflow-wrap:anywhere}h3{font-size:1rem;margin:1rem 0 .3rem}\n"
 	"table{border-collapse:collapse;width:100%;font-size:.9rem}"
-	"table.delta-metrics,table.delta-kernels{width:auto;min-width:50%}\n"
+	"table.delta-metrics,table.delta-kernels,table.launch{width:auto;min-width:50%}\n"
 	"th,td{text-align:left;padding:.25rem .4rem;border-bottom:1px solid var(--grid);"
 	"vertical-align:top;overflow-wrap:break-word}\n"
 	"td.kernel,td.reason,td.text,td.where,td.finding{overflow-wrap:anywhere}td.kernel{min-width:10rem}"
@@ -126,18 +126,6 @@ bound_of(const cJSON *an, const cJSON *f)
 	return s ? s : kf_str(an, "bound");
 }
 
-static void where(struct buf *b, const char *file, double line);
-
-/* A source file as the feedback text names it: its last component (the
- * whole path is the tooltip). */
-static const char *
-base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-
-	return s && s[1] ? s + 1 : path;
-}
-
 /* The diagnosis's first finding (analysis.diagnosis[0]): what limits the
  * kernel most, the same for every profiler. NULL when there is none. */
 static const cJSON *
@@ -171,7 +159,7 @@ put_impact(struct buf *b, const cJSON *x)
 	const char *file = kf_str(x, "file");
 
 	if (file)
-		where(b, file, line);
+		kf_report_where(b, file, line);
 	if (isfinite(pct)) {
 		buf_puts(b, file ? " \xC2\xB7 " : "");
 		html_pct(b, pct);
@@ -389,6 +377,7 @@ rules_table(struct buf *b, const cJSON *an, const cJSON *f, int max)
 
 		if (i++ == max)
 			break;
+		buf_puts(b, "<tr>");
 		td_text(b, "name", kf_str(x, "name") ? kf_str(x, "name") : kf_str(x, "kind"), 0);
 		buf_puts(b, "<td class=\"num\">");
 		if (isfinite(s)) {
@@ -399,64 +388,6 @@ rules_table(struct buf *b, const cJSON *an, const cJSON *f, int max)
 		td_text(b, "text", kf_str(x, "description") ? kf_str(x, "description") :
 		    kf_str(x, "text"), 0);
 		buf_puts(b, "</tr>\n");
-	}
-	buf_puts(b, "</tbody></table>\n");
-}
-
-/* The line's main stall reason (the first of its stalls). */
-static void
-top_stall(struct buf *b, const cJSON *stalls)
-{
-	const char *why = stalls && stalls->child ? kf_str(stalls->child, "reason") : NULL;
-
-	if (why == NULL)
-		return;
-	buf_puts(b, " <span class=\"stall\">");
-	html_text(b, why);
-	buf_puts(b, "</span>");
-}
-
-/* "bench.cu:93", the whole path as its tooltip. */
-static void
-where(struct buf *b, const char *file, double line)
-{
-	if (file == NULL) {
-		buf_puts(b, "?");
-	} else {
-		buf_puts(b, "<span title=\"");
-		html_text(b, file);
-		buf_puts(b, "\">");
-		html_text(b, base_name(file));
-		buf_puts(b, "</span>");
-	}
-	if (isfinite(line))
-		buf_printf(b, ":%.0f", line);
-}
-
-static void
-source_lines(struct buf *b, const cJSON *f, int max)
-{
-	const cJSON *sl = kf_arr(f, "source_lines"), *x;
-	int i = 0;
-
-	if (sl == NULL || sl->child == NULL || max == 0)
-		return;
-	buf_puts(b, "<h3>Hot source lines</h3><table class=\"source\"><thead><tr><th>where</th>"
-	    "<th class=\"num\">stalls</th><th>code</th></tr></thead><tbody>\n");
-	cJSON_ArrayForEach(x, sl) {
-		double line = kf_num(x, "line", NAN), st = kf_num(x, "stall_pct", NAN);
-
-		if (i++ == max)
-			break;
-		buf_puts(b, "<tr><td class=\"where\">");
-		where(b, kf_str(x, "file"), line);
-		buf_puts(b, "</td><td class=\"num\">");
-		if (isfinite(st))
-			html_pct(b, st);
-		top_stall(b, kf_arr(x, "stalls"));
-		buf_puts(b, "</td><td><pre><code>");
-		html_text(b, kf_str(x, "text"));
-		buf_puts(b, "</code></pre></td></tr>\n");
 	}
 	buf_puts(b, "</tbody></table>\n");
 }
@@ -540,9 +471,11 @@ job_section(struct kf_report *r, const cJSON *rec, const cJSON *an, const cJSON 
 	kf_report_time_chart(b, an, r->o.top);
 	kf_report_roofline(b, rec, an, r->o.gpus_file, r->o.top);
 	kf_report_pct_chart(b, an);
+	kf_report_stalls(b, f);
 	buf_puts(b, "</div>\n");
+	kf_report_launch(b, f);
 	rules_table(b, an, f, r->o.rules);
-	source_lines(b, f, r->o.lines);
+	kf_report_lines(b, f, r->o.lines);
 	kf_report_delta_details(b, an, r->o.top);
 	buf_puts(b, "</section>\n");
 }
