@@ -3,10 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis.h"
 #include "collate.h"
 #include "complete.h"
 #include "delta.h"
-#include "fb_passes.h"
 #include "feedback.h"
 #include "hw.h"
 #include "opt.h"
@@ -40,7 +40,7 @@ static const char help[] =
 static int no_collated;	/* --no-collated: leave the profile data out */
 
 static const char *const intro =
-	"Your code has been analyzed with a profiler. Here is a summary of the results:";
+	"Your code has been analysed with a profiler. Here is a summary of the results:";
 
 static void
 explain_error(const cJSON *rec, struct kf_fb *fb)
@@ -87,35 +87,26 @@ feedback_one(cJSON *rec, const struct kf_fb_opts *opt, int text_only)
 {
 	const struct kf_profiler *p = kf_profiler_find(kf_str(rec, "profiler"));
 	struct kf_fb fb;
-	cJSON *work = rec;
 	char *text;
 
 	kf_fb_init(&fb, opt);
 	kf_fb_unkeep(rec);
 	if (p)
 		kf_set_str(fb.analysis, "profiler", p->name);
-	/* A record that was read but not collated: collate its one pass here,
-	 * unless it is one pass of several. */
-	if (!kf_error(rec) && !kf_obj(rec, "collated") &&
-	    cJSON_GetObjectItemCaseSensitive(rec, "data") && !kf_fb_one_of_passes(rec)) {
-		cJSON *one = cJSON_Duplicate(rec, 1);
-
-		work = kf_collate_job(&one, 1);
-		cJSON_Delete(one);
-	}
-	if (kf_error(work)) {
-		explain_error(work, &fb);
+	if (kf_error(rec)) {
+		explain_error(rec, &fb);
 	} else if (p == NULL) {
 		kf_fail(rec, "bad_record", "no known \"profiler\" (one of %s)", kf_profiler_names());
 		explain_error(rec, &fb);
-	} else if (!kf_obj(work, "collated")) {
+	} else if (!kf_obj(rec, "collated")) {
 		kf_fail(rec, "bad_record", "no \"collated\" object: run kf-read and kf-collate first");
 		explain_error(rec, &fb);
 	} else {
 		kf_fb_add(&fb, FB_DETAIL, "%s", intro);
 		kf_set_str(fb.analysis, "status", "ok");
-		kf_fb_say_run(&fb, work);
-		p->feedback(work, &fb);
+		kf_fb_say_run(&fb, rec);
+		p->feedback(rec, &fb);
+		kf_core_finish(&fb);
 		kf_delta(baseline, rec, &fb);
 	}
 	if (strcmp(kf_str(fb.analysis, "status") ? kf_str(fb.analysis, "status") : "", "ok") != 0)
@@ -141,9 +132,30 @@ feedback_one(cJSON *rec, const struct kf_fb_opts *opt, int text_only)
 		kf_emit(rec);
 	}
 	free(text);
-	if (work != rec)
-		cJSON_Delete(work);
 	kf_fb_free(&fb);
+}
+
+/* A pass record that skipped kf-collate (read, not collated; or a pass's
+ * error): it goes through the one collation (collate.h) first. */
+static int
+is_pass(const cJSON *rec)
+{
+	const struct kf_profiler *p = kf_profiler_find(kf_str(rec, "profiler"));
+
+	if (kf_obj(rec, "collated") || cJSON_GetObjectItemCaseSensitive(rec, "passes"))
+		return 0;
+	if (cJSON_GetObjectItemCaseSensitive(rec, "data"))
+		return 1;
+	return kf_error(rec) && kf_str(rec, "pass") && p && p->npasses > 1;
+}
+
+static void
+feedback_job(cJSON *rec, const struct kf_fb_opts *opt, int text_only)
+{
+	if (rec == NULL)
+		return;
+	feedback_one(rec, opt, text_only);
+	cJSON_Delete(rec);
 }
 
 /* --gpu and --gpus-file are checked before any record: a GPU that is not
@@ -193,6 +205,7 @@ main(int argc, char **argv)
 	const char *base_file = NULL;
 	double noise = KF_NOISE_PCT_DEFAULT;
 	struct kf_baseline *base = NULL;
+	struct kf_collator *passes = kf_collator_new();
 	struct kf_in *in;
 	cJSON *rec;
 
@@ -229,11 +242,22 @@ main(int argc, char **argv)
 		baseline = base = kf_baseline_load(base_file, noise);
 	in = kf_in_open(argc - optind, argv + optind);
 	kf_in_keep(in, kf_profiler_keep_paths());
-	while ((rec = kf_fb_next(in)) != NULL) {
-		feedback_one(rec, &opt, text_only);
-		cJSON_Delete(rec);
+	while ((rec = kf_in_next(in)) != NULL) {
+		if (is_pass(rec)) {
+			const struct kf_profiler *p = kf_profiler_find(kf_str(rec, "profiler"));
+
+			/* A profiler's merge reads its passes' whole trees. */
+			if (p && p->collate)
+				kf_json_unkeep_all(rec);
+			rec = kf_collator_add(passes, rec);
+		}
+		feedback_job(rec, &opt, text_only);
 	}
 	kf_in_close(in);
+	kf_set_where(NULL, 0);
+	while ((rec = kf_collator_rest(passes)) != NULL)
+		feedback_job(rec, &opt, text_only);
+	kf_collator_free(passes);
 	kf_baseline_free(base);
 	return kf_finish();
 }

@@ -115,7 +115,8 @@ main(int argc, char **argv)
 		if (p == NULL || p->select == NULL)
 			kf_usage_error("--select needs --profiler, one that times every "
 			    "launch first (%s)", selecting_profilers());
-		return p->select(select, argv[optind], flags);
+		/* What it printed is checked as every other output is. */
+		return p->select(select, argv[optind], flags) | kf_finish();
 	}
 	if (flags != KF_SELECT_WRITE || p)
 		kf_usage_error("--profiler, --no-write and --launch-ids go with --select");

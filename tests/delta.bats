@@ -66,7 +66,7 @@ vt() {
 	final sgemm sgemm_naive > "$T/base.json"
 	ncu sgemm sgemm_tiled | kf-feedback --baseline "$T/base.json" > "$T/out.json"
 	run jq -c '.analysis.delta | [.focus.matched_by, .focus.baseline_name, .focus.throughput.compute_sm_pct,
-		.focus.throughput.dram_pct, .kernels[0].matched_by, .rules.changed[0]]' "$T/out.json"
+		.focus.throughput.dram_pct, .kernels[0].matched_by, .advice.changed[0]]' "$T/out.json"
 	assert_output '["time","sgemm_naive_k(const float *, const float *, float *, int)",{"before":65.73,"after":91.88},{"before":0.31,"after":0.4},"time",{"name":"HighPipeUtilization","type":{"before":"INF","after":"OPT"}}]'
 }
 
@@ -118,7 +118,7 @@ vt() {
 	final t transpose_naive > "$T/base.json"
 	cap t detailed-transpose_tiled.csv | kf-feedback --baseline "$T/base.json" > "$T/out.json"
 	run jq -c '.analysis.delta | [.verdict, .total_gpu_time_ns, (.speedup * 100 | round),
-		.focus.throughput.dram_pct, .focus.occupancy.achieved_pct, .rules.resolved, .rules.changed[0].type]' "$T/out.json"
+		.focus.throughput.dram_pct, .focus.occupancy.achieved_pct, .advice.resolved, .advice.changed[0].type]' "$T/out.json"
 	assert_output '["faster",{"before":992512,"after":146016},680,{"before":11.81,"after":73.4},{"before":74.69,"after":93.51},["UncoalescedGlobalAccess","AchievedOccupancy"],{"before":"OPT","after":"INF"}]'
 	run jq -r .feedback "$T/out.json"
 	assert_line "Compared with the baseline ($T/base.json): 6.80x faster in total GPU time (992.5 us -> 146.0 us)."
@@ -177,7 +177,7 @@ noise_pairs() {
 	ut j bmg-stream-slm | kf-feedback > "$T/base.json"
 	ut j bmg-gemm-xmx | kf-feedback --baseline "$T/base.json" > "$T/out.json"
 	run jq -c '.analysis.delta | [.verdict, .total_gpu_time_ns, .focus_duration_ns, .focus.bound,
-		.focus.bound_alu, .focus.ve_stall_pct, .kernels[0].median_gpu_time_ns]' "$T/out.json"
+		.focus.bound_alu, .focus.ve_stall_pct, .kernels[0].time_ns]' "$T/out.json"
 	assert_output '["slower",{"before":14982011,"after":20820450},{"before":1485269,"after":1905069},{"before":"memory","after":"compute"},{"before":"ALU0","after":"ALU2"},{"before":54.809429,"after":21.470675},{"before":1485269,"after":1905069}]'
 	run jq -r .feedback "$T/out.json"
 	assert_line --partial 'median time: 1.28x slower (1.49 ms -> 1.91 ms).'
@@ -189,7 +189,7 @@ noise_pairs() {
 	vt v sycl-latency | kf-feedback > "$T/base.json"
 	vt v sycl-gemm-xmx | kf-feedback --baseline "$T/base.json" > "$T/out.json"
 	run jq -c '.analysis.delta | [.verdict, .focus_duration_ns, .focus.bound, .focus.stall_send_pct,
-		.recommendations, (.kernels | map(.verdict))]' "$T/out.json"
+		.advice, (.kernels | map(.verdict))]' "$T/out.json"
 	assert_output '["slower",{"before":1864000,"after":2062000},{"before":"memory_latency","after":"compute_xmx"},{"before":35.2,"after":4.1},{"resolved":["memory_latency","l3_thrashing"],"new":["compute_xmx"],"changed":[]},["slower","slower","gone"]]'
 	run jq -r .feedback "$T/out.json"
 	assert_line --partial 'bound verdict memory_latency -> compute_xmx'

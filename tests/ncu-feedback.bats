@@ -28,8 +28,8 @@ H200="$FIX/ncu-h200"
 @test "copy_k: bottleneck and roofline texts, 'See ... for more' sentences and URLs removed" {
 	fb copy "$H200/detailed-copy.csv"
 	run text copy
-	assert_output --partial $'Optimization Hint:\nThis workload is utilizing greater than 80.0% of the available compute or memory performance of the device. To further improve performance, work will likely need to be shifted from the most utilized to another unit. Start by analyzing DRAM in the Memory Workload Analysis section.'
-	assert_output --partial $'Roofline Analysis:\nThe ratio of peak float (FP32) to double (FP64) performance on this device is 2:1. The workload achieved 0% of this device\'s FP32 peak performance and 0% of its FP64 peak performance.\n'
+	assert_output --partial $'Bottleneck (ncu\'s SOLBottleneck rule):\nThis workload is utilizing greater than 80.0% of the available compute or memory performance of the device. To further improve performance, work will likely need to be shifted from the most utilized to another unit. Start by analyzing DRAM in the Memory Workload Analysis section.'
+	assert_output --partial $'Roofline (ncu\'s SOLFPRoofline rule):\nThe ratio of peak float (FP32) to double (FP64) performance on this device is 2:1. The workload achieved 0% of this device\'s FP32 peak performance and 0% of its FP64 peak performance.\n'
 	refute_output --partial 'http'
 	refute_output --partial 'See the Profiling Guide'
 	run an copy '.focus.roofline'

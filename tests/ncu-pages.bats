@@ -69,7 +69,7 @@ text() {
 	run jq -c '.data | [has("raw_page"), has("source_page"), .notes]' "$BATS_TEST_TMPDIR/only.read.json"
 	assert_output '[false,false,[]]'
 	run text only
-	assert_output --partial $'Roofline Analysis:\nThe ratio of peak float (FP32) to double (FP64)'
+	assert_output --partial $'Roofline (ncu\'s SOLFPRoofline rule):\nThe ratio of peak float (FP32) to double (FP64)'
 	run an only '.focus | [has("roof"), has("source_lines")]'
 	assert_output '[false,false]'
 }
@@ -87,7 +87,7 @@ text() {
 	run text sg
 	assert_output --partial 'Roofline (fp32, from the raw page'"'"'s counters): 5.49 TFLOP/s achieved of 66.9 TFLOP/s peak; arithmetic intensity 374 FLOP/byte of DRAM traffic against a ridge of 13.9: compute-bound on the DRAM roofline, at 8.2% of its roof. DRAM moved 14.7 GB/s of 4.81 TB/s (0.3%).'
 	assert_output --partial 'Verdict: L1/TEX runs closest to its peak (99.4%), so it is the limit'
-	refute_output --partial 'Roofline Analysis:'
+	refute_output --partial "Roofline (ncu's SOLFPRoofline rule):"
 	refute_output --partial 'achieved 0% of'
 }
 

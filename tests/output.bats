@@ -32,6 +32,17 @@ many() {
 	[ -z "$fails" ] || { echo "$fails"; false; }
 }
 
+@test "kf-read --profiler ncu --select 3 to /dev/full: status 1 and the write error, as every other path" {
+	[ -w /dev/full ] || skip "no /dev/full"
+	cp "$FIX/ncu-h200/detailed-multi.csv" "$T/t.csv"
+	run kf-read --profiler ncu --select 3 --no-write "$T/t.csv"
+	assert_success
+	[ -n "$output" ]
+	run bash -c 'kf-read --profiler ncu --select 3 --no-write "$1" >/dev/full' _ "$T/t.csv"
+	assert_failure 1
+	assert_output "kf-read: write error on standard output: No space left on device"
+}
+
 @test "a reader that goes away (head -c 0): status 1, nothing on stderr, for every program" {
 	local fails=
 	for p in $PROGS; do

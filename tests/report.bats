@@ -121,11 +121,11 @@ unitrace_final() {
 	[ "$(count '&lt;unnamed&gt;' <"$T/dom")" -ge 2 ]
 }
 
-@test "roofline from analysis.focus.roof: roofs, ridge, the focus and another kernel as points" {
-	jq -c '.analysis.focus.roof = {precision:"fp32", achieved_flops:1.5e11, peak_flops:6.7e13,
-		dram_bytes_per_s:2.04e12, peak_dram_bytes_per_s:4.8e12, arithmetic_intensity:0.0735,
-		ridge:13.96, bound:"memory", pct_of_roof:42.5}
-		| .analysis.kernels[1].roof = {achieved_flops:2.5e12, arithmetic_intensity:3.2}' \
+@test "roofline from the core's analysis.focus.roof: roofs, ridge, the focus and another kernel as points" {
+	jq -c '.analysis.focus.roof = {x_unit:"FLOP/byte", y_unit:"FLOP/s", memory_peak:4.8e12,
+		compute_peaks:[{name:"fp32", peak:6.7e13, ridge:13.96}], bound:"memory",
+		points:[{label:"", intensity:0.0735, performance:1.5e11, pct_of_roof:42.5}]}
+		| .analysis.kernels[1].roof = {points:[{label:"", intensity:3.2, performance:2.5e12}]}' \
 		"$R/transformer.json" >"$T/in.json"
 	kf-report "$T/in.json" >"$T/r.html"
 	dom "$T/r.html" >"$T/dom"
@@ -296,8 +296,9 @@ unitrace_final() {
 
 @test "hostile numbers: an infinite time and a roof 600 decades wide draw finite shapes" {
 	jq -c '.analysis.ranking.kernels[0].total_ns = 1e999
-		| .analysis.focus.roof = {achieved_flops:1e-300, arithmetic_intensity:1e300,
-			peak_flops:1e12, peak_dram_bytes_per_s:1e9}' "$R/copy.json" >"$T/in.json"
+		| .analysis.focus.roof = {x_unit:"FLOP/byte", y_unit:"FLOP/s", memory_peak:1e9,
+			compute_peaks:[{name:"fp32", peak:1e12}],
+			points:[{intensity:1e300, performance:1e-300}]}' "$R/copy.json" >"$T/in.json"
 	kf-report "$T/in.json" >"$T/r.html"
 	! grep -qiE '"-?(inf|nan)' "$T/r.html"
 	[ "$(grep -o '<line class="grid"' "$T/r.html" | wc -l)" -le 18 ]
@@ -306,8 +307,8 @@ unitrace_final() {
 }
 
 @test "a roof without peaks takes the H200's from gpus.json; pct_of_roof in the legend" {
-	jq -c '.analysis.focus.roof = {precision:"fp32", achieved_flops:1.5e11,
-		arithmetic_intensity:0.0735, bound:"memory", pct_of_roof:42.5}' "$R/copy.json" >"$T/in.json"
+	jq -c '.analysis.focus.roof = {x_unit:"FLOP/byte", y_unit:"FLOP/s", bound:"memory",
+		points:[{intensity:0.0735, performance:1.5e11, pct_of_roof:42.5}]}' "$R/copy.json" >"$T/in.json"
 	kf-report "$T/in.json" >"$T/r.html"
 	dom "$T/r.html" >"$T/dom"
 	figure roofline <"$T/dom" >"$T/roof"
@@ -500,7 +501,7 @@ unitrace_final() {
 }
 
 @test "an ALU name from a unitrace record is escaped in the roofline's labels (found by fuzz_report)" {
-	unitrace_final | jq -c '.analysis.focus.alus[0].name = "<i>A</i>"' >"$T/in.json"
+	unitrace_final | jq -c '.analysis.focus.roof.points[0].label = "<i>A</i>"' >"$T/in.json"
 	kf-report "$T/in.json" >"$T/r.html"
 	dom "$T/r.html" >"$T/dom"
 	[ "$(skeleton <"$T/dom" | count '<i>')" -eq 0 ]

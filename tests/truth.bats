@@ -159,7 +159,7 @@ rename() {
 		assert_line --partial '1. [OPT] LaunchConfiguration (estimated global speedup 50%): A wave of thread blocks'
 	done
 	run text r1500
-	assert_line 'Optimization Hint:'
+	assert_line "Bottleneck (ncu's SOLBottleneck rule):"
 	refute_line --partial '2. [OPT]'
 	run text r3000
 	assert_line --partial '2. [OPT] MemoryL2Compression (estimated global speedup 21.55%)'

@@ -105,8 +105,8 @@ ALU0
 	assert_output "101506
 56.584636"
 	run feedback "$UT/lnl-shapes" "$LNL" --text
-	assert_line "# Benchmark 1: pytest test task.py::Test::test_benchmark[1024]"
-	assert_line "# Benchmark 2: pytest test task.py::Test::test_benchmark[16384]"
+	assert_line "Benchmark 1: pytest test task.py::Test::test_benchmark[1024]"
+	assert_line "Benchmark 2: pytest test task.py::Test::test_benchmark[16384]"
 }
 
 @test "bmg-ocl-sampling: samples averaged per kernel, device times from the timeline, sgemm_tiled compute bound" {
@@ -246,7 +246,7 @@ MemoryProfile"
 	run feedback "$UT/bmg-gemm-xmx" "$B580" --text --max-chars 600
 	assert_success
 	[ "${#output}" -le 620 ]
-	assert_line --partial "## Kernel GemmXmxKernel<bfloat16, 256, 128, 32>"
+	assert_line --partial "Kernel: GemmXmxKernel<bfloat16, 256, 128, 32>"
 	assert_line --partial "Roofline: compute bound."
 	refute_line --partial "VectorizedElementwiseKernel"
 }

@@ -56,7 +56,7 @@ truth() {
 	assert_output --partial 'Average thread occupancy: 46.2%, peak: 50.0% (limited by SLM use 50.0%).'
 	assert_output --partial 'The kernel is XMX/matrix compute bound [compute_xmx]: the XMX pipeline is active 60.3% of the time (above 20%).'
 	refute_output --partial 'zeCommandListAppendMemoryCopy (compute'
-	refute_output --partial '## VTune Analysis: [Outside'
+	refute_output --partial 'Kernel: [Outside'
 }
 
 @test "sycl-gemm-xmx text: stalls sorted, pipelines with counts and mix, memory and L3" {
@@ -91,10 +91,10 @@ truth() {
 @test "--max-chars keeps the dominant kernel's verdict and drops the other kernels first" {
 	run bash -c "fb '$V/sycl-latency' t --text --max-chars 900"
 	assert_success
-	assert_output --partial '## VTune Analysis: embedding_gather<float, 128>'
+	assert_output --partial 'Kernel: embedding_gather<float, 128>'
 	assert_output --partial 'memory-latency bound'
 	refute_output --partial 'scatter_add_kernel<float> ('
-	refute_output --partial '## VTune Analysis: scatter_add'
+	refute_output --partial 'Kernel: scatter_add'
 	n=$(fb "$V/sycl-latency" t --max-chars 900 | jq -r '.feedback | length')
 	[ "$n" -le 900 ]
 }
@@ -124,7 +124,7 @@ truth() {
 	assert_output --partial 'The kernel is ALU0-compute bound (FP16/FP32) [compute_alu0]: the ALU0 pipeline is active 62.4% of the time (above 50%).'
 	assert_output --partial '[barrier_stalls] Barrier stalls at 12.5%'
 	assert_output --partial '[compute_alu] The ALU0 (FP16/FP32) pipeline is active 62.4%'
-	assert_output --partial 'Stall Reasons:'$'\n''Barrier: 12.5%, SBID: 4.0%, Send (memory): 3.0%'
+	assert_output --partial 'Stall reasons:'$'\n''Barrier: 12.5%, SBID: 4.0%, Send (memory): 3.0%'
 }
 
 @test "verdict boundaries follow the reference: Send 5.0 is not latency, XMX 20.0 is not XMX, ALU1 51 is ALU1" {
@@ -159,7 +159,7 @@ truth() {
 	} | mk miss
 	run bash -c "fb '$BATS_TEST_TMPDIR/miss' t --text"
 	assert_output --partial 'Active: 60.0% | Stalled: missing | Idle: 10.0%'
-	assert_output --partial $'### Stall Reasons:\nmissing from the report.'
+	assert_output --partial $'Stall reasons:\nmissing from the report.'
 	assert_output --partial 'Average thread occupancy: missing, peak: 70.0%.'
 	assert_output --partial 'GPU memory bandwidth (VTune-sampled, approximate): missing.'
 	run bash -c "fb '$BATS_TEST_TMPDIR/miss' | jq -c '.analysis.kernels[0] | [.bound, (.missing | index(\"xve_stalled_pct\") != null), has(\"xve_stalled_pct\")]'"

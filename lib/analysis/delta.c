@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis.h"
 #include "delta.h"
 #include "delta_int.h"
 #include "profiler.h"
@@ -122,15 +123,7 @@ say_change(struct buf *b, double before, double after, const char *v, double noi
 static const cJSON *
 focus_of(const cJSON *a)
 {
-	const char *dom = kf_str(a, "dominant_kernel");
-	const cJSON *k;
-
-	if (kf_obj(a, "focus"))
-		return kf_obj(a, "focus");
-	cJSON_ArrayForEach(k, kf_arr(a, "kernels"))
-		if (dom && kf_str(k, "name") && strcmp(kf_str(k, "name"), dom) == 0)
-			return k;
-	return cJSON_GetArrayItem(kf_arr(a, "kernels"), 0);
+	return kf_obj(a, "focus");
 }
 
 static const cJSON *
@@ -309,8 +302,7 @@ say_focus(struct cmp *c)
 	char *sb, *sa;
 	cJSON *o;
 
-	if (kb == NULL || ka == NULL || c->p == NULL ||
-	    !num_at(kb, c->p->time_key, &tb) || !num_at(ka, c->p->time_key, &ta)) {
+	if (kb == NULL || ka == NULL || !num_at(kb, "time_ns", &tb) || !num_at(ka, "time_ns", &ta)) {
 		cJSON_AddNullToObject(c->delta, "focus_duration_ns");
 		if (kb == NULL || ka == NULL)
 			return;
@@ -331,7 +323,8 @@ say_focus(struct cmp *c)
 	if (isfinite(tb)) {
 		const char *v = verdict(tb, ta, c->b->noise_pct);
 
-		buf_printf(&c->moved, ", %s: ", c->p->time_label);
+		buf_printf(&c->moved, ", %s: ", kf_str(ka, "time_label") ? kf_str(ka, "time_label") :
+		    "time");
 		say_change(&c->moved, tb, ta, v, c->b->noise_pct, "");
 		if (v)
 			cJSON_AddStringToObject(o, "verdict", v);
@@ -433,10 +426,9 @@ kernel_terms(struct cmp *c, cJSON *o, const char *nb, const char *na, struct buf
 
 	if (kb == NULL || ka == NULL || c->p == NULL)
 		return;
-	if (c->p->kernel_terms && num_at(kb, c->p->time_key, &tb) &&
-	    num_at(ka, c->p->time_key, &ta)) {
-		set_at(o, c->p->time_key, pair(tb, ta));
-		buf_printf(t, "; %s ", c->p->time_label);
+	if (c->p->kernel_terms && num_at(kb, "time_ns", &tb) && num_at(ka, "time_ns", &ta)) {
+		set_at(o, "time_ns", pair(tb, ta));
+		buf_printf(t, "; %s ", kf_str(ka, "time_label") ? kf_str(ka, "time_label") : "time");
 		kf_fmt_ns(t, tb);
 		buf_puts(t, " -> ");
 		kf_fmt_ns(t, ta);
@@ -510,96 +502,102 @@ say_kernels(struct cmp *c)
 	free(ka);
 }
 
-/* Rules (ncu) and recommendations (VTune): resolved, new, changed */
+/* The profiler's advice (analysis.advice: ncu's rules, VTune's
+ * recommendations): resolved, new, changed, by name. */
 
 static const cJSON *
-rule_named(const cJSON *list, const char *key, const char *name)
+advice_named(const cJSON *list, const char *name)
 {
 	const cJSON *r;
 
 	cJSON_ArrayForEach(r, list)
-		if (kf_str(r, key) && strcmp(kf_str(r, key), name) == 0)
+		if (kf_str(r, "name") && strcmp(kf_str(r, "name"), name) == 0)
 			return r;
 	return NULL;
 }
 
+/* " (estimated global speedup 12.5%)" and the like, or nothing. */
 static void
-rule_text(struct buf *b, const cJSON *r, const char *key)
+speedup_text(struct buf *b, const cJSON *r, const char *open, const char *close)
 {
-	const char *type = kf_str(r, "type"), *st = kf_str(r, "speedup_type");
+	const char *st = kf_str(r, "speedup_type");
+	double sp;
+
+	if (num_at(r, "speedup_pct", &sp))
+		buf_printf(b, "%sestimated %s%sspeedup %.4g%%%s", open, st ? st : "", st ? " " : "",
+		    sp, close);
+}
+
+static void
+advice_text(struct buf *b, const cJSON *r)
+{
+	const char *type = kf_str(r, "type");
 	double sp;
 
 	sep(b);
-	buf_puts(b, kf_str(r, key));
+	buf_puts(b, kf_str(r, "name"));
 	if (type)
 		buf_printf(b, " [%s", type);
-	if (num_at(r, "speedup", &sp))
-		buf_printf(b, "%sestimated %s%sspeedup %.4g%%", type ? ", " : " [", st ? st : "",
-		    st ? " " : "", sp);
-	if (type || num_at(r, "speedup", &sp))
+	speedup_text(b, r, type ? ", " : " [", "");
+	if (type || num_at(r, "speedup_pct", &sp))
 		buf_putc(b, ']');
 }
 
 /* Names in a that b lacks, into arr and text t. */
 static void
-rules_only(const cJSON *a, const cJSON *b, const char *key, cJSON *arr, struct buf *t)
+advice_only(const cJSON *a, const cJSON *b, cJSON *arr, struct buf *t)
 {
 	const cJSON *r;
 
 	cJSON_ArrayForEach(r, a) {
-		const char *n = kf_str(r, key);
+		const char *n = kf_str(r, "name");
 
-		if (n == NULL || rule_named(b, key, n))
+		if (n == NULL || advice_named(b, n))
 			continue;
 		cJSON_AddItemToArray(arr, cJSON_CreateString(n));
-		rule_text(t, r, key);
+		advice_text(t, r);
 	}
 }
 
 static void
-rules_changed(const cJSON *rb, const cJSON *ra, const char *key, cJSON *arr, struct buf *t)
+advice_changed(const cJSON *rb, const cJSON *ra, cJSON *arr, struct buf *t)
 {
 	const cJSON *r;
 
 	cJSON_ArrayForEach(r, ra) {
-		const char *n = kf_str(r, key), *ta = kf_str(r, "type"), *tb;
-		const cJSON *old = n ? rule_named(rb, key, n) : NULL;
-		cJSON *o;
-		double sp;
+		const char *n = kf_str(r, "name"), *ta = kf_str(r, "type"), *tb;
+		const cJSON *old = n ? advice_named(rb, n) : NULL;
+		cJSON *o, *ty;
 
 		if (old == NULL || (tb = kf_str(old, "type")) == NULL || ta == NULL ||
 		    strcmp(ta, tb) == 0)
 			continue;
 		o = cJSON_CreateObject();
 		cJSON_AddStringToObject(o, "name", n);
-		cJSON_AddItemToObject(o, "type", cJSON_CreateObject());
-		cJSON_AddStringToObject(cJSON_GetObjectItem(o, "type"), "before", tb);
-		cJSON_AddStringToObject(cJSON_GetObjectItem(o, "type"), "after", ta);
+		ty = cJSON_AddObjectToObject(o, "type");
+		cJSON_AddStringToObject(ty, "before", tb);
+		cJSON_AddStringToObject(ty, "after", ta);
 		cJSON_AddItemToArray(arr, o);
 		sep(t);
 		buf_printf(t, "%s %s -> %s", n, tb, ta);
-		if (num_at(r, "speedup", &sp))
-			buf_printf(t, " (estimated %s%sspeedup %.4g%%)", kf_str(r, "speedup_type") ?
-			    kf_str(r, "speedup_type") : "", kf_str(r, "speedup_type") ? " " : "", sp);
+		speedup_text(t, r, " (", ")");
 	}
 }
 
 static void
-say_rules(struct cmp *c)
+say_advice(struct cmp *c)
 {
-	int ncu = c->p && c->p->rules;
-	const char *key = ncu ? "name" : "kind", *what = ncu ? "rules" : "recommendations";
-	const cJSON *rb = ncu ? kf_arr(c->before, "rules") : kf_arr(focus_of(c->before), "recommendations");
-	const cJSON *ra = ncu ? kf_arr(c->after, "rules") : kf_arr(focus_of(c->after), "recommendations");
+	const cJSON *rb = kf_arr(c->before, "advice"), *ra = kf_arr(c->after, "advice");
+	const char *what = kf_core_advice_word(ra && ra->child ? ra : rb);
 	struct buf res = {0}, nw = {0}, ch = {0};
 	cJSON *o;
 
 	if (rb == NULL || ra == NULL)
 		return;
-	o = cJSON_AddObjectToObject(c->delta, what);
-	rules_only(rb, ra, key, cJSON_AddArrayToObject(o, "resolved"), &res);
-	rules_only(ra, rb, key, cJSON_AddArrayToObject(o, "new"), &nw);
-	rules_changed(rb, ra, key, cJSON_AddArrayToObject(o, "changed"), &ch);
+	o = cJSON_AddObjectToObject(c->delta, "advice");
+	advice_only(rb, ra, cJSON_AddArrayToObject(o, "resolved"), &res);
+	advice_only(ra, rb, cJSON_AddArrayToObject(o, "new"), &nw);
+	advice_changed(rb, ra, cJSON_AddArrayToObject(o, "changed"), &ch);
 	if (res.len)
 		buf_printf(&c->moved, "\n- %c%s resolved (no longer reported): %s.",
 		    what[0] - 32, what + 1, res.s);
@@ -629,73 +627,107 @@ fmt_rate(struct buf *b, double v, const char *unit)
 	buf_printf(b, "%.3g %s%s", v, pre[i], unit);
 }
 
-/* "memory-bound at 11.5% of the DRAM roof" */
+/* "memory-bound at 11.5% of its roof": the roof's bound, its first point's
+ * share of the roof. */
 static void
 roof_pos(struct buf *b, const cJSON *r)
 {
 	double pct;
 
 	buf_printf(b, "%s-bound", kf_str(r, "bound") ? kf_str(r, "bound") : "?");
-	if (num_at(r, "pct_of_roof", &pct))
+	if (num_at(cJSON_GetArrayItem(at(r, "points"), 0), "pct_of_roof", &pct))
 		buf_printf(b, " at %.1f%% of its roof", pct);
 }
 
+/* A unit of the core's limiter as the text names it: "l2" is "L2". */
+static void
+put_unit(struct buf *b, const char *unit)
+{
+	size_t i, n = strlen(unit);
+
+	for (i = 0; i < n; i++)
+		buf_putc(b, n <= 4 && unit[i] >= 'a' && unit[i] <= 'z' ? unit[i] - 32 : unit[i]);
+}
+
+/* The limiter before and after: "; closest to its peak: L2 82.9% -> L2 82.9%". */
+static void
+say_limiter(struct cmp *c, cJSON *o, struct buf *t)
+{
+	const cJSON *lb = kf_obj(focus_of(c->before), "limiter");
+	const cJSON *la = kf_obj(focus_of(c->after), "limiter");
+	double x, y;
+
+	if (!kf_str(lb, "unit") || !kf_str(la, "unit") || !num_at(lb, "pct", &x) ||
+	    !num_at(la, "pct", &y))
+		return;
+	set_at(o, "limiter", cJSON_CreateStringArray((const char *[]){
+	    kf_str(lb, "unit"), kf_str(la, "unit") }, 2));
+	set_at(o, "limiter_pct", pair(x, y));
+	buf_puts(t, "; closest to its peak: ");
+	put_unit(t, kf_str(lb, "unit"));
+	buf_printf(t, " %.1f%% -> ", x);
+	put_unit(t, kf_str(la, "unit"));
+	buf_printf(t, " %.1f%%", y);
+}
+
+/* The focus's roof (analysis.h): its bound, and its first point's place,
+ * performance and memory traffic. */
 static void
 say_roof(struct cmp *c)
 {
 	static const char *const nums[] = {
-		"achieved_flops", "dram_bytes_per_s", "arithmetic_intensity",
-		"pct_of_roof", "limiter_pct",
+		"intensity", "performance", "bytes_per_s", "pct_of_roof",
 	};
 	const cJSON *rb = kf_obj(focus_of(c->before), "roof");
 	const cJSON *ra = kf_obj(focus_of(c->after), "roof");
+	const cJSON *qb = cJSON_GetArrayItem(at(rb, "points"), 0);
+	const cJSON *qa = cJSON_GetArrayItem(at(ra, "points"), 0);
+	const char *bb = kf_str(rb, "bound"), *ba = kf_str(ra, "bound");
+	const char *name = kf_str(qa, "label"), *mem = kf_str(ra, "memory_name");
+	const char *yu = kf_str(ra, "y_unit");
 	double x, y, fb = 0, fa = 0, db = 0, da = 0, pb = 0, pa = 0;
 	struct buf t = {0};
 	cJSON *o;
 	size_t i;
 
-	if (rb == NULL || ra == NULL)
+	if (qb == NULL || qa == NULL)
 		return;
 	o = cJSON_AddObjectToObject(c->delta, "roof");
 	for (i = 0; i < sizeof nums / sizeof nums[0]; i++)
-		if (num_at(rb, nums[i], &x) && num_at(ra, nums[i], &y))
+		if (num_at(qb, nums[i], &x) && num_at(qa, nums[i], &y))
 			set_at(o, nums[i], pair(x, y));
-	if (kf_str(rb, "bound") && kf_str(ra, "bound"))
-		set_at(o, "bound", cJSON_CreateStringArray((const char *[]){
-		    kf_str(rb, "bound"), kf_str(ra, "bound") }, 2));
-	if (kf_str(rb, "limiter") && kf_str(ra, "limiter"))
-		set_at(o, "limiter", cJSON_CreateStringArray((const char *[]){
-		    kf_str(rb, "limiter"), kf_str(ra, "limiter") }, 2));
-	num_at(rb, "pct_of_roof", &pb);
-	num_at(ra, "pct_of_roof", &pa);
-	num_at(rb, "achieved_flops", &fb);
-	num_at(ra, "achieved_flops", &fa);
-	num_at(rb, "dram_bytes_per_s", &db);
-	num_at(ra, "dram_bytes_per_s", &da);
-	if (fabs(pa - pb) < KF_MOVE_PTS && strcmp(kf_str(rb, "bound") ? kf_str(rb, "bound") : "",
-	    kf_str(ra, "bound") ? kf_str(ra, "bound") : "") == 0) {
+	if (bb && ba)
+		set_at(o, "bound", cJSON_CreateStringArray((const char *[]){ bb, ba }, 2));
+	num_at(qb, "pct_of_roof", &pb);
+	num_at(qa, "pct_of_roof", &pa);
+	num_at(qb, "performance", &fb);
+	num_at(qa, "performance", &fa);
+	num_at(qb, "bytes_per_s", &db);
+	num_at(qa, "bytes_per_s", &da);
+	if (name == NULL || *name == '\0')
+		name = kf_str(cJSON_GetArrayItem(at(ra, "compute_peaks"), 0), "name");
+	if (fabs(pa - pb) < KF_MOVE_PTS && strcmp(bb ? bb : "", ba ? ba : "") == 0) {
 		buf_puts(&c->moved, "\n- Roofline position unchanged: ");
 		roof_pos(&c->moved, ra);
 		buf_putc(&c->moved, '.');
+		say_limiter(c, o, &t);
+		buf_free(&t);
 		return;
 	}
 	roof_pos(&t, rb);
 	buf_puts(&t, " -> ");
 	roof_pos(&t, ra);
-	buf_puts(&t, "; DRAM ");
+	buf_printf(&t, "; %s ", mem ? mem : "memory");
 	fmt_rate(&t, db, "B/s");
 	buf_puts(&t, " -> ");
 	fmt_rate(&t, da, "B/s");
 	if (fb > 0 || fa > 0) {
-		buf_printf(&t, "; %s ", kf_str(ra, "precision") ? kf_str(ra, "precision") : "");
-		fmt_rate(&t, fb, "FLOP/s");
+		buf_printf(&t, "; %s ", name ? name : "");
+		fmt_rate(&t, fb, yu ? yu : "");
 		buf_puts(&t, " -> ");
-		fmt_rate(&t, fa, "FLOP/s");
+		fmt_rate(&t, fa, yu ? yu : "");
 	}
-	if (kf_str(rb, "limiter") && kf_str(ra, "limiter") && num_at(rb, "limiter_pct", &x) &&
-	    num_at(ra, "limiter_pct", &y))
-		buf_printf(&t, "; closest to its peak: %s %.1f%% -> %s %.1f%%",
-		    kf_str(rb, "limiter"), x, kf_str(ra, "limiter"), y);
+	say_limiter(c, o, &t);
 	buf_printf(&c->moved, "\n- Roofline: %s.", t.s);
 	buf_free(&t);
 }
@@ -854,7 +886,7 @@ compare(struct cmp *c, struct kf_fb *fb)
 	kf_fb_add_buf(fb, FB_HEAD, &head);
 	say_focus(c);
 	say_kernels(c);
-	say_rules(c);
+	say_advice(c);
 	say_roof(c);
 	say_lines(c);
 	if (c->moved.len)

@@ -1,5 +1,6 @@
 /* kf: feedback text built from sections with priorities, rendered within
  * a character budget, and the number formats every profiler's text uses. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -208,6 +209,14 @@ kf_fb_render(const struct kf_fb *fb, size_t max)
 	if (b.len)
 		buf_putc(&b, '\n');
 	return buf_take(&b);
+}
+
+void
+kf_fb_kernel(struct buf *b, const char *shown, double share_pct)
+{
+	buf_printf(b, "Kernel: %s", shown);
+	if (isfinite(share_pct))
+		buf_printf(b, " (%.1f%% of the GPU time here)", share_pct);
 }
 
 void

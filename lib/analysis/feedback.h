@@ -78,6 +78,15 @@ int kf_fail_if_stopped(cJSON *rec, const char *profiler, const char *what);
  * the limit, the option, and that the numbers cover only what ran. */
 void kf_fb_say_run(struct kf_fb *fb, const cJSON *rec);
 
+/* The headings of every profiler's text have one style: a plain line
+ * ending in ':' ("Stall reasons:"), sentence case, British spelling; the
+ * sections every profiler has are written here, once: a kernel's heading
+ * (kf_fb_kernel), the diagnosis (kf_fb_lead), the ranking and the
+ * machinery set aside (kf_rank_text, kf_rank_machinery_text), a stopped
+ * run (kf_fb_say_run). kf_fb_kernel writes "Kernel: SHOWN", with " (12.3%
+ * of the GPU time here)" when share_pct is a number. */
+void kf_fb_kernel(struct buf *b, const char *shown, double share_pct);
+
 /* "131.7 us", "3.13 ms", "1.24 s" */
 void kf_fmt_ns(struct buf *b, double ns);
 /* A percentage: "81.3%" */

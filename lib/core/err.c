@@ -46,8 +46,8 @@ kf_init(const char *argv0)
 	kf_progname = p ? p + 1 : argv0;
 }
 
-static void
-vwarn(const char *fmt, va_list ap)
+void
+kf_vwarn(const char *fmt, va_list ap)
 {
 	int saved = errno;
 	size_t n = strlen(fmt);
@@ -65,7 +65,7 @@ kf_warn(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vwarn(fmt, ap);
+	kf_vwarn(fmt, ap);
 	va_end(ap);
 }
 
@@ -75,7 +75,7 @@ kf_die(int status, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vwarn(fmt, ap);
+	kf_vwarn(fmt, ap);
 	va_end(ap);
 	exit(status);
 }

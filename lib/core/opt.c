@@ -58,11 +58,9 @@ kf_usage_error(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "%s: ", kf_progname);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	kf_vwarn(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	kf_usage();
 }
 

@@ -319,9 +319,9 @@ kf_fail(cJSON *rec, const char *kind, const char *fmt, ...)
 	buf_vprintf(&b, fmt, ap);
 	va_end(ap);
 	if (where_buf[0] && strncmp(b.s, where_buf, strlen(where_buf)) != 0)
-		fprintf(stderr, "%s: %s: %s\n", kf_progname, where_buf, b.s);
+		kf_warn("%s: %s", where_buf, b.s);
 	else
-		fprintf(stderr, "%s: %s\n", kf_progname, b.s);
+		kf_warn("%s", b.s);
 	set_error(rec, kind, b.s);
 	buf_free(&b);
 	status = 1;

@@ -39,7 +39,7 @@ static const struct kf_cmp_metric cmp_m[] = {
 	{ "launch/registers_per_thread", "registers per thread", KF_CMP_NUM },
 	{ NULL, NULL, 0 },
 };
-static const struct kf_cmp cmp = { "duration_ns", "duration", cmp_m, 0, 0, 1 };
+static const struct kf_cmp cmp = { cmp_m, 0, 0 };
 
 const struct kf_profiler kf_ncu = {
 	.name = "ncu",
@@ -50,6 +50,9 @@ const struct kf_profiler kf_ncu = {
 	.tool_opts = tool_opts,
 	.gpu_env = "CUDA_VISIBLE_DEVICES",
 	.keep = keep,
+	.less = "fewer launches: ncu's -a --launch-count -a N",
+	.silent = "ncu writes its progress to its --log-file, so it is silent on the output "
+	    "kf-run watches while it profiles, and a long profile looks like a hang",
 	.wrap = ncu_wrap,
 	.read = ncu_read,
 	.feedback = ncu_feedback,

@@ -5,10 +5,12 @@
  * Reads rec["collated"] as ncu_read wrote it; adds sections and analysis to
  * fb, which owns them. */
 #include <ctype.h>
+#include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis.h"
 #include "feedback.h"
 #include "ncu.h"
 #include "ncu_pages.h"
@@ -529,7 +531,7 @@ say_head(struct kf_fb *fb, const struct kf_rank *rank, const struct pick *p,
 	const cJSON *pid = cJSON_GetObjectItemCaseSensitive(f->k, "process_id");
 	struct buf b = {0}, why = {0};
 
-	buf_printf(&b, "Kernel: %s", shortname);
+	kf_fb_kernel(&b, shortname, NAN);
 	if (p->nlaunch == 1 && !p->timed) {
 		buf_puts(&b, "\nThe only kernel launch profiled");
 	} else {
@@ -555,6 +557,7 @@ say_head(struct kf_fb *fb, const struct kf_rank *rank, const struct pick *p,
 	if (pid)
 		cJSON_AddItemToObject(focus, "process_id", cJSON_Duplicate(pid, 1));
 	cJSON_AddItemToObject(focus, "duration_ns", num_or_null(f->has_ns, f->ns));
+	kf_core_time(focus, f->has_ns ? f->ns : NAN, "duration");
 	cJSON_AddStringToObject(focus, "reason", p->nlaunch == 1 && !p->timed ? "only_launch" :
 	    kf_focus_how_name(p->how));
 	if (why.s)
@@ -575,7 +578,7 @@ say_throughput(struct kf_fb *fb, const cJSON *k, cJSON *focus)
 	struct buf b = {0};
 	size_t i;
 
-	buf_puts(&b, "Throughput Metrics (Speed Of Light, share of peak):");
+	buf_puts(&b, "Throughput (Speed Of Light, share of peak):");
 	for (i = 0; i < sizeof tps / sizeof tps[0]; i++) {
 		const char *unit;
 		double v;
@@ -589,6 +592,40 @@ say_throughput(struct kf_fb *fb, const cJSON *k, cJSON *focus)
 		cJSON_AddItemToObject(tp, tps[i].key, num_or_null(ok, v));
 	}
 	kf_fb_add_buf(fb, FB_HEAD, &b);
+}
+
+/* The core's limiter (analysis.h): the roofline's verdict and the level
+ * closest to its peak where the raw page gave a roofline, else the Speed Of
+ * Light throughput closest to its peak, with no verdict. */
+static void
+say_limiter(cJSON *focus)
+{
+	static const char *const units[][2] = {
+		{ "compute_sm_pct", "sm" }, { "memory_pct", "memory" }, { "l1tex_pct", "l1" },
+		{ "l2_pct", "l2" }, { "dram_pct", "dram" },
+		{ "fp", "fp" }, { "DRAM", "dram" }, { "L2", "l2" }, { "L1", "l1" },
+		{ "tensor", "tensor" },
+	};
+	const cJSON *roof = kf_obj(focus, "roof"), *tp = kf_obj(focus, "throughput"), *x;
+	const char *key = NULL, *unit = NULL;
+	double best = NAN;
+	size_t i;
+
+	if (roof) {
+		key = kf_str(roof, "limiter");
+		best = kf_num(roof, "limiter_pct", NAN);
+	} else {
+		cJSON_ArrayForEach(x, tp)
+			if (cJSON_IsNumber(x) && strcmp(x->string, "memory_pct") != 0 &&
+			    !(x->valuedouble <= best))
+				best = x->valuedouble, key = x->string;
+	}
+	for (i = 0; key && i < sizeof units / sizeof units[0]; i++)
+		if (strcmp(key, units[i][0]) == 0)
+			unit = units[i][1];
+	kf_core_limiter(focus, roof == NULL ? NULL : cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
+	    roof, "latency_bound")) ? "latency" : kf_str(roof, "bound"), unit, best, NULL,
+	    roof ? "roof.limiter_pct" : key);
 }
 
 static void
@@ -706,8 +743,8 @@ say_rules(struct kf_fb *fb, const cJSON *k, cJSON *analysis)
 		kf_fb_add(fb, FB_KEY, "ncu reported no optimisation rule for this kernel "
 		    "beyond the bottleneck and roofline above.");
 	} else if (shown > 0) {
-		buf_printf(&b, "Optimisation rules ncu reported for this kernel, by "
-		    "estimated speedup (global before local):");
+		buf_printf(&b, "Rules ncu reported for this kernel, by estimated "
+		    "speedup (global before local):");
 		for (i = 0; i < shown; i++) {
 			buf_printf(&b, "\n%zu. ", i + 1);
 			put_rule(&b, &v[i]);
@@ -729,6 +766,9 @@ say_rules(struct kf_fb *fb, const cJSON *k, cJSON *analysis)
 			}
 			cJSON_AddItemToObject(o, "speedup", num_or_null(v[i].has_speedup, v[i].speedup));
 			cJSON_AddStringToObject(o, "description", v[i].desc);
+			kf_core_advice(fb, "ncu", "rule", kf_str(v[i].r, "name"), kf_str(v[i].r, "type"),
+			    v[i].has_speedup ? v[i].speedup : NAN, kf_str(v[i].r, "speedup_type"),
+			    v[i].desc);
 			if (v[i].nalt)
 				cJSON_AddItemToObject(o, "units", rule_units(&v[i]));
 			cJSON_AddItemToArray(arr, o);
@@ -791,6 +831,7 @@ say_others(struct kf_fb *fb, const struct kf_rank *rank, const struct launch *l,
 			buf_puts(&b, " duration ");
 			kf_fmt_ns(&b, best->ns);
 			cJSON_AddNumberToObject(o, "duration_ns", best->ns);
+			kf_core_time(o, best->ns, "duration");
 		}
 		cJSON_AddItemToArray(kernels, o);
 		free(s);
@@ -971,12 +1012,13 @@ ncu_feedback(const cJSON *rec, struct kf_fb *fb)
 	}
 	say_throughput(fb, f->k, focus);
 	raw = kf_str(data, "format") && strcmp(kf_str(data, "format"), "raw") == 0;
-	say_rule_text(fb, FB_HEAD, f->k, raw, "SOLBottleneck", "Optimization Hint",
+	say_rule_text(fb, FB_HEAD, f->k, raw, "SOLBottleneck", "Bottleneck (ncu's SOLBottleneck rule)",
 	    "bottleneck", focus);
 	if (!ncu_roof_say(fb, f->k, focus))
-		say_rule_text(fb, FB_ADVICE, f->k, raw, "SOLFPRoofline", "Roofline Analysis",
+		say_rule_text(fb, FB_ADVICE, f->k, raw, "SOLFPRoofline", "Roofline (ncu's SOLFPRoofline rule)",
 		    "roofline", focus);
 	ncu_lines_say(fb, f->k, focus);
+	say_limiter(focus);
 	say_launch(fb, f->k, focus);
 	say_rules(fb, f->k, fb->analysis);
 	if (rank.n > 1 || nl > 1) {
@@ -1000,6 +1042,7 @@ ncu_feedback(const cJSON *rec, struct kf_fb *fb)
 	}
 	cJSON_AddItemToObject(fk, "duration_ns", cJSON_Duplicate(
 	    cJSON_GetObjectItemCaseSensitive(focus, "duration_ns"), 1));
+	kf_core_time(fk, f->has_ns ? f->ns : NAN, "duration");
 	cJSON_AddItemToObject(fk, "throughput", cJSON_Duplicate(kf_obj(focus, "throughput"), 1));
 	cJSON_AddItemToArray(kernels, fk);
 	say_others(fb, &rank, l, nl, f, kernels);

@@ -10,6 +10,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "analysis.h"
 #include "ncu_pages.h"
 #include "record.h"
 
@@ -335,6 +336,9 @@ roof_json(const struct roof *r)
 	cJSON_AddBoolToObject(o, "latency_bound", r->latency);
 	if (r->has_tensor)
 		cJSON_AddNumberToObject(o, "tensor_pipe_pct", r->tensor);
+	kf_roof_init(o, "FLOP/byte", "FLOP/s", r->peak_bw, "DRAM");
+	kf_roof_peak(o, r->precision, r->peak_flops, r->ridge);
+	kf_roof_point(o, "", r->ai, r->flops, r->bw, r->pct);
 	return o;
 }
 

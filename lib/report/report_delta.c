@@ -199,11 +199,9 @@ rule_names(struct buf *b, const cJSON *rules, const char *key, const char *label
 static void
 rules_changed(struct buf *b, const cJSON *d)
 {
-	const cJSON *rules = kf_obj(d, "rules");
+	const cJSON *rules = kf_obj(d, "advice");
 	struct buf l = { 0 };
 
-	if (rules == NULL)
-		rules = kf_obj(d, "recommendations");
 	rule_names(&l, rules, "resolved", "resolved");
 	rule_names(&l, rules, "new", "new");
 	rule_names(&l, rules, "changed", "changed");

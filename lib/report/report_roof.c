@@ -1,10 +1,10 @@
 /* kf: kf-report's roofline chart (log-log): the memory roof, the compute
  * roofs, the ridge, the focus kernel and the other top kernels as points.
  *
- * ncu records carry analysis.focus.roof (FLOP/s against bytes/s); without
- * it the GPU's roofs from share/kf/gpus.json are drawn alone. unitrace
- * records carry each ALU's instructions per byte and per ns, and the roofs
- * are the GPU's instruction rates and memory bandwidth. */
+ * It reads the analysis core's roof (analysis.focus.roof and
+ * analysis.kernels[].roof: units, memory roof, compute roofs, points; see
+ * lib/analysis/analysis.h), whatever the profiler; a record without one
+ * gets the GPU's roofs from share/kf/gpus.json alone. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -58,64 +58,93 @@ add_pt(struct roof *r, const char *name, const char *tag, double x, double y, in
 	r->pt[r->npt++].focus = focus;
 }
 
-/* The GPU's DRAM roof, where the record has none; with ceil, its FP32 roof
- * too, where the record has no compute roof. */
+/* The worker's GPU's memory roof (share/kf/gpus.json), where the record's
+ * roof has none; with flops, its FP32 roof. */
 static void
-gpu_peaks(struct roof *r, const cJSON *rec, const char *gpus_file, int ceil)
+gpu_peaks(struct roof *r, const cJSON *rec, const char *gpus_file, int flops)
 {
 	const cJSON *g = kf_hw_find(kf_str(kf_obj(rec, "worker"), "gpu_name"), gpus_file, NULL);
 
 	if (!(r->bw > 0) || !isfinite(r->bw))
 		r->bw = kf_hw_roof(g, "GPU_MEMORY_BYTE_READ") * 1e9;
-	if (ceil && r->nceil == 0 && r->bw > 0)
+	if (flops && r->nceil == 0 && r->bw > 0)
 		add_ceil(r, "FP32", kf_hw_roof(g, "FP32_TFLOPS") * 1e12);
 }
 
-/* ncu: analysis.focus.roof, and the roof of the other top kernels; peaks
- * the record lacks from gpus.json. */
-static int
-flop_roof(struct roof *r, const cJSON *rec, const cJSON *an, const char *gpus_file, int n)
+/* The highest point of a kernel's roof: the one its verdict rests on. */
+static const cJSON *
+top_point(const cJSON *ro)
 {
-	const cJSON *f = kf_report_focus(an), *ro = kf_obj(f, "roof"), *k;
-	const char *prec = kf_str(ro, "precision");
-	char name[32];
+	const cJSON *p, *best = NULL;
 
-	if (ro == NULL)
+	cJSON_ArrayForEach(p, kf_arr(ro, "points"))
+		if (best == NULL || kf_num(p, "performance", NAN) > kf_num(best, "performance", NAN))
+			best = p;
+	return best;
+}
+
+static int
+is_focus(const cJSON *k, const cJSON *f)
+{
+	const char *role = kf_str(k, "role");
+
+	return k == f || (role && strcmp(role, "focus") == 0) ||
+	    (kf_str(k, "name") && kf_str(f, "name") && strcmp(kf_str(k, "name"), kf_str(f, "name")) == 0);
+}
+
+/* analysis.focus.roof, the core's (analysis.h): its units, memory roof,
+ * compute roofs and every point of the focus kernel; the highest point of
+ * each of the other top kernels with a roof. */
+static int
+core_roof(struct roof *r, const cJSON *rec, const cJSON *an, const cJSON *ro,
+    const char *gpus_file, int n)
+{
+	const cJSON *f = kf_report_focus(an), *c, *p, *k;
+
+	r->xunit = kf_str(ro, "x_unit") ? kf_str(ro, "x_unit") : "?";
+	r->yunit = kf_str(ro, "y_unit") ? kf_str(ro, "y_unit") : "?";
+	r->bw = kf_num(ro, "memory_peak", NAN);
+	if (!(r->bw > 0) || !isfinite(r->bw))
+		gpu_peaks(r, rec, gpus_file, 0);
+	if (!(r->bw > 0) || !isfinite(r->bw))
 		return 0;
-	r->xunit = "FLOP/byte";
-	r->yunit = "FLOP/s";
-	r->bw = kf_num(ro, "peak_dram_bytes_per_s", NAN);
-	snprintf(name, sizeof name, "%.20s", prec ? prec : "compute");
-	gpu_peaks(r, rec, gpus_file, 0);
-	if (r->bw > 0)
-		add_ceil(r, name, kf_num(ro, "peak_flops", NAN));
-	gpu_peaks(r, rec, gpus_file, 1);
-	/* The record's own ridge, when it gives one, is the one to print. */
-	if (r->nceil && kf_num(ro, "ridge", NAN) > 0)
-		r->ceil[0].ridge = kf_num(ro, "ridge", NAN);
-	add_pt(r, kf_report_kname(f), "focus", kf_num(ro, "arithmetic_intensity", NAN),
-	    kf_num(ro, "achieved_flops", NAN), 1);
-	if (r->npt)
-		r->pt[0].pct = kf_num(ro, "pct_of_roof", NAN);
-	cJSON_ArrayForEach(k, kf_arr(an, "kernels")) {
-		const cJSON *kr = kf_obj(k, "roof");
-		const char *role = kf_str(k, "role");
+	cJSON_ArrayForEach(c, kf_arr(ro, "compute_peaks")) {
+		int had = r->nceil;
 
+		add_ceil(r, kf_str(c, "name") ? kf_str(c, "name") : "compute", kf_num(c, "peak", NAN));
+		if (r->nceil > had && kf_num(c, "ridge", NAN) > 0)
+			r->ceil[r->nceil - 1].ridge = kf_num(c, "ridge", NAN);
+	}
+	if (r->nceil == 0 && strcmp(r->yunit, "FLOP/s") == 0)
+		gpu_peaks(r, rec, gpus_file, 1);
+	cJSON_ArrayForEach(p, kf_arr(ro, "points")) {
+		const char *label = kf_str(p, "label");
+		char tag[48];
+		int had = r->npt;
+
+		snprintf(tag, sizeof tag, "focus%s%.8s", label && *label ? " " : "", label ? label : "");
+		add_pt(r, kf_report_kname(f), tag, kf_num(p, "intensity", NAN),
+		    kf_num(p, "performance", NAN), 1);
+		if (r->npt > had)
+			r->pt[r->npt - 1].pct = kf_num(p, "pct_of_roof", NAN);
+	}
+	cJSON_ArrayForEach(k, kf_arr(an, "kernels")) {
 		if (n-- <= 0)
 			break;
-		if (kr && !(role && strcmp(role, "focus") == 0))
-			add_pt(r, kf_report_kname(k), "", kf_num(kr, "arithmetic_intensity", NAN),
-			    kf_num(kr, "achieved_flops", NAN), 0);
+		if (!is_focus(k, f) && (p = top_point(kf_obj(k, "roof"))) != NULL)
+			add_pt(r, kf_report_kname(k), kf_str(p, "label") ? kf_str(p, "label") : "",
+			    kf_num(p, "intensity", NAN), kf_num(p, "performance", NAN), 0);
 	}
-	if (r->npt == 0 && kf_num(ro, "achieved_flops", NAN) == 0)
+	if (r->npt == 0 && cJSON_GetArraySize(kf_arr(ro, "points")) > 0 &&
+	    kf_num(cJSON_GetArrayItem(kf_arr(ro, "points"), 0), "performance", NAN) == 0)
 		r->note = "the focus kernel did no floating-point work (0 FLOP/s): "
 		    "it has no point on this roofline";
 	else if (r->npt == 0)
-		r->note = "analysis.focus.roof holds no achieved FLOP/s and arithmetic intensity";
-	return r->bw > 0 && isfinite(r->bw) && r->nceil;
+		r->note = "analysis.focus.roof holds no point with a performance and an intensity";
+	return r->nceil > 0;
 }
 
-/* ncu without roof: the GPU's roofs, no points. */
+/* No roof in the record: the GPU's roofs (share/kf/gpus.json), no points. */
 static int
 gpu_roof(struct roof *r, const cJSON *rec, const char *gpus_file)
 {
@@ -125,54 +154,6 @@ gpu_roof(struct roof *r, const cJSON *rec, const char *gpus_file)
 	r->note = "this record holds no achieved FLOP/s (analysis.focus.roof): "
 	    "the GPU's roofs only";
 	return r->bw > 0 && isfinite(r->bw) && r->nceil;
-}
-
-/* unitrace: each ALU's instructions per byte and per second. */
-static void
-alu_points(struct roof *r, const cJSON *k, int focus)
-{
-	const cJSON *a;
-
-	cJSON_ArrayForEach(a, kf_arr(k, "alus")) {
-		const char *alu = kf_str(a, "name");
-		char tag[48];
-
-		if (!focus && !(alu && kf_str(k, "bound_alu") && strcmp(alu, kf_str(k, "bound_alu")) == 0))
-			continue;
-		snprintf(tag, sizeof tag, "%s%.8s", focus ? "focus " : "", alu ? alu : "?");
-		add_pt(r, kf_report_kname(k), tag, kf_num(a, "arithmetic_intensity", NAN),
-		    kf_num(a, "inst_per_ns", NAN) * 1e9, focus);
-	}
-}
-
-static int
-alu_roof(struct roof *r, const cJSON *an, const char *gpus_file, int n)
-{
-	const cJSON *gi = kf_obj(an, "gpu"), *f = kf_report_focus(an), *k, *a;
-	const cJSON *g = kf_hw_find(kf_str(gi, "roofs"), gpus_file, NULL);
-
-	r->xunit = "inst/byte";
-	r->yunit = "inst/s";
-	r->bw = kf_num(gi, "dram_gbps", NAN) * 1e9;
-	cJSON_ArrayForEach(a, kf_arr(f, "alus")) {
-		const char *alu = kf_str(a, "name");
-		char metric[64], name[32];
-
-		if (alu == NULL || g == NULL)
-			continue;
-		snprintf(metric, sizeof metric, "XVE_INST_EXECUTED_%.8s_ALL", alu);
-		snprintf(name, sizeof name, "%.8s", alu);
-		add_ceil(r, name, kf_hw_roof(g, metric) * 1e9);
-	}
-	alu_points(r, f, 1);
-	cJSON_ArrayForEach(k, kf_arr(an, "kernels")) {
-		if (n-- <= 0)
-			break;
-		if (k != f && !(kf_str(k, "name") && kf_str(f, "name") &&
-		    strcmp(kf_str(k, "name"), kf_str(f, "name")) == 0))
-			alu_points(r, k, 0);
-	}
-	return g && r->bw > 0 && isfinite(r->bw) && r->nceil;
 }
 
 static void
@@ -330,20 +311,12 @@ void
 kf_report_roofline(struct buf *b, const cJSON *rec, const cJSON *an, const char *gpus_file,
     int n)
 {
-	const cJSON *f = kf_report_focus(an);
+	const cJSON *ro = kf_obj(kf_report_focus(an), "roof");
 	struct roof r;
-	int ok = 0;
+	int ok;
 
-	/* By what the analysis holds, not by profiler: instruction roofs per
-	 * ALU (unitrace), a FLOP roofline (ncu's raw page), or only shares of
-	 * peak, drawn against the GPU's roofs. */
 	memset(&r, 0, sizeof r);
-	if (kf_arr(f, "alus"))
-		ok = alu_roof(&r, an, gpus_file, n);
-	else if (kf_obj(f, "roof"))
-		ok = flop_roof(&r, rec, an, gpus_file, n);
-	else if (kf_obj(f, "throughput"))
-		ok = gpu_roof(&r, rec, gpus_file);
+	ok = ro ? core_roof(&r, rec, an, ro, gpus_file, n) : gpu_roof(&r, rec, gpus_file);
 	if (ok)
 		draw(b, &r);
 	else

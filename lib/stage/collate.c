@@ -1,9 +1,12 @@
-/* kf: kf-collate's merge of one job's passes into one record: the job's
- * fields once, a summary of every pass, and the profiler's "collated". */
+/* kf: the one definition of a job's passes: grouping pass records by job
+ * (any order, 1 to 1000 passes) and merging them into one record, the job's
+ * fields once, a summary of every pass, and the profiler's "collated".
+ * kf-collate is this; kf-feedback uses it for records that skipped it. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "collate.h"
+#include "map.h"
 #include "profiler.h"
 #include "record.h"
 
@@ -123,4 +126,115 @@ kf_collate_job(cJSON **recs, int n)
 		kf_set(out, "collated", collated);
 	free(good);
 	return out;
+}
+
+/* Grouping passes by job */
+
+struct job {
+	cJSON **recs;
+	int n, expected;
+	size_t cap;
+};
+
+struct kf_collator {
+	struct kf_map jobs;
+	struct kf_map_ent **rest;	/* kf_collator_rest's list */
+	size_t nrest, irest;
+};
+
+static char *
+job_key(const cJSON *rec)
+{
+	const cJSON *id = cJSON_GetObjectItemCaseSensitive(rec, "id");
+
+	if (cJSON_IsString(id))
+		return xasprintf("s%s", id->valuestring);
+	if (cJSON_IsNumber(id))
+		return xasprintf("n%.17g", id->valuedouble);
+	return NULL;
+}
+
+/* passes_total when it is sane, else the profiler's number of passes. */
+static int
+expected_passes(const cJSON *rec)
+{
+	const struct kf_profiler *p = kf_profiler_find(kf_str(rec, "profiler"));
+	double total = kf_num(rec, "passes_total", 0);
+
+	if (total >= 1 && total <= 1000)
+		return (int)total;
+	return p ? p->npasses : 1;
+}
+
+static cJSON *
+job_done(struct job *j)
+{
+	cJSON *out = kf_collate_job(j->recs, j->n);
+	int i;
+
+	for (i = 0; i < j->n; i++)
+		cJSON_Delete(j->recs[i]);
+	free(j->recs);
+	free(j);
+	return out;
+}
+
+struct kf_collator *
+kf_collator_new(void)
+{
+	return xcalloc(1, sizeof(struct kf_collator));
+}
+
+cJSON *
+kf_collator_add(struct kf_collator *c, cJSON *rec)
+{
+	char *key = job_key(rec);
+	struct kf_map_ent *e;
+	struct job *j;
+
+	if (key == NULL) {
+		if (!kf_error(rec))
+			kf_fail(rec, "bad_record", "no \"id\" field: cannot tell which job this pass "
+			    "belongs to");
+		return rec;
+	}
+	e = kf_map_slot(&c->jobs, key, NULL);
+	if (e->val == NULL) {
+		e->val = xcalloc(1, sizeof(struct job));
+		((struct job *)e->val)->expected = expected_passes(rec);
+	}
+	j = e->val;
+	KF_GROW(j->recs, j->n, j->cap, 4);
+	j->recs[j->n++] = rec;
+	if (j->n < j->expected) {
+		free(key);
+		return NULL;
+	}
+	kf_map_del(&c->jobs, key);
+	free(key);
+	return job_done(j);
+}
+
+cJSON *
+kf_collator_rest(struct kf_collator *c)
+{
+	if (c->rest == NULL)
+		c->rest = kf_map_list(&c->jobs, &c->nrest);
+	if (c->irest == c->nrest)
+		return NULL;
+	return job_done(c->rest[c->irest++]->val);
+}
+
+void
+kf_collator_free(struct kf_collator *c)
+{
+	cJSON *left;
+
+	if (c == NULL)
+		return;
+	while ((left = kf_collator_rest(c)) != NULL)
+		cJSON_Delete(left);
+	free(c->rest);
+	kf_map_free(&c->jobs);
+	free(c);
 }

@@ -1,5 +1,11 @@
-/* kf: merging the passes of one job into one record (kf-collate, and
- * kf-feedback when it is given records that were not collated). */
+/* kf: the one definition of a job's passes (kf-collate, and kf-feedback
+ * when it is given records that were not collated): pass records grouped by
+ * "id" in any order, a job merged into one record once all its passes
+ * ("passes_total", else the profiler's count) are in, the others at the
+ * end with the passes that came.
+ *
+ * Ownership: kf_collator_add takes rec; every record returned is the
+ * caller's (cJSON_Delete). */
 #ifndef KF_COLLATE_H
 #define KF_COLLATE_H
 
@@ -16,5 +22,16 @@ extern const char *const kf_collate_keep[];
  * "profiler", "passes" (each pass: name, group, status, run summary, error)
  * and "collated", or the error of its passes when none of them is good. */
 cJSON *kf_collate_job(cJSON **recs, int n);
+
+struct kf_collator;
+struct kf_collator *kf_collator_new(void);
+/* Add a pass record: the job's merged record when this was its last pass,
+ * rec itself marked bad_record when it has no "id", else NULL. */
+cJSON *kf_collator_add(struct kf_collator *c, cJSON *rec);
+/* At the end: the merged record of the next job whose passes did not all
+ * come, in the order the jobs began; NULL when none is left. */
+cJSON *kf_collator_rest(struct kf_collator *c);
+/* Frees what is left too. */
+void kf_collator_free(struct kf_collator *c);
 
 #endif

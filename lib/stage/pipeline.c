@@ -58,7 +58,7 @@ exec_stage(char *const argv[], int in, int out)
 	    (out != 1 && (dup2(out, 1) < 0 || close(out) != 0)))
 		_exit(126);
 	execvp(argv[0], argv);
-	fprintf(stderr, "%s: cannot run %s: %s\n", kf_progname, argv[0], strerror(errno));
+	kf_warn("cannot run %s:", argv[0]);
 	_exit(errno == ENOENT || errno == ENOTDIR ? 127 : 126);
 }
 

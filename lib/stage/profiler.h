@@ -36,21 +36,19 @@ struct kf_tool_opt {
 	const char *const *values;	/* NULL-terminated */
 };
 
-/* What kf-feedback --baseline compares for one profiler (lib/delta.c), in
- * its own terms: the focus kernel's time and numbers, and its findings. */
+/* What kf-feedback --baseline compares for one profiler beyond the analysis
+ * core (lib/analysis/delta.c: the focus's time_ns, the ranking, the advice,
+ * the roof), in its own terms: the focus kernel's numbers. */
 enum { KF_CMP_PCT, KF_CMP_NUM, KF_CMP_GBPS, KF_CMP_STR };
 struct kf_cmp_metric {
 	const char *path, *label;	/* in analysis.focus ("throughput/dram_pct") */
 	int kind;			/* KF_CMP_*: how a move is told from noise */
 };
 struct kf_cmp {
-	const char *time_key, *time_label;	/* the focus's time ("duration_ns") */
 	const struct kf_cmp_metric *m;		/* ends with path NULL */
 	int stalls;		/* also every "stall_*_pct" member */
-	int kernel_terms;	/* analysis.kernels[] carry time_key and the
+	int kernel_terms;	/* analysis.kernels[] carry time_ns and the
 				 * verdicts: compared per kernel too */
-	int rules;		/* findings are analysis.rules (by name), else
-				 * the focus's recommendations (by kind) */
 };
 
 struct kf_wrap_opts {
@@ -122,6 +120,10 @@ struct kf_profiler {
 	/* Fields of a pass record that are the pass's own, besides the
 	 * common ones ("unitrace_link"): kf-collate leaves them out. */
 	const char *const *pass_fields;
+	/* kf-read's hint for a run kf-run stopped: how to profile less ("ncu:
+	 * -a --launch-count -a N"), and why a long profile looks like a hang to
+	 * kf-run's inactivity limit; NULL: nothing to say. */
+	const char *less, *silent;
 	kf_wrap_fn *wrap;
 	kf_read_fn *read;
 	kf_collate_fn *collate;		/* NULL: the one pass's data as it is */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "feedback.h"
+#include "profiler.h"
 #include "record.h"
 
 /* The limit that stopped the run: run.limit_s, else the number in kf-run's
@@ -75,18 +76,20 @@ int
 kf_fail_if_stopped(cJSON *rec, const char *profiler, const char *what)
 {
 	char *why = kf_run_stopped(kf_obj(rec, "run"));
+	const struct kf_profiler *p;
+	int inactive;
 
 	if (why == NULL)
 		return 0;
 	kf_fail(rec, "stopped", "the run did not finish: %s; %s had nothing complete to "
 	    "read: %s", why, profiler, what);
+	p = kf_profiler_find(kf_str(rec, "profiler"));
+	inactive = strcmp(kf_str(kf_obj(rec, "run"), "ended_by"), "inactivity") == 0;
 	kf_fail_hint(rec, "if the program hangs, fix that first (the run's stdout and stderr "
 	    "tails are in \"run\"); if it is only slow, give kf-run a longer --timeout or "
-	    "--inactivity, or profile fewer launches (ncu: -a --launch-count -a N)%s",
-	    strcmp(kf_str(kf_obj(rec, "run"), "ended_by"), "inactivity") == 0 ?
-	    ". A profiler that writes its progress to a file (ncu with --log-file) is "
-	    "silent on the output kf-run watches while it profiles, so a long profile "
-	    "looks like a hang" : "");
+	    "--inactivity%s%s%s%s%s", p && p->less ? ", or profile less (" : "",
+	    p && p->less ? p->less : "", p && p->less ? ")" : "",
+	    p && p->silent && inactive ? ". " : "", p && p->silent && inactive ? p->silent : "");
 	free(why);
 	return 1;
 }

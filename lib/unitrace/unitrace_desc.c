@@ -29,7 +29,7 @@ static const struct kf_cmp_metric cmp_m[] = {
 	{ "slm_bank_conflict_pct", "SLM bank conflicts", KF_CMP_PCT },
 	{ NULL, NULL, 0 },
 };
-static const struct kf_cmp cmp = { "median_gpu_time_ns", "median time", cmp_m, 0, 1, 0 };
+static const struct kf_cmp cmp = { cmp_m, 0, 1 };
 
 const struct kf_profiler kf_unitrace = {
 	.name = "unitrace",

@@ -12,6 +12,7 @@
 
 #include "feedback.h"
 #include "hw.h"
+#include "analysis.h"
 #include "profiler.h"
 #include "record.h"
 #include "unitrace.h"
@@ -228,8 +229,49 @@ mix_text(struct buf *b, const struct kan *a, int i)
 	cJSON_Delete(v);
 }
 
+static const char *const alu_unit[NALU] = { "alu0", "alu1", "alu2" };
+
+/* The core's limiter and roof (analysis.h): the roofline verdict, the ALU
+ * or the memory it rests on; each ALU's instructions per byte and per
+ * second against the GPU's roofs, the ALU of the verdict first. */
+static void
+core_json(cJSON *o, const struct kan *a, const cJSON *gpu)
+{
+	double bw = kf_hw_roof(gpu, "GPU_MEMORY_BYTE_READ") * 1e9;
+	int mem = a->bound && strcmp(a->bound, "memory") == 0;
+	int bal = a->bound && strcmp(a->bound, "balanced") == 0;
+	cJSON *roof;
+	int i;
+
+	kf_core_time(o, a->shown_ns, "median time");
+	kf_core_limiter(o, a->bound, a->bound == NULL || bal ? NULL : mem ? "dram" :
+	    alu_unit[a->bound_alu], a->bound == NULL || bal ? NAN : mem ? a->gmem_pct :
+	    a->util[a->bound_alu], NULL, a->bound == NULL || bal ? NULL : mem ?
+	    "GPU_MEMORY_BYTE_READ+WRITE" : alu_metric[a->bound_alu]);
+	if (gpu == NULL || !(bw > 0) || a->bound_alu < 0)
+		return;
+	roof = cJSON_AddObjectToObject(o, "roof");
+	kf_roof_init(roof, "inst/byte", "inst/s", bw, "GPU memory");
+	if (a->bound)
+		cJSON_AddStringToObject(roof, "bound", a->bound);
+	for (i = 0; i < NALU; i++)
+		if (a->have[a->order[i]])
+			kf_roof_peak(roof, alu_name[a->order[i]],
+			    kf_hw_roof(gpu, alu_roof[a->order[i]]) * 1e9, NAN);
+	kf_roof_point(roof, alu_name[a->bound_alu], a->ai[a->bound_alu],
+	    a->rate[a->bound_alu] * 1e9, a->gmem * 1e9, NAN);
+	for (i = 0; i < NALU; i++) {
+		int j = a->order[i];
+
+		if (a->have[j] && j != a->bound_alu)
+			kf_roof_point(roof, alu_name[j], a->ai[j], a->rate[j] * 1e9, a->gmem * 1e9,
+			    NAN);
+	}
+}
+
 static cJSON *
-kernel_json(const struct kan *a, const char *segment, double share, const struct kf_rank *rank)
+kernel_json(const struct kan *a, const char *segment, double share, const struct kf_rank *rank,
+    const cJSON *gpu)
 {
 	const cJSON *k = a->k, *t = kf_obj(k, "gpu_time_ns");
 	cJSON *o = cJSON_CreateObject(), *u, *alus;
@@ -287,6 +329,7 @@ kernel_json(const struct kan *a, const char *segment, double share, const struct
 	num(o, "ve_stall_pct", a->stall);
 	num(o, "thread_occupancy_pct", a->occupancy);
 	cJSON_AddItemToObject(o, "missing", cJSON_Duplicate(a->missing, 1));
+	core_json(o, a, gpu);
 	return o;
 }
 
@@ -347,10 +390,8 @@ kernel_text(struct kf_fb *fb, const struct kan *a, double share, int focus, cons
 	int head = focus ? FB_HEAD : FB_MINOR, key = focus ? FB_KEY : FB_MINOR;
 	int adv = focus ? FB_ADVICE : FB_MINOR, det = focus ? FB_DETAIL : FB_MINOR;
 
-	buf_printf(&b, "## Kernel %s", s);
+	kf_fb_kernel(&b, s, share);
 	free(s);
-	if (!isnan(share))
-		buf_printf(&b, " (%.1f%% of the GPU time here)", share);
 	if (a->bound)
 		buf_printf(&b, "\nRoofline: %s bound. ", a->bound);
 	else
@@ -514,12 +555,12 @@ segment_heading(struct kf_fb *fb, const cJSON *seg, int no, int prio)
 	const cJSON *itt = cJSON_GetObjectItemCaseSensitive(seg, "itt_event");
 
 	if (!cJSON_IsString(itt))
-		kf_fb_add(fb, prio, "# All kernels of the run (no benchmark loop marked with '%s')",
+		kf_fb_add(fb, prio, "All kernels of the run (no benchmark loop marked with '%s'):",
 		    "ittapi::model run loop");
 	else if (strcmp(label, "default") == 0)
-		kf_fb_add(fb, prio, "# Benchmark %d: the model run loop", no);
+		kf_fb_add(fb, prio, "Benchmark %d: the model run loop", no);
 	else
-		kf_fb_add(fb, prio, "# Benchmark %d: pytest test %s", no, label);
+		kf_fb_add(fb, prio, "Benchmark %d: pytest test %s", no, label);
 }
 
 /* The shown names of every kernel of every segment, none alike (names),
@@ -628,7 +669,7 @@ unitrace_feedback(const cJSON *rec, struct kf_fb *fb)
 
 			analyse(&a, k, gpu, sampling);
 			kernel_text(fb, &a, share, is_focus, gpu, &names);
-			kj = kernel_json(&a, kf_str(seg, "label"), share, &names);
+			kj = kernel_json(&a, kf_str(seg, "label"), share, &names, gpu);
 			cJSON_AddItemToArray(akern, kj);
 			if (is_focus) {
 				cJSON *fj = cJSON_Duplicate(kj, 1);

@@ -20,7 +20,7 @@ static const struct kf_cmp_metric cmp_m[] = {
 	{ "l3_miss_pct", "L3 misses", KF_CMP_PCT },
 	{ NULL, NULL, 0 },
 };
-static const struct kf_cmp cmp = { "average_time_ns", "average time", cmp_m, 1, 1, 0 };
+static const struct kf_cmp cmp = { cmp_m, 1, 1 };
 
 const struct kf_profiler kf_vtune = {
 	.name = "vtune",

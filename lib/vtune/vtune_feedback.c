@@ -13,9 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis.h"
 #include "feedback.h"
 #include "profiler.h"
 #include "record.h"
+#include "text.h"
 #include "vtune.h"
 
 /* Kernels that are not the user's work: copies, fills, framework
@@ -236,7 +238,7 @@ runtime(const cJSON *k, const cJSON *m, struct buf *b, cJSON *a, cJSON *missing)
 	double x, y;
 	int nv = cJSON_GetArraySize(vs), from = (int)kf_num_long(k, "metrics_from_variant", 0, -1, INT_MAX), i;
 
-	buf_puts(b, "### Runtime and Occupancy:\n");
+	buf_puts(b, "Runtime and occupancy:\n");
 	if (get(m, "simd_width", &x)) {
 		buf_printf(b, "SIMD width: %.0f, ", x);
 		cJSON_AddNumberToObject(a, "simd_width", x);
@@ -353,7 +355,7 @@ xve(const cJSON *m, struct buf *b, cJSON *a, cJSON *missing)
 	size_t i, n = 0;
 	cJSON *arr;
 
-	buf_puts(b, "\n\n### XVE Utilization:\n");
+	buf_puts(b, "\n\nXVE utilisation:\n");
 	put_pct(b, a, m, "xve_active_pct", "Active", missing);
 	buf_puts(b, " | ");
 	put_pct(b, a, m, "xve_stalled_pct", "Stalled", missing);
@@ -366,7 +368,7 @@ xve(const cJSON *m, struct buf *b, cJSON *a, cJSON *missing)
 		else
 			cJSON_AddItemToArray(missing, cJSON_CreateString(st[i].key));
 	}
-	buf_puts(b, "\n\n### Stall Reasons:\n");
+	buf_puts(b, "\n\nStall reasons:\n");
 	if (n == 0) {
 		buf_puts(b, "missing from the report.");
 		return;
@@ -411,7 +413,7 @@ pipelines(const cJSON *m, struct buf *b, cJSON *a, cJSON *missing)
 		has[i] = get(m, p[i][2], &cnt[i]);
 		total += has[i] ? cnt[i] : 0;
 	}
-	buf_puts(b, "### Pipeline Utilization:");
+	buf_puts(b, "Pipeline utilisation:");
 	for (i = 0; i < 3; i++) {
 		buf_printf(b, "\n  %s: ", p[i][0]);
 		if (get(m, p[i][1], &act)) {
@@ -454,7 +456,7 @@ memory(const cJSON *m, struct buf *b, cJSON *a, cJSON *missing)
 	double rd, wr, x, y;
 	int hr = get(m, "gpu_memory_read_gbps", &rd), hw = get(m, "gpu_memory_write_gbps", &wr);
 
-	buf_puts(b, "\n\n### Memory:\nGPU memory bandwidth (VTune-sampled, approximate): ");
+	buf_puts(b, "\n\nMemory:\nGPU memory bandwidth (VTune-sampled, approximate): ");
 	if (hr || hw) {
 		if (hr) {
 			buf_printf(b, "read %.1f GB/s", rd);
@@ -515,6 +517,43 @@ memory(const cJSON *m, struct buf *b, cJSON *a, cJSON *missing)
 	}
 }
 
+/* The core's time and limiter (analysis.h) for verdict bound: the pipe it
+ * names, or the send (load/store) stalls of a memory-latency verdict. */
+static void
+core_json(cJSON *a, const cJSON *m, const char *bound)
+{
+	static const struct { const char *bound, *word, *unit, *metric; } v[] = {
+		{ "memory_latency", "latency", "lsu", "stall_send_pct" },
+		{ "compute_xmx", "compute", "xmx", "xmx_active_pct" },
+		{ "compute_alu0", "compute", "alu0", "alu0_active_pct" },
+		{ "compute_alu1", "compute", "alu1", "alu1_active_pct" },
+		{ "balanced", "balanced", NULL, NULL },
+	};
+	size_t i;
+	double pct = NAN;
+
+	kf_core_time(a, kf_num(a, "average_time_ns", NAN), "average time");
+	for (i = 0; i < sizeof v / sizeof v[0]; i++)
+		if (strcmp(bound, v[i].bound) == 0) {
+			if (v[i].metric)
+				get(m, v[i].metric, &pct);
+			kf_core_limiter(a, v[i].word, v[i].unit, pct, bound, v[i].metric);
+			return;
+		}
+	kf_core_limiter(a, NULL, NULL, NAN, bound, NULL);
+}
+
+/* The focus kernel's recommendations as the core's advice. */
+static void
+core_advice(struct kf_fb *fb, const cJSON *recs)
+{
+	const cJSON *r;
+
+	cJSON_ArrayForEach(r, recs)
+		kf_core_advice(fb, "vtune", "recommendation", kf_str(r, "kind"), NULL, NAN, NULL,
+		    kf_str(r, "text"));
+}
+
 /* The sections for one kernel; focus: the hottest one, whose parts get the
  * priorities that keep them under --max-chars. */
 static cJSON *
@@ -537,7 +576,8 @@ kernel_feedback(const cJSON *k, int focus, const char *note, const struct kf_ran
 	if (is_overhead(name))
 		cJSON_AddTrueToObject(a, "overhead");
 
-	buf_printf(&b, "## VTune Analysis: %s\n", shown);
+	kf_fb_kernel(&b, shown, NAN);
+	buf_putc(&b, '\n');
 	if (note)
 		buf_printf(&b, "%s\n", note);
 	buf_printf(&b, "The kernel is %s [%s]: %s.", bound_desc(bound), bound, why.s);
@@ -551,6 +591,7 @@ kernel_feedback(const cJSON *k, int focus, const char *note, const struct kf_ran
 	kf_fb_add_buf(fb, focus ? FB_HEAD : FB_MINOR, &b);
 
 	runtime(k, m, &b, a, missing);
+	core_json(a, m, bound);
 	xve(m, &b, a, missing);
 	kf_fb_add_buf(fb, focus ? FB_KEY : FB_MINOR, &b);
 
@@ -559,8 +600,10 @@ kernel_feedback(const cJSON *k, int focus, const char *note, const struct kf_ran
 	kf_fb_add_buf(fb, focus ? FB_DETAIL : FB_MINOR, &b);
 
 	recs = cJSON_AddArrayToObject(a, "recommendations");
-	buf_puts(&b, "### Recommendations:");
+	buf_puts(&b, "Recommendations:");
 	recommend(m, bound, &b, recs);
+	if (focus)
+		core_advice(fb, recs);
 	if (recs->child)
 		kf_fb_add_buf(fb, focus ? FB_ADVICE : FB_MINOR, &b);
 	buf_free(&b);
@@ -576,13 +619,19 @@ kernel_feedback(const cJSON *k, int focus, const char *note, const struct kf_ran
 
 /* After the focus kernel: the verdict in the analysis, then the ranking. */
 static void
-focus_done(struct kf_fb *fb, const cJSON *akernels, const struct kf_rank *rank)
+focus_done(struct kf_fb *fb, const cJSON *akernels, const struct kf_rank *rank,
+    enum kf_focus_how how, const char *why)
 {
 	const cJSON *a = cJSON_GetArrayItem(akernels, 0);
+	cJSON *f = cJSON_Duplicate(a, 1);
 	struct buf b = {0};
 
 	kf_set_str(fb->analysis, "dominant_kernel", kf_str(a, "name"));
 	kf_set_str(fb->analysis, "bound", kf_str(a, "bound"));
+	kf_set_str(f, "reason", kf_focus_how_name(how));
+	if (why && kf_startswith(why, "Why this kernel: "))
+		kf_set_str(f, "why", why + strlen("Why this kernel: "));
+	kf_set(fb->analysis, "focus", f);
 	kf_rank_machinery_text(rank, &b);
 	if (b.len)
 		kf_fb_add_buf(fb, FB_KEY, &b);
@@ -597,7 +646,7 @@ focus_done(struct kf_fb *fb, const cJSON *akernels, const struct kf_rank *rank)
  * the most time; why: the line that says why (empty with one kernel). */
 static const cJSON *
 pick_user(const struct kf_fb *fb, const struct kf_rank *rank, const cJSON *ks,
-    struct buf *why)
+    struct buf *why, enum kf_focus_how *howp)
 {
 	const struct kf_rank_ent *e, *fe;
 	enum kf_focus_how how;
@@ -606,6 +655,7 @@ pick_user(const struct kf_fb *fb, const struct kf_rank *rank, const cJSON *ks,
 	struct buf tmp = {0};
 
 	e = kf_fb_pick_totals(fb, rank, &how, &matches, &tmp);
+	*howp = how;
 	cJSON_ArrayForEach(k, ks) {
 		const char *name = kf_str(k, "name");
 
@@ -616,6 +666,8 @@ pick_user(const struct kf_fb *fb, const struct kf_rank *rank, const cJSON *ks,
 		if (named == NULL && e && how == KF_FOCUS_NAMED && strcmp(name, e->name) == 0)
 			named = k;
 	}
+	if (named == NULL && how == KF_FOCUS_NAMED)
+		*howp = KF_FOCUS_UNMATCHED;
 	if (rank->n < 2) {
 		buf_free(&tmp);
 		return named ? named : first;
@@ -686,10 +738,11 @@ vtune_feedback(const cJSON *rec, struct kf_fb *fb)
 	/* The focus: the user kernel --focus picks (by default the one with
 	 * the most time), then the others, sorted by total time (vtune_read). */
 	if (users > 0) {
-		const cJSON *fk = pick_user(fb, &rank, ks, &why);
+		enum kf_focus_how how;
+		const cJSON *fk = pick_user(fb, &rank, ks, &why, &how);
 
 		cJSON_AddItemToArray(akernels, kernel_feedback(fk, 1, why.s, &rank, fb));
-		focus_done(fb, akernels, &rank);
+		focus_done(fb, akernels, &rank, how, why.s);
 		cJSON_ArrayForEach(k, ks) {
 			const char *name = kf_str(k, "name");
 
@@ -704,7 +757,7 @@ vtune_feedback(const cJSON *rec, struct kf_fb *fb)
 		    "kernel of your own; this is the hottest of them, %s.", s);
 
 		cJSON_AddItemToArray(akernels, kernel_feedback(hottest, 1, note, &rank, fb));
-		focus_done(fb, akernels, &rank);
+		focus_done(fb, akernels, &rank, KF_FOCUS_TIME, NULL);
 		free(note);
 		free(s);
 	}

@@ -1,0 +1,89 @@
+#!/usr/bin/env bats
+# The analysis core (kf(7), "The analysis core"): the fields every
+# profiler's feedback fills the same way, each checked against the
+# profiler's own field it comes from, on real captures of all three.
+
+load helper
+
+EX="$TOP/examples/h200"
+B580='{"gpu_name":"Intel(R) Arc(TM) B580 Graphics"}'
+
+setup() {
+	T="$BATS_TEST_TMPDIR"
+}
+
+ncu_fb() {
+	replay "$1" ncu "$EX/$1/ncu.000" | kf-read | kf-collate | kf-feedback "${@:2}"
+}
+
+ut_fb() {
+	ut_replay "$1" "$FIX/unitrace/$1" "$B580" | kf-read 2>/dev/null | kf-collate | kf-feedback
+}
+
+vt_fb() {
+	replay "$1" vtune "$FIX/vtune/$1" vtune.000 | kf-read | kf-collate | kf-feedback
+}
+
+# The core's focus fields, the same keys for every profiler.
+core_keys='.analysis.focus | [has("name"), has("short_name"), has("total_ns"), has("launches"),
+	has("share_pct"), has("reason"), has("time_ns"), has("time_label"), has("limiter")]'
+
+@test "ncu: time_ns is the focus launch's duration_ns, advice is analysis.rules, the share from the ranking" {
+	ncu_fb sgemm_naive >"$T/n.json"
+	run jq -c "$core_keys" "$T/n.json"
+	assert_output '[true,true,true,true,true,true,true,true,true]'
+	run jq -c '.analysis | [.focus.time_ns == .focus.duration_ns, .focus.time_label,
+		.focus.share_pct == .ranking.kernels[0].share_pct, .focus.total_ns == .ranking.kernels[0].total_ns,
+		([.advice[] | [.source, .kind, .name, .type, .speedup_pct, .text]] ==
+		 [.rules[] | ["ncu", "rule", .name, .type, .speedup, .description]]),
+		(.kernels[0].time_ns == .kernels[0].duration_ns)]' "$T/n.json"
+	assert_output '[true,"duration",true,true,true,true]'
+}
+
+@test "ncu: the limiter is the Speed Of Light throughput closest to its peak, no verdict without a roofline" {
+	ncu_fb sgemm_naive >"$T/n.json"
+	run jq -c '.analysis.focus | [.limiter.bound, .limiter.unit, .limiter.pct == .throughput.l1tex_pct,
+		([.throughput | to_entries[] | select(.key != "memory_pct") | .value] | max) == .limiter.pct]' "$T/n.json"
+	assert_output '[null,"l1",true,true]'
+}
+
+@test "ncu with the raw page: the roof's first point is the roofline's own numbers" {
+	jq -c '.analysis.focus.roof | [.x_unit, .y_unit, .memory_peak == .peak_dram_bytes_per_s,
+		.compute_peaks[0].name == .precision, .compute_peaks[0].peak == .peak_flops,
+		.compute_peaks[0].ridge == .ridge, .points[0].intensity == .arithmetic_intensity,
+		.points[0].performance == .achieved_flops, .points[0].pct_of_roof == .pct_of_roof,
+		.points[0].bytes_per_s == .dram_bytes_per_s]' "$FIX/report/roof-sgemm_naive.json" >"$T/r"
+	[ "$(cat "$T/r")" = '["FLOP/byte","FLOP/s",true,true,true,true,true,true,true,true]' ]
+	[ "$(jq -c '.analysis.focus.limiter | [.bound, .unit]' "$FIX/report/roof-sgemm_naive.json")" = '["compute","l1"]' ]
+}
+
+@test "unitrace: time_ns is the median, the limiter the roofline verdict and its ALU, the roof each ALU" {
+	ut_fb bmg-gemm-xmx >"$T/u.json"
+	run jq -c "$core_keys" "$T/u.json"
+	assert_output '[true,true,true,true,true,true,true,true,true]'
+	run jq -c '.analysis.focus | [.time_ns == .median_gpu_time_ns, .time_label, .limiter.bound,
+		.limiter.unit, .limiter.pct == (.alus[] | select(.name == "ALU2") | .util_pct),
+		(.roof.points | map(.label)), .roof.points[0].intensity == .arithmetic_intensity,
+		.roof.memory_peak]' "$T/u.json"
+	assert_output '[true,"median time","compute","alu2",true,["ALU2","ALU1","ALU0"],true,456000000000]'
+	[ "$(jq -c '.analysis.advice' "$T/u.json")" = '[]' ]
+}
+
+@test "vtune: a focus like the others, time_ns the average, advice the focus kernel's recommendations" {
+	vt_fb sycl-gemm-xmx >"$T/v.json"
+	run jq -c "$core_keys" "$T/v.json"
+	assert_output '[true,true,true,true,true,true,true,true,true]'
+	run jq -c '.analysis | [.focus.name == .kernels[0].name, .focus.time_ns == .kernels[0].average_time_ns,
+		.focus.time_label, .focus.limiter.verdict == .bound, .focus.limiter.bound, .focus.limiter.unit,
+		.focus.limiter.pct == .kernels[0].xmx_active_pct,
+		([.advice[] | [.source, .kind, .name, .text]] ==
+		 [.kernels[0].recommendations[] | ["vtune", "recommendation", .kind, .text]]),
+		.focus.share_pct == .ranking.kernels[0].share_pct, .focus.reason]' "$T/v.json"
+	assert_output '[true,true,"average time",true,"compute","xmx",true,true,true,"most_time"]'
+}
+
+@test "a failed run has no focus, and so no core fields to guess from" {
+	jq -cn '{id:"x", profiler:"ncu", error:{stage:"kf-run", kind:"program_not_found", message:"no"}}' |
+		kf-feedback >"$T/f.json" || true
+	[ "$(jq -c '.analysis | [.status, has("focus"), has("advice")]' "$T/f.json")" = '["failed",false,false]' ]
+}
