@@ -78,7 +78,8 @@ unitrace_final() {
 	ns=$(jq '.analysis.focus.duration_ns' "$R/copy.json")
 	[ "$ns" = 131680 ]
 	grep -qF '<td class="time num">131.7 µs</td>' "$T/dom"
-	grep -qF '<dd class="focus-time">131.7 µs</dd>' "$T/dom"
+	[ "$(jq -r '.analysis.focus | "\(.time_ns) \(.time_label)"' "$R/copy.json")" = "131680 duration" ]
+	grep -qF '<dd class="focus-time">131.7 µs (duration)</dd>' "$T/dom"
 	total=$(jq '.analysis.ranking.kernels[0].total_ns' "$R/copy.json")
 	[ "$total" = 263232 ]
 	figure time <"$T/dom" | grep -qF '>263.2 µs · 100.0%</text>'
@@ -181,7 +182,7 @@ unitrace_final() {
 	else
 		grep -qF "<td class=\"finding\"><b>$kind" "$T/dom"
 	fi
-	grep -qF "<td class=\"bound\">$(jq -r .analysis.bound "$T/in.json")</td>" "$T/dom"
+	grep -qF "<td class=\"bound\">$(jq -r .analysis.focus.limiter.bound "$T/in.json")</td>" "$T/dom"
 }
 
 @test "before and after: analysis.delta's speedup in the index, both times drawn" {
@@ -355,7 +356,8 @@ unitrace_final() {
 	grep -qF ">memory $(awk -v b="$bw" 'BEGIN { printf "%.4g", b / 1e12 }') TB/s</text>" "$T/roof"
 	[ "$(count '<circle class="pt focus"' <"$T/roof")" -eq 1 ]
 	grep -qF '<td class="bound">compute</td>' "$T/dom"
-	grep -qF '<dd class="limiter">L1 at 99.4% of its peak</dd>' "$T/dom"
+	[ "$(jq -c '.analysis.focus.limiter | [.unit, .pct, .metric]' "$f")" = '["l1",99.443494,"roof.limiter_pct"]' ]
+	grep -qF '<dd class="limiter" title="roof.limiter_pct">L1 at 99.4% of its peak</dd>' "$T/dom"
 }
 
 @test "real roof without FLOPs (transpose_naive): no point, and why; the hot lines with their main stall" {
@@ -412,9 +414,9 @@ unitrace_final() {
 	kf-report "$T/in.json" >"$T/r.html"
 	dom "$T/r.html" >"$T/dom"
 	grep -qF '<th>first finding</th></tr>' "$T/dom"
-	grep -qF '<td class="finding"><b>uncoalesced global (l2)</b><br><span class="impact"><span title="/home/u/src/copy.cu">copy.cu</span>:12 · 33.9% of the time</span><br><span class="what" title="Stores of line 12 touch 4.0 sectors per request where 1 would do.">Stores of line 12 touch 4.0 sectors per request where 1 would do.</span></td>' "$T/dom"
+	grep -qF '<td class="finding"><b>uncoalesced global (L2)</b><br><span class="impact"><span title="/home/u/src/copy.cu">copy.cu</span>:12 · 33.9% of the time</span><br><span class="what" title="Stores of line 12 touch 4.0 sectors per request where 1 would do.">Stores of line 12 touch 4.0 sectors per request where 1 would do.</span></td>' "$T/dom"
 	[ "$(perl -ne 'print $1 if m{<ol class="diagnosis">(.*?)</ol>}' "$T/dom" | grep -o '<li>' | wc -l)" -eq 3 ]
-	grep -qF '<li><b>memory bound (dram)</b>: DRAM at 81.1% of its peak.</li>' "$T/dom"
+	grep -qF '<li><b>memory bound (DRAM)</b>: DRAM at 81.1% of its peak.</li>' "$T/dom"
 	grep -qF '<span class="fix"><b>Fix:</b> Write through shared memory.</span>' "$T/dom"
 	# no rule of the profiler in its place
 	! grep -qF 'MemoryL2Compression</td>' "$T/dom"

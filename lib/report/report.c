@@ -1,10 +1,12 @@
 /* kf: kf-report's page: the index of jobs, each job's section, the styles. */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis.h"
 #include "html.h"
 #include "record.h"
 #include "report.h"
@@ -102,28 +104,40 @@ kf_report_kname(const cJSON *k)
 	return s ? s : kf_str(k, "name");
 }
 
-/* The focus kernel's time per launch: ncu's duration, unitrace's median,
- * VTune's average. */
+/* The focus kernel's time per launch as its profiler measures it (the
+ * analysis core's time_ns: ncu's duration, unitrace's median, VTune's
+ * average). */
 static double
 focus_ns(const cJSON *f)
 {
-	static const char *const keys[] = { "duration_ns", "median_gpu_time_ns", "average_time_ns" };
-	size_t i;
-
-	for (i = 0; i < sizeof keys / sizeof *keys; i++)
-		if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(f, keys[i])))
-			return kf_num(f, keys[i], NAN);
-	return NAN;
+	return kf_num(f, "time_ns", NAN);
 }
 
+/* The core's verdict (compute, memory, latency, balanced), else the side
+ * of the ridge its roof puts the kernel on. */
 static const char *
-bound_of(const cJSON *an, const cJSON *f)
+bound_of(const cJSON *f)
 {
-	const char *s = kf_str(kf_obj(f, "roof"), "bound");
+	const char *s = kf_str(kf_obj(f, "limiter"), "bound");
 
-	if (s == NULL)
-		s = kf_str(f, "bound");
-	return s ? s : kf_str(an, "bound");
+	return s ? s : kf_str(kf_obj(f, "roof"), "bound");
+}
+
+/* A pipe or memory level as people write it: "L2", "DRAM", "FMA" (short
+ * names in capitals), "tensor", "shared". */
+static void
+put_unit(struct buf *b, const char *u)
+{
+	char up[8];
+	size_t i, n = strlen(u);
+
+	if (n > 4) {
+		html_text(b, u);
+		return;
+	}
+	for (i = 0; i <= n; i++)
+		up[i] = (char)toupper((unsigned char)u[i]);
+	html_text(b, up);
 }
 
 /* The diagnosis's first finding (analysis.diagnosis[0]): what limits the
@@ -146,7 +160,7 @@ put_kind(struct buf *b, const cJSON *x)
 		buf_putc(b, *k == '_' ? ' ' : *k);
 	if (u) {
 		buf_puts(b, " (");
-		html_text(b, u);
+		put_unit(b, u);
 		buf_puts(b, ")");
 	}
 }
@@ -287,7 +301,7 @@ index_row(struct kf_report *r, struct buf *b, const cJSON *rec, const cJSON *an,
 	if (isfinite(focus_ns(f)))
 		html_ns(b, focus_ns(f));
 	buf_puts(b, "</td>");
-	td_text(b, "bound", bound_of(an, f), 0);
+	td_text(b, "bound", bound_of(f), 0);
 	finding_cell(b, first_finding(an));
 }
 
@@ -319,16 +333,23 @@ dl_item(struct buf *b, const char *term, const char *text)
 	buf_puts(b, "</dd>");
 }
 
-/* The roof's limiting level: the memory or unit closest to its peak. */
+/* The core's limiter: the pipe or memory level closest to its peak, and
+ * where that share came from. */
 static void
-limiter(struct buf *b, const cJSON *roof)
+limiter(struct buf *b, const cJSON *lim)
 {
-	double pct = kf_num(roof, "limiter_pct", NAN);
+	double pct = kf_num(lim, "pct", NAN);
 
-	if (kf_str(roof, "limiter") == NULL)
+	if (kf_str(lim, "unit") == NULL)
 		return;
-	buf_puts(b, "<dt>Limit</dt><dd class=\"limiter\">");
-	html_text(b, kf_str(roof, "limiter"));
+	buf_puts(b, "<dt>Limit</dt><dd class=\"limiter\"");
+	if (kf_str(lim, "metric")) {
+		buf_puts(b, " title=\"");
+		html_text(b, kf_str(lim, "metric"));
+		buf_puts(b, "\"");
+	}
+	buf_puts(b, ">");
+	put_unit(b, kf_str(lim, "unit"));
 	if (isfinite(pct)) {
 		buf_puts(b, " at ");
 		html_pct(b, pct);
@@ -352,41 +373,46 @@ job_summary(struct buf *b, const cJSON *rec, const cJSON *an, const cJSON *f)
 	if (isfinite(focus_ns(f))) {
 		buf_puts(b, "<dt>Time per launch</dt><dd class=\"focus-time\">");
 		html_ns(b, focus_ns(f));
+		if (kf_str(f, "time_label")) {
+			buf_puts(b, " (");
+			html_text(b, kf_str(f, "time_label"));
+			buf_puts(b, ")");
+		}
 		buf_puts(b, "</dd>");
 	}
-	dl_item(b, "Bound", bound_of(an, f));
-	limiter(b, kf_obj(f, "roof"));
+	dl_item(b, "Bound", bound_of(f));
+	limiter(b, kf_obj(f, "limiter"));
 	buf_puts(b, "</dl>\n");
 }
 
+/* The profiler's own advice (analysis.advice: ncu's rules, VTune's
+ * recommendations), the first max, with their estimated speedups. */
 static void
-rules_table(struct buf *b, const cJSON *an, const cJSON *f, int max)
+advice_table(struct buf *b, const cJSON *an, int max)
 {
-	const cJSON *rules = kf_arr(an, "rules"), *x;
+	const cJSON *adv = kf_arr(an, "advice"), *x;
+	const char *word = kf_core_advice_word(adv);
 	int i = 0;
 
-	if (rules == NULL || rules->child == NULL) {
-		rules = kf_arr(f, "recommendations");
-		if (rules == NULL || rules->child == NULL || max == 0)
-			return;
-	}
-	buf_puts(b, "<h3>Top rules</h3><table class=\"rules\"><thead><tr><th>rule</th>"
-	    "<th class=\"num\">est. speedup</th><th>what it says</th></tr></thead><tbody>\n");
-	cJSON_ArrayForEach(x, rules) {
-		double s = kf_num(x, "speedup", NAN);
+	if (adv == NULL || adv->child == NULL || max == 0)
+		return;
+	buf_printf(b, "<h3>The profiler's %s</h3><table class=\"advice\"><thead><tr>"
+	    "<th>%s</th><th class=\"num\">est. speedup</th><th>what it says</th></tr></thead>"
+	    "<tbody>\n", word, kf_str(adv->child, "kind") ? kf_str(adv->child, "kind") : "name");
+	cJSON_ArrayForEach(x, adv) {
+		double sp = kf_num(x, "speedup_pct", NAN);
 
 		if (i++ == max)
 			break;
 		buf_puts(b, "<tr>");
-		td_text(b, "name", kf_str(x, "name") ? kf_str(x, "name") : kf_str(x, "kind"), 0);
+		td_text(b, "name", kf_str(x, "name"), 0);
 		buf_puts(b, "<td class=\"num\">");
-		if (isfinite(s)) {
-			buf_printf(b, "%.3g%% ", s);
+		if (isfinite(sp)) {
+			buf_printf(b, "%.3g%% ", sp);
 			html_text(b, kf_str(x, "speedup_type"));
 		}
 		buf_puts(b, "</td>");
-		td_text(b, "text", kf_str(x, "description") ? kf_str(x, "description") :
-		    kf_str(x, "text"), 0);
+		td_text(b, "text", kf_str(x, "text"), 0);
 		buf_puts(b, "</tr>\n");
 	}
 	buf_puts(b, "</tbody></table>\n");
@@ -474,7 +500,7 @@ job_section(struct kf_report *r, const cJSON *rec, const cJSON *an, const cJSON 
 	kf_report_stalls(b, f);
 	buf_puts(b, "</div>\n");
 	kf_report_launch(b, f);
-	rules_table(b, an, f, r->o.rules);
+	advice_table(b, an, r->o.rules);
 	kf_report_lines(b, f, r->o.lines);
 	kf_report_delta_details(b, an, r->o.top);
 	buf_puts(b, "</section>\n");
