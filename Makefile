@@ -3,6 +3,8 @@
 #   make demo     install what is missing (as root), build, replay real profiles
 #   make check    the whole test suite (SAN=1: under ASan and UBSan)
 #   make bench    speed and memory of every stage
+#   make examples every recorded example made again from its recorded
+#                 profiler output (examples/regen.sh), and its screenshot
 #   make fuzz     libFuzzer targets, FUZZ_SECONDS each
 
 VERSION = 0.1.0
@@ -137,6 +139,13 @@ demo: deps-build
 bench: all
 	@sh tests/bench/run
 
+# Chromium draws examples/report.html into report.png where it is installed.
+CHROMIUM = $(shell command -v chromium chromium-browser 2>/dev/null | head -n 1)
+examples: all
+	@sh examples/regen.sh
+	@$(if $(CHROMIUM),sh mk/screenshot.sh '$(CHROMIUM)' examples/report.html examples/report.png,\
+		echo 'make examples: no chromium: examples/report.png left as it was')
+
 fuzz: deps-check
 	@$(MAKE) --no-print-directory -f fuzz/fuzz.mk FUZZ_SECONDS=$(FUZZ_SECONDS)
 
@@ -169,5 +178,5 @@ uninstall:
 clean:
 	rm -rf build $(PROGS:%=bin/%) tests/tmp $(TRACER)
 
-.PHONY: all tracer check demo bench fuzz install uninstall clean deps-build deps-check lint-man
+.PHONY: all tracer check demo bench examples fuzz install uninstall clean deps-build deps-check lint-man
 .SUFFIXES:

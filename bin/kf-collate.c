@@ -29,12 +29,17 @@ int
 main(int argc, char **argv)
 {
 	static const struct option longopts[] = { KF_OPT_COMMON };
+	static const struct kf_optarg files[] = {
+		{ "FILE", KF_ARG_FILE, NULL, NULL },
+		{ NULL, 0, NULL, NULL }
+	};
 	struct kf_collator *c = kf_collator_new();
 	struct kf_in *in;
 	cJSON *rec;
 
 	kf_init(argv[0]);
 	kf_opt_init(usage, help);
+	kf_opt_complete(files, NULL);
 	while (kf_getopt(argc, argv, "u", longopts) != -1)
 		kf_usage();
 	in = kf_in_open(argc - optind, argv + optind);

@@ -5,6 +5,7 @@
 
 #include "analysis.h"
 #include "collate.h"
+#include "complete.h"
 #include "delta.h"
 #include "feedback.h"
 #include "hw.h"
@@ -14,14 +15,14 @@
 #include "record.h"
 
 static const char usage[] =
-	"[-tu] [--max-chars N] [--top N] [--rules N] [--focus WHICH] [--gpu NAME]\n"
+	"[-tu] [--max-chars N] [--ranking N] [--rules N] [--focus WHICH] [--gpu NAME]\n"
 	"[--gpus-file FILE] [--no-collated] [--baseline FILE [--noise PCT]] [FILE ...]";
 static const char help[] =
 	"Adds \"feedback\" (text for a prompt) and \"analysis\" (the same findings as\n"
 	"data) to each collated record.\n"
 	"  -t, --text           print only the feedback texts, one block per id\n"
 	"  -n, --max-chars N    keep the most important parts within N characters\n"
-	"      --top N          kernels named in rankings (default 5)\n"
+	"      --ranking N      kernels named in rankings (default 5)\n"
 	"      --rules N        optimisation rules listed (default 5)\n"
 	"      --focus WHICH    the kernel the details are about: time (default: the\n"
 	"                       kernel with the most GPU time), longest (the longest\n"
@@ -181,12 +182,13 @@ check_gpu_options(const struct kf_fb_opts *opt)
 int
 main(int argc, char **argv)
 {
-	enum { O_TOP = 1, O_RULES, O_GPU, O_GPUS_FILE, O_NO_COLLATED, O_BASELINE, O_NOISE,
-		O_FOCUS };
+	enum { O_RANKING = 1, O_TOP, O_RULES, O_GPU, O_GPUS_FILE, O_NO_COLLATED, O_BASELINE,
+		O_NOISE, O_FOCUS };
 	static const struct option longopts[] = {
 		{ "text", no_argument, NULL, 't' },
 		{ "max-chars", required_argument, NULL, 'n' },
-		{ "top", required_argument, NULL, O_TOP },
+		{ "ranking", required_argument, NULL, O_RANKING },
+		{ "top", required_argument, NULL, O_TOP },	/* deprecated: --ranking */
 		{ "rules", required_argument, NULL, O_RULES },
 		{ "gpu", required_argument, NULL, O_GPU },
 		{ "gpus-file", required_argument, NULL, O_GPUS_FILE },
@@ -195,6 +197,16 @@ main(int argc, char **argv)
 		{ "noise", required_argument, NULL, O_NOISE },
 		{ "focus", required_argument, NULL, O_FOCUS },
 		KF_OPT_COMMON
+	};
+	static const char *const focus[] = { "time", "longest", NULL };
+	static const struct kf_optarg args[] = {
+		{ "gpu", KF_ARG_WORDS, NULL, kf_say_gpus },
+		{ "gpus-file", KF_ARG_FILE, NULL, NULL },
+		{ "baseline", KF_ARG_FILE, NULL, NULL },
+		{ "focus", KF_ARG_WORDS, focus, NULL },
+		{ "top", KF_ARG_HIDDEN, NULL, NULL },
+		{ "FILE", KF_ARG_FILE, NULL, NULL },
+		{ NULL, 0, NULL, NULL }
 	};
 	struct kf_fb_opts opt = { .top = 5, .max_rules = 5 };
 	int c, text_only = 0;
@@ -207,11 +219,18 @@ main(int argc, char **argv)
 
 	kf_init(argv[0]);
 	kf_opt_init(usage, help);
+	kf_opt_complete(args, NULL);
 	while ((c = kf_getopt(argc, argv, "tn:u", longopts)) != -1) {
 		switch (c) {
 		case 't': text_only = 1; break;
 		case 'n': opt.max_chars = (size_t)kf_opt_long(optarg, "--max-chars", 1, 100000000); break;
-		case O_TOP: opt.top = (int)kf_opt_long(optarg, "--top", 1, 1000000); break;
+		case O_TOP:
+			kf_opt_deprecated("--top", "--ranking");
+			/* fall through */
+		case O_RANKING:
+			opt.top = (int)kf_opt_long(optarg, c == O_TOP ? "--top" : "--ranking", 1,
+			    1000000);
+			break;
 		case O_RULES: opt.max_rules = (int)kf_opt_long(optarg, "--rules", 1, 1000000); break;
 		case O_GPU: opt.gpu = optarg; break;
 		case O_GPUS_FILE: opt.gpus_file = optarg; break;

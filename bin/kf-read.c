@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "complete.h"
 #include "opt.h"
 #include "profiler.h"
 #include "record.h"
@@ -82,6 +83,11 @@ main(int argc, char **argv)
 		{ "launch-ids", no_argument, NULL, O_LAUNCH_IDS },
 		KF_OPT_COMMON
 	};
+	static const struct kf_optarg args[] = {
+		{ "profiler", KF_ARG_WORDS, NULL, kf_say_profilers },
+		{ "FILE", KF_ARG_FILE, NULL, NULL },
+		{ NULL, 0, NULL, NULL }
+	};
 	struct kf_in *in;
 	cJSON *rec;
 	const struct kf_profiler *p = NULL;
@@ -90,6 +96,7 @@ main(int argc, char **argv)
 
 	kf_init(argv[0]);
 	kf_opt_init(usage, help);
+	kf_opt_complete(args, NULL);
 	while ((c = kf_getopt(argc, argv, "u", longopts)) != -1) {
 		switch (c) {
 		case O_SELECT:

@@ -11,13 +11,13 @@
 #include "report.h"
 
 static const char usage[] =
-	"[-u] [-T TITLE] [--top N] [--rules N] [--lines N] [--gpus-file FILE] [FILE ...]";
+	"[-u] [-T TITLE] [--ranking N] [--rules N] [--lines N] [--gpus-file FILE] [FILE ...]";
 static const char help[] =
 	"Writes one HTML page (inline CSS and SVG, no script) for the final records\n"
 	"that kf-feedback wrote: an index of the jobs and, per job, GPU time by\n"
 	"kernel, the roofline, the top rules, the hot source lines, before and after.\n"
 	"  -T, --title TITLE    the page's title (default \"kf report\")\n"
-	"      --top N          kernels in a job's charts, the rest summed (default 10)\n"
+	"      --ranking N      kernels in a job's charts, the rest summed (default 10)\n"
 	"      --rules N        optimisation rules listed per job (default 5)\n"
 	"      --lines N        hot source lines listed per job (default 10)\n"
 	"      --gpus-file FILE more GPUs for the roofs (JSON, as share/kf/gpus.json)\n"
@@ -42,14 +42,21 @@ check_gpus_file(const char *path)
 int
 main(int argc, char **argv)
 {
-	enum { O_TOP = 1, O_RULES, O_LINES, O_GPUS_FILE };
+	enum { O_RANKING = 1, O_TOP, O_RULES, O_LINES, O_GPUS_FILE };
 	static const struct option longopts[] = {
 		{ "title", required_argument, NULL, 'T' },
-		{ "top", required_argument, NULL, O_TOP },
+		{ "ranking", required_argument, NULL, O_RANKING },
+		{ "top", required_argument, NULL, O_TOP },	/* deprecated: --ranking */
 		{ "rules", required_argument, NULL, O_RULES },
 		{ "lines", required_argument, NULL, O_LINES },
 		{ "gpus-file", required_argument, NULL, O_GPUS_FILE },
 		KF_OPT_COMMON
+	};
+	static const struct kf_optarg args[] = {
+		{ "gpus-file", KF_ARG_FILE, NULL, NULL },
+		{ "top", KF_ARG_HIDDEN, NULL, NULL },
+		{ "FILE", KF_ARG_FILE, NULL, NULL },
+		{ NULL, 0, NULL, NULL }
 	};
 	struct kf_report_opts o = { "kf report", 10, 5, 10, NULL };
 	struct kf_report *r;
@@ -59,11 +66,17 @@ main(int argc, char **argv)
 
 	kf_init(argv[0]);
 	kf_opt_init(usage, help);
+	kf_opt_complete(args, NULL);
 	while ((c = kf_getopt(argc, argv, "T:u", longopts)) != -1) {
 		switch (c) {
 		case 'T': o.title = optarg; break;
 		case 'u': break;
-		case O_TOP: o.top = (int)kf_opt_long(optarg, "--top", 1, 1000); break;
+		case O_TOP:
+			kf_opt_deprecated("--top", "--ranking");
+			/* fall through */
+		case O_RANKING:
+			o.top = (int)kf_opt_long(optarg, c == O_TOP ? "--top" : "--ranking", 1, 1000);
+			break;
 		case O_RULES: o.rules = (int)kf_opt_long(optarg, "--rules", 0, 1000); break;
 		case O_LINES: o.lines = (int)kf_opt_long(optarg, "--lines", 0, 1000); break;
 		case O_GPUS_FILE: o.gpus_file = optarg; break;

@@ -619,9 +619,14 @@ parse_gpus(const char *arg)
 static void
 options(int argc, char **argv)
 {
+	static const struct kf_optarg files[] = {
+		{ "FILE", KF_ARG_FILE, NULL, NULL },
+		{ NULL, 0, NULL, NULL }
+	};
 	int c;
 
 	kf_opt_init(usage, help);
+	kf_opt_complete(files, NULL);
 	while ((c = kf_getopt(argc, argv, "+i:j:kqt:u", longopts)) != -1) {
 		switch (c) {
 		case 't':

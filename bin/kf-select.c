@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "complete.h"
 #include "opt.h"
 #include "profiler.h"
 #include "record.h"
@@ -152,12 +153,19 @@ main(int argc, char **argv)
 		{ "list-arch", no_argument, NULL, O_LIST_ARCH },
 		KF_OPT_COMMON
 	};
+	static const struct kf_optarg args[] = {
+		{ "profiler", KF_ARG_WORDS, NULL, kf_say_profilers },
+		{ "arch", KF_ARG_WORDS, NULL, kf_say_archs },
+		{ "FILE", KF_ARG_FILE, NULL, NULL },
+		{ NULL, 0, NULL, NULL }
+	};
 	struct kf_in *in;
 	cJSON *rec;
 	int c;
 
 	kf_init(argv[0]);
 	kf_opt_init(usage, help);
+	kf_opt_complete(args, NULL);
 	while ((c = kf_getopt(argc, argv, "u", longopts)) != -1) {
 		switch (c) {
 		case O_PROFILER:

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "complete.h"
 #include "opt.h"
 #include "profiler.h"
 #include "record.h"
@@ -399,6 +400,36 @@ help_wrap(struct buf *b, const char *text, int col, int width)
 	buf_putc(b, '\n');
 }
 
+static const struct kf_optarg complete_args[] = {
+	{ "output-dir", KF_ARG_DIR, NULL, NULL },
+	{ "tool", KF_ARG_COMMAND, NULL, NULL },
+	{ "language", KF_ARG_WORDS, NULL, kf_say_languages },
+	{ "PROFILER", KF_ARG_WORDS, NULL, kf_say_profilers },
+	{ "FILE", KF_ARG_FILE, NULL, NULL },
+	{ NULL, 0, NULL, NULL }
+};
+
+/* After PROFILER: kf-wrap's own options (own_option), then the profiler's. */
+static void
+complete_more(void)
+{
+	const struct option *o;
+	char *name;
+
+	for (o = base_opts; o->name; o++) {
+		if (o->val == KF_OPT_COMPLETE)
+			continue;
+		name = xasprintf("--%s", o->name);
+		kf_complete_option("+", name, o->has_arg, complete_args);
+		free(name);
+	}
+	kf_complete_line("+", "-o", KF_ARG_DIR, NULL);
+	kf_complete_line("+", "-a", KF_ARG_VALUE, NULL);
+	kf_complete_line("+", "-u", 0, NULL);
+	kf_complete_line("+", "-h", 0, NULL);
+	kf_complete_profilers();
+}
+
 /* The profilers' options into popts, longopts and the help text. */
 static void
 profiler_options(void)
@@ -437,6 +468,7 @@ profiler_options(void)
 		free(lhs);
 	}
 	kf_opt_init(usage, buf_take(&h));
+	kf_opt_complete(complete_args, complete_more);
 }
 
 /* A profiler option given: checked, kept for the wrap functions. */

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "complete.h"
 #include "opt.h"
 #include "pipeline.h"
 #include "profiler.h"
@@ -22,21 +23,21 @@ static const char help[] =
 	"      --no-collated    --json: leave the collated data out of the record\n"
 	"      --gpu NAME, --gpus-file FILE, --rules N\n"
 	"                       passed to kf-feedback\n"
-	"      --ranking N      kf-feedback --top N: kernels named in the ranking\n"
+	"      --ranking N      kf-feedback: kernels named in the ranking\n"
 	"  -t, --timeout S      kf-run: end the program after S (90s, 5m, 1h)\n"
 	"  -i, --inactivity S   kf-run: end it after S without output\n"
 	"  -h, --help           print this help\n"
 	"      --version        print the version\n";
 
-enum { O_JSON = 0x100, O_NO_COLLATED, O_GPU, O_GPUS_FILE, O_TOP, O_RULES };
+enum { O_JSON = 0x100, O_NO_COLLATED, O_GPU, O_GPUS_FILE, O_RANKING, O_RULES };
 
-/* kf-feedback's options that kf passes on (kf-feedback checks their
- * values). kf's --ranking is kf-feedback's --top: --top K after PROFILER is
- * kf-wrap's (ncu: time every launch, detail the top K kernels). */
+/* kf-feedback's options that kf passes on, under the same names
+ * (kf-feedback checks their values). --top K after PROFILER is kf-wrap's
+ * (ncu: time every launch, detail the top K kernels). */
 static const struct option fb_opts[] = {
 	{ "gpu", required_argument, NULL, O_GPU },
 	{ "gpus-file", required_argument, NULL, O_GPUS_FILE },
-	{ "ranking", required_argument, NULL, O_TOP },
+	{ "ranking", required_argument, NULL, O_RANKING },
 	{ "rules", required_argument, NULL, O_RULES },
 	{ NULL, 0, NULL, 0 }
 };
@@ -69,13 +70,39 @@ fb_option(int code, const char *val)
 
 	for (o = fb_opts; o->name; o++) {
 		if (o->val == code) {
-			push(&opt.fb, o->val == O_TOP ? xstrdup("--top") :
-			    xasprintf("--%s", o->name));
+			push(&opt.fb, xasprintf("--%s", o->name));
 			push(&opt.fb, xstrdup(val));
 			return 1;
 		}
 	}
 	return 0;
+}
+
+static const struct kf_optarg complete_args[] = {
+	{ "gpu", KF_ARG_WORDS, NULL, kf_say_gpus },
+	{ "gpus-file", KF_ARG_FILE, NULL, NULL },
+	{ "PROFILER", KF_ARG_WORDS, NULL, kf_say_profilers },
+	{ NULL, 0, NULL, NULL }
+};
+
+/* After PROFILER: the options own_long_option() takes; kf-wrap's come from
+ * kf-wrap --complete (completion/kf.bash asks both). */
+static void
+complete_more(void)
+{
+	static const char *const flags[] = { "--json", "--no-collated", NULL };
+	const struct option *o;
+	const char *const *f;
+	char *name;
+
+	for (f = flags; *f; f++)
+		kf_complete_line("+", *f, 0, NULL);
+	kf_complete_line("+", "--max-chars", KF_ARG_VALUE, NULL);
+	for (o = fb_opts; o->name; o++) {
+		name = xasprintf("--%s", o->name);
+		kf_complete_option("+", name, o->has_arg, complete_args);
+		free(name);
+	}
 }
 
 static void
@@ -89,12 +116,13 @@ options(int argc, char **argv)
 		{ "inactivity", required_argument, NULL, 'i' },
 		{ "gpu", required_argument, NULL, O_GPU },
 		{ "gpus-file", required_argument, NULL, O_GPUS_FILE },
-		{ "ranking", required_argument, NULL, O_TOP },
+		{ "ranking", required_argument, NULL, O_RANKING },
 		{ "rules", required_argument, NULL, O_RULES },
 		KF_OPT_COMMON
 	};
 	int c;
 
+	kf_opt_complete(complete_args, complete_more);
 	while ((c = kf_getopt(argc, argv, "+n:t:i:", longopts)) != -1) {
 		switch (c) {
 		case O_JSON: opt.json = 1; break;

@@ -421,7 +421,7 @@ complete_words() {
 		printf "%s\n" "${COMPREPLY[@]}" | sort | paste -sd" "' _ "$@"
 }
 
-@test "bash completion: options from each program's --help, profiler names, values, the command after --" {
+@test "bash completion: each program's options, profiler names, values, the command after --" {
 	cd "$T"
 	mkdir -p adir
 	touch afile
@@ -437,10 +437,70 @@ complete_words() {
 	assert_equal "$(complete_words kf-run -t "")" ""
 	assert_equal "$(complete_words kf ncu -- bas)" "$(compgen -c -- bas | sort | paste -sd' ')"
 	assert_equal "$(complete_words kf ncu -- ./x a)" "adir afile"
-	# every option of every program is offered
+	# a profiler given as an option's value is not the PROFILER operand
+	assert_equal "$(complete_words kf-wrap --tool ncu "")" "adir afile ncu unitrace vtune"
+	# after PROFILER a bare word goes after "--"
+	assert_equal "$(complete_words kf-wrap ncu "")" ""
+}
+
+@test "bash completion: no word kf does not take (kf --text, --top before PROFILER)" {
+	assert_equal "$(complete_words kf --t)" "--timeout"
+	assert_equal "$(complete_words kf --)" "--gpu --gpus-file --help --inactivity --json --max-chars --no-collated --ranking --rules --timeout --unbuffered --version"
+	assert_equal "$(complete_words kf -)" "$(printf '%s\n' --gpu --gpus-file --help --inactivity --json --max-chars --no-collated --ranking --rules --timeout --unbuffered --version -h -i -n -t | sort | paste -sd' ')"
+	# after PROFILER: kf's options that kf takes there, and kf-wrap's with the profiler's
+	assert_equal "$(complete_words kf ncu --)" "--arg --clock-control --end-marker --gpu --gpus-file --help --id --inactivity --json --language --max-chars --no-collated --output-dir --ranking --rules --set --sudo --timeout --tool --top --unbuffered --version"
+	assert_equal "$(complete_words kf unitrace --no)" "--no-collated --no-timeline"
+	assert_equal "$(complete_words kf vtune --no)" "--no-collated"
+	# the deprecated --top of kf-feedback and kf-report is not offered
+	assert_equal "$(complete_words kf-feedback --to)" ""
+	assert_equal "$(complete_words kf-report --r)" "--ranking --rules"
+}
+
+@test "bash completion: values: GPUs of gpus.json, --focus, ncu's --set and --clock-control, kf-select --arch" {
+	assert_equal "$(complete_words kf-feedback --gpu H)" "H100 H200"
+	assert_equal "$(complete_words kf --gpu A)" "A100 A100-80GB"
+	# one word per GPU at least: its one-word names, else its name, quoted
+	assert_equal "$(complete_words kf-feedback --gpu I)" 'Intel\ Core\ Ultra\ 7\ 268V\ \(Arc\ 140V\)'
+	assert_equal "$(complete_words kf-feedback --gpu "")" 'A100 A100-80GB B580 H100 H200 Intel\ Core\ Ultra\ 7\ 268V\ \(Arc\ 140V\) L40S bmg lnl ptl'
+	# each offered name is one kf-feedback --gpu takes
+	for g in A100 A100-80GB B580 H100 H200 "Intel Core Ultra 7 268V (Arc 140V)" L40S bmg lnl ptl; do
+		kf-feedback --gpu "$g" </dev/null || fail "--gpu $g refused"
+	done
+	assert_equal "$(complete_words kf-feedback --focus "")" "longest time"
+	assert_equal "$(complete_words kf-feedback --gpu = H2)" "H200"
+	assert_equal "$(complete_words kf-wrap ncu --set "")" "basic detailed full nvlink pmsampling roofline"
+	assert_equal "$(complete_words kf ncu --clock-control "")" "base none"
+	assert_equal "$(complete_words kf ncu --set f)" "full"
+	# ncu's sets are those ncu 2025.3.1 listed on the H200 (ncu --list-sets)
+	assert_equal "$(complete_words kf ncu --set "")" \
+		"$(sed -n 's/^\([a-z][a-z]*\) .*/\1/p' "$FIX/ncu-h200/ncu-list-sets.txt" | sort | paste -sd' ')"
+	# unitrace has no --set that kf knows
+	assert_equal "$(complete_words kf unitrace --set "")" ""
+	assert_equal "$(complete_words kf-select --arch hop)" "hopper"
+	assert_equal "$(complete_words kf-read --profiler n)" "ncu"
+	assert_equal "$(complete_words kf-wrap --tool kf-rea)" "$(compgen -c -- kf-rea | sort | paste -sd" ")"
+}
+
+@test "bash completion: every option in each program's --help is offered, and every option offered is taken" {
 	for p in $PROGS kf; do
-		for o in $("$p" --help | grep -oE -- '--[a-z][a-z-]*' | sort -u); do
-			[[ " $(complete_words "$p" --) " == *" $o "* ]] || fail "$p: $o not offered"
+		offered=" $(complete_words "$p" -) "
+		# the option lines of --help (an indented option first)
+		for o in $("$p" --help | grep -E '^ +-' | grep -oE -- '--[a-z][a-z-]*' | sort -u); do
+			[[ $offered == *" $o "* ]] || fail "$p: $o not offered"
+		done
+		for o in $offered; do
+			case $(bash -c 'source "$TOP/completion/kf.bash"; _kf_where "$("$1" --complete)" - |
+				awk -F"\t" -v o="$2" "\$1 == o { print \$2; exit }"' _ "$p" "$o") in
+			flag) v=() ;;
+			words) v=("$("$p" --complete | awk -F'\t' -v o="$o" '$2 == o && $3 == "word" { print $4; exit }')") ;;
+			file) v=(/dev/null) ;;
+			dir) v=(.) ;;
+			command) v=(true) ;;
+			*) v=(1) ;;
+			esac
+			run --separate-stderr "$p" "$o" "${v[@]}" --version
+			[[ $stderr != *"unrecognized option"* && $stderr != *"invalid option"* ]] ||
+				fail "$p $o ${v[*]}: $stderr"
 		done
 	done
 }
@@ -491,7 +551,7 @@ complete_words() {
 	[[ "$stderr" == *"kf-feedback: --gpu: no hardware roofs for GPU 'nope'"* ]] || fail "$stderr"
 }
 
-@test "kf ncu --top K is kf-wrap's (time every launch, detail the top K); --ranking N is kf-feedback's --top" {
+@test "kf ncu --top K is kf-wrap's (time every launch, detail the top K); --ranking N is kf-feedback's --ranking" {
 	kf_setup
 	export FAKE_NCU_CSV="$FIX/ncu-h200/detailed-multi.csv" FAKE_NCU_TIMING="$FIX/ncu-h200/detailed-multi.csv"
 	run --separate-stderr kf ncu --top 2 --clock-control none -- ./k
@@ -499,6 +559,7 @@ complete_words() {
 	assert_line 'A timing run measured all 4 kernel launches (3.62 ms of GPU time in 3 kernels); the details below come from a second run that profiled the 2 kernels with the most GPU time (2 launches).'
 	run --separate-stderr kf --json --ranking 1 ncu -- ./k
 	assert_success
+	assert_equal "$stderr" ""
 	assert_equal "$(jq -c '.analysis.ranking.kernels | length' <<<"$output")" 1
 	run --separate-stderr kf --top 2 ncu -- ./k
 	assert_equal "$status" 2

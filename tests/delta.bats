@@ -154,8 +154,8 @@ noise_pairs() {
 }
 
 @test "ResNet-18 run twice: unchanged in total and in each of its 20 kernels" {
-	cap r resnet18.timing1.csv | kf-feedback --top 100 > "$T/base.json"
-	cap r resnet18.timing3.csv | kf-feedback --top 100 --baseline "$T/base.json" > "$T/out.json"
+	cap r resnet18.timing1.csv | kf-feedback --ranking 100 > "$T/base.json"
+	cap r resnet18.timing3.csv | kf-feedback --ranking 100 --baseline "$T/base.json" > "$T/out.json"
 	run jq -c '.analysis.delta | [.verdict, .total_gpu_time_ns, .focus.verdict,
 		(.kernels | map(.matched_by + " " + .verdict) | group_by(.) | map([.[0], length]))]' "$T/out.json"
 	assert_output '["unchanged",{"before":2475584,"after":2474144},"unchanged",[["name unchanged",20]]]'

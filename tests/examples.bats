@@ -107,8 +107,8 @@ an() {
 		got=$(jq -c '{id, profiler, output_dir: .passes[0].output_dir}' "examples/h200-sweep/$id.json" |
 			kf-read | kf-collate | kf-feedback | jq -r '.analysis.ranking.kernels[0].name')
 		[ "$got" = "$top" ]
-	done < examples/h200-sweep/summary.tsv
-	[ "$(wc -l < examples/h200-sweep/summary.tsv)" -eq 6 ]
+	done < <(tail -n +2 examples/h200-sweep/summary.tsv)
+	[ "$(wc -l < examples/h200-sweep/summary.tsv)" -eq 7 ]
 }
 
 @test "make demo replays the recorded profiles and prints their feedback" {
@@ -154,4 +154,24 @@ replay_rec() {
 	run an jax-jit .error.message
 	assert_output --partial "kf-run stopped it after 60.015 s, at its inactivity limit: no output for 60 s"
 	refute_output --partial "run ncu with --csv"
+}
+
+@test "make examples: every recorded example is what this build prints (examples/regen.sh into a fresh folder)" {
+	sh examples/regen.sh "$BATS_TEST_TMPDIR/ex"
+	n=0
+	while IFS= read -r f; do
+		n=$((n + 1))
+		[ -f "examples/$f" ] || fail "examples/regen.sh made $f, which examples/ lacks"
+		cmp -s "$BATS_TEST_TMPDIR/ex/$f" "examples/$f" ||
+			fail "examples/$f is not what the build prints (run make examples): $(diff "examples/$f" "$BATS_TEST_TMPDIR/ex/$f" | head -n 20)"
+	done < <(cd "$BATS_TEST_TMPDIR/ex" && find . -type f | sed 's|^\./||' | sort)
+	# 23 + 3 + 6 jobs with a record and a text, the summary, 5 pages, the report
+	[ "$n" -eq 71 ] || fail "$n files"
+	# nothing of the run itself: no absolute path, no folder it ran in
+	! grep -rlF -e "$TOP" -e "$BATS_TEST_TMPDIR" "$BATS_TEST_TMPDIR/ex" || fail "an absolute path"
+	# every committed text has its generator
+	for f in examples/h200/*.feedback.txt examples/h200-chain/*.feedback.txt \
+		examples/h200-sweep/*.feedback.txt examples/h200-pages/*.feedback.txt; do
+		[ -f "$BATS_TEST_TMPDIR/ex/${f#examples/}" ] || fail "nothing makes $f"
+	done
 }

@@ -57,3 +57,87 @@ PROGS="kf-select kf-wrap kf-run kf-read kf-collate kf-feedback kf-report kf"
 		[[ "$stderr" == *"usage: $p"* ]] || fail "$p: no usage on stderr: $stderr"
 	done
 }
+
+# The example blocks of FILE, one line each, a line of one RS (\036) after
+# each block: a man page's .Bd -literal blocks with its escapes undone, or
+# the README's indented ones.
+doc_blocks() {
+	case $1 in
+	*.md) awk '/^    / { sub(/^    /, ""); print; b = 1; next } b { print "\036"; b = 0 }
+		END { if (b) print "\036" }' "$1" ;;
+	*) awk '/^\.Bd -literal/ { b = 1; next } /^\.Ed/ { if (b) print "\036"; b = 0; next }
+		b { gsub(/\\e/, "\\"); gsub(/\\&/, ""); gsub(/\\\(dq/, "\""); print }' "$1" ;;
+	esac
+}
+
+# glob_match TEXT PATTERN: TEXT is PATTERN, where "..." stands for anything.
+glob_match() {
+	local t=$1 p=$2 piece first=1
+	while [[ $p == *...* ]]; do
+		piece=${p%%...*}
+		if ((first)); then
+			[[ $t == "$piece"* ]] || return 1
+			t=${t:${#piece}}
+		else
+			[[ $t == *"$piece"* ]] || return 1
+			t=${t#*"$piece"}
+		fi
+		p=${p#*...}
+		first=0
+	done
+	if ((first)); then [[ $t == "$p" ]]; else [[ $t == *"$p" ]]; fi
+}
+
+# check_example FILE CMD SHOWN: CMD prints SHOWN (a line that starts with a
+# blank goes on the line before; a line "..." stands for any more lines).
+check_example() {
+	local -a want=() got=()
+	local l i
+	while IFS= read -r l; do
+		if [[ $l == " "* && ${#want[@]} -gt 0 ]]; then
+			want[-1]+=${l#"${l%%[! ]*}"}
+		else
+			want+=("$l")
+		fi
+	done <<<"$3"
+	mapfile -t got < <(bash -c "$2" 2>&1)
+	for ((i = 0; i < ${#want[@]}; i++)); do
+		[[ ${want[i]} == ... ]] && return 0
+		glob_match "${got[i]-}" "${want[i]}" ||
+			fail "$1: \$ $2
+printed line $((i + 1)): ${got[i]-(nothing)}
+shown:        ${want[i]}"
+	done
+	((${#got[@]} == ${#want[@]})) || fail "$1: \$ $2: ${#got[@]} lines, ${#want[@]} shown"
+}
+
+@test "the examples of the man pages and the README that show their output print it" {
+	cd "$BATS_TEST_TMPDIR"
+	ln -s "$TOP/examples" examples
+	n=0
+	for f in "$TOP"/man/*.1 "$TOP/man/kf.7" "$TOP/README.md"; do
+		cmd= out= state=
+		while IFS= read -r line; do
+			if [[ $line == $'\036' || $line == '$ '* ]]; then
+				if [[ -n $cmd && -n $out ]]; then
+					check_example "${f##*/}" "$cmd" "${out%$'\n'}"
+					n=$((n + 1))
+				fi
+				cmd= out= state=
+				[[ $line == $'\036' ]] && continue
+				cmd=${line#'$ '} state=cmd
+			elif [[ $state == cmd ]]; then
+				cmd+=$'\n'$line
+			elif [[ $state == out ]]; then
+				out+=$line$'\n'
+			fi
+			# a command ends where it parses and does not go on (| or \)
+			if [[ $state == cmd ]] && bash -n -c "$cmd" 2>/dev/null &&
+				[[ $cmd != *'|' && $cmd != *'\' ]]; then
+				state=out
+			fi
+		done < <(doc_blocks "$f")
+	done
+	# kf-select's two, kf-wrap's hostile id, kf-feedback's shares, the README's two records
+	[ "$n" -eq 6 ] || fail "$n examples with their output"
+}

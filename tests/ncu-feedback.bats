@@ -73,13 +73,25 @@ H200="$FIX/ncu-h200"
 	assert_line '   11 other kernels: 43.6%, 374.8 µs over 38 launches'
 }
 
-@test "--top 2 lists two kernels and sums the rest" {
-	fb resnet "$H200/detailed-resnet18-plain.csv" --top 2
+@test "--ranking 2 lists two kernels and sums the rest" {
+	fb resnet "$H200/detailed-resnet18-plain.csv" --ranking 2
 	run text resnet
 	assert_line '2. engines_precompiled::nchwToNhwcKernel<float, float, float, 0, 1, 0>(nchw2nhwc_params_t<T3>, const T1 *, T2 *): 12.3%, 105.7 µs over 16 launches'
 	assert_line '   14 other kernels: 73.4%, 630.9 µs over 51 launches'
 	run an resnet '[(.ranking.kernels | length), .ranking.others.kernel_count]'
 	assert_output '[2,14]'
+}
+
+@test "--top N, kf-feedback's old name of --ranking N: the same output, and a warning once" {
+	printf '%s\n' '{"id":"resnet","profiler":"ncu","output_dir":"'"$BATS_TEST_TMPDIR/r"'"}' >"$BATS_TEST_TMPDIR/resnet.in"
+	mkdir -p "$BATS_TEST_TMPDIR/r"
+	cp "$H200/detailed-resnet18-plain.csv" "$BATS_TEST_TMPDIR/r/ncu_report.csv"
+	kf-read "$BATS_TEST_TMPDIR/resnet.in" | kf-collate >"$BATS_TEST_TMPDIR/c.json"
+	run --separate-stderr kf-feedback --top 2 --top 2 "$BATS_TEST_TMPDIR/c.json"
+	assert_success
+	assert_equal "$stderr" "kf-feedback: --top is now --ranking; the old name will go"
+	assert_equal "$output" "$(kf-feedback --ranking 2 "$BATS_TEST_TMPDIR/c.json")"
+	assert_equal "$(jq '.analysis.ranking.kernels | length' <<<"$output")" 2
 }
 
 @test "rules ranked by estimated speedup, global and local on one scale, MemoryL2Compression and rules under 1% never first, bottleneck and roofline not repeated" {

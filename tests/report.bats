@@ -67,7 +67,7 @@ unitrace_final() {
 	grep -q '<p class="counts">3 jobs, 1 failed.</p>' "$T/dom"
 	grep -q '<title>H200 sweep</title>' "$T/dom"
 	reason=$(jq -r '.analysis.error | "\(.kind): \(.message)"' "$R/missing.json")
-	grep -qF "<td class=\"reason\" colspan=\"5\">$(esc "$reason")</td>" "$T/dom"
+	grep -qF "<td class=\"reason\" colspan=\"4\">$(esc "$reason")</td>" "$T/dom"
 	hint=$(jq -r '.analysis.error.hint' "$R/missing.json")
 	grep -qF "<b>What to do:</b> $(esc "$hint")</p>" "$T/dom"
 }
@@ -78,7 +78,8 @@ unitrace_final() {
 	ns=$(jq '.analysis.focus.duration_ns' "$R/copy.json")
 	[ "$ns" = 131680 ]
 	grep -qF '<td class="time num">131.7 µs</td>' "$T/dom"
-	grep -qF '<dd class="focus-time">131.7 µs</dd>' "$T/dom"
+	[ "$(jq -r '.analysis.focus | "\(.time_ns) \(.time_label)"' "$R/copy.json")" = "131680 duration" ]
+	grep -qF '<dd class="focus-time">131.7 µs (duration)</dd>' "$T/dom"
 	total=$(jq '.analysis.ranking.kernels[0].total_ns' "$R/copy.json")
 	[ "$total" = 263232 ]
 	figure time <"$T/dom" | grep -qF '>263.2 µs · 100.0%</text>'
@@ -89,8 +90,8 @@ unitrace_final() {
 	done
 }
 
-@test "GPU time by kernel: --top 3 draws three kernels and the rest summed" {
-	kf-report --top 3 "$R/transformer.json" >"$T/r.html"
+@test "GPU time by kernel: --ranking 3 draws three kernels and the rest summed" {
+	kf-report --ranking 3 "$R/transformer.json" >"$T/r.html"
 	dom "$T/r.html" >"$T/dom"
 	figure time <"$T/dom" >"$T/time"
 	[ "$(count '<g class="row">' <"$T/time")" -eq 4 ]
@@ -101,6 +102,13 @@ unitrace_final() {
 	[ "$rest" = 92032 ]
 	grep -qF ">all other kernels</text>" "$T/time"
 	grep -qF ">$(printf '%.4g µs · %.1f%%' "$(awk -v r="$rest" 'BEGIN { print r / 1000 }')" "$pct")</text>" "$T/time"
+}
+
+@test "--top N, kf-report's old name of --ranking N: the same page, and a warning" {
+	run --separate-stderr kf-report --top 3 "$R/transformer.json"
+	assert_success
+	assert_equal "$stderr" "kf-report: --top is now --ranking; the old name will go"
+	assert_equal "$output" "$(kf-report --ranking 3 "$R/transformer.json")"
 }
 
 @test "kernel names with <, > and & are escaped and come back as the same text" {
@@ -162,15 +170,19 @@ unitrace_final() {
 	grep -qF '<td class="bound">compute</td>' "$T/dom"
 }
 
-@test "VTune: no roofline data, the first recommendation as the top rule" {
+@test "VTune: no roofline data, the diagnosis's first finding in the index" {
 	jq -cn --arg d "$FIX/vtune/sycl-gemm-xmx" '{id:"vt", profiler:"vtune", pass:"vtune.000", output_dir:$d}' |
 		kf-read | kf-collate | kf-feedback >"$T/in.json"
 	kf-report "$T/in.json" >"$T/r.html"
 	dom "$T/r.html" >"$T/dom"
 	grep -qF 'No roofline data in this record.' "$T/dom"
-	rule=$(jq -r '.analysis.kernels[0].recommendations[0].kind' "$T/in.json")
-	grep -qF "<td class=\"rule\">$rule</td>" "$T/dom"
-	grep -qF "<td class=\"bound\">$(jq -r .analysis.bound "$T/in.json")</td>" "$T/dom"
+	kind=$(jq -r '.analysis.diagnosis[0].kind // "none" | gsub("_"; " ")' "$T/in.json")
+	if [ "$kind" = none ]; then
+		grep -qF '<td class="finding none">no finding</td>' "$T/dom"
+	else
+		grep -qF "<td class=\"finding\"><b>$kind" "$T/dom"
+	fi
+	grep -qF "<td class=\"bound\">$(jq -r .analysis.focus.limiter.bound "$T/in.json")</td>" "$T/dom"
 }
 
 @test "before and after: analysis.delta's speedup in the index, both times drawn" {
@@ -194,7 +206,7 @@ unitrace_final() {
 	kf-report --lines 1 "$T/in.json" >"$T/r.html"
 	dom "$T/r.html" >"$T/dom"
 	[ "$(count '<td class="where">' <"$T/dom")" -eq 1 ]
-	grep -qF '<td class="where">copy.cu:12</td><td class="num">71.5%</td><td><pre><code>  out[i] = in[i]; // a &lt; b &amp;&amp; c &gt; d</code></pre></td>' "$T/dom"
+	grep -qF '<td class="where"><span title="copy.cu">copy.cu</span>:12</td><td class="num">71.5%</td><td><pre><code>  out[i] = in[i]; // a &lt; b &amp;&amp; c &gt; d</code></pre></td>' "$T/dom"
 }
 
 @test "a crafted record cannot inject markup: no element, attribute or style of its own" {
@@ -261,7 +273,7 @@ unitrace_final() {
 	run kf-report "$T/a b'c\".json"
 	assert_success
 	[[ $output == *'<a href="#job-1">copy</a>'* ]]
-	run kf-report --top 0
+	run kf-report --ranking 0
 	[ "$status" -eq 2 ]
 	run kf-report "$T/none.json"
 	[ "$status" -ne 0 ]
@@ -346,7 +358,8 @@ unitrace_final() {
 	grep -qF ">memory $(awk -v b="$bw" 'BEGIN { printf "%.4g", b / 1e12 }') TB/s</text>" "$T/roof"
 	[ "$(count '<circle class="pt focus"' <"$T/roof")" -eq 1 ]
 	grep -qF '<td class="bound">compute</td>' "$T/dom"
-	grep -qF '<dd class="limiter">L1 at 99.4% of its peak</dd>' "$T/dom"
+	[ "$(jq -c '.analysis.focus.limiter | [.unit, .pct, .metric]' "$f")" = '["l1",99.443494,"roof.limiter_pct"]' ]
+	grep -qF '<dd class="limiter" title="roof.limiter_pct">L1 at 99.4% of its peak</dd>' "$T/dom"
 }
 
 @test "real roof without FLOPs (transpose_naive): no point, and why; the hot lines with their main stall" {
@@ -358,10 +371,11 @@ unitrace_final() {
 	[ "$(count '<circle' <"$T/roof")" -eq 0 ]
 	grep -qF 'did no floating-point work (0 FLOP/s)' "$T/roof"
 	[ "$(count '<td class="where">' <"$T/dom")" -eq 3 ]
-	jq -r '.analysis.focus.source_lines[0:3][] | "\(.file):\(.line)\t\(.stall_pct)\t\(.stalls[0].reason)\t\(.text)"' "$f" |
-	while IFS=$'\t' read -r where st why text; do
-		grep -qF "<td class=\"where\">$where</td><td class=\"num\">$(printf '%.1f' "$st")% <span class=\"stall\">$why</span></td><td><pre><code>$(esc "$text")</code></pre></td>" "$T/dom" ||
-			fail "no row for $where"
+	# the file as the text names it (bench.cu), its path the tooltip
+	jq -r '.analysis.focus.source_lines[0:3][] | "\(.file)\t\(.line)\t\(.stall_pct)\t\(.stalls[0].reason)\t\(.text)"' "$f" |
+	while IFS=$'\t' read -r file line st why text; do
+		grep -qF "<td class=\"where\"><span title=\"$file\">bench.cu</span>:$line</td><td class=\"num\">$(printf '%.1f' "$st")% <span class=\"stall\">$why</span>" "$T/dom" ||
+			fail "no row for $file:$line"
 	done
 }
 
@@ -379,9 +393,49 @@ unitrace_final() {
 	n=$(jq '[.analysis.delta.focus | paths(objects | select(has("before")))] | length' "$f")
 	[ "$(perl -ne 'print $1 if m{(<table class="delta-metrics">.*?</table>)}' "$T/dom" | grep -o '<tr>' | wc -l)" -eq $((n + 1)) ]
 	read -r b a < <(jq -r '.analysis.delta.focus.throughput.compute_sm_pct | "\(.before) \(.after)"' "$f")
-	grep -qF "<td class=\"metric\">throughput.compute_sm_pct</td><td class=\"num\">$b</td><td class=\"num\">$a</td>" "$T/dom"
+	grep -qF "<td class=\"metric\" title=\"throughput/compute_sm_pct\">Compute (SM), %</td><td class=\"num\">$b</td><td class=\"num\">$a</td>" "$T/dom"
+	# every metric by its label, none by its JSON key
+	grep -qF '>achieved occupancy, %</td>' "$T/dom"
+	grep -qF '>registers per thread</td>' "$T/dom"
+	! grep -qE '<td class="metric"[^>]*>[a-z_]+[./][a-z_]+' "$T/dom"
 	grep -qF '<td>faster</td>' "$T/dom"
 	grep -qF '<li>changed: HighPipeUtilization</li>' "$T/dom"
+}
+
+@test "the diagnosis's first finding in the index, the first three in the job's section" {
+	jq -c '.analysis.diagnosis = [
+		{kind:"uncoalesced_global", unit:"l2", kernel:"copy_k", file:"/home/u/src/copy.cu", line:12,
+		 impact_pct:33.9, evidence:[{metric:"l2_excessive_sectors", value:58720256, unit:null}],
+		 what:"Stores of line 12 touch 4.0 sectors per request where 1 would do.", fix:"Write through shared memory."},
+		{kind:"memory_bound", unit:"dram", kernel:"copy_k", file:null, line:null, impact_pct:null,
+		 evidence:[], what:"DRAM at 81.1% of its peak.", fix:null},
+		{kind:"tail_effect", unit:null, kernel:"copy_k", file:null, line:null, impact_pct:3,
+		 evidence:[], what:"a", fix:null},
+		{kind:"low_occupancy", unit:null, kernel:"copy_k", file:null, line:null, impact_pct:1,
+		 evidence:[], what:"b", fix:null}]' "$R/copy.json" >"$T/in.json"
+	kf-report "$T/in.json" >"$T/r.html"
+	dom "$T/r.html" >"$T/dom"
+	grep -qF '<th>first finding</th></tr>' "$T/dom"
+	grep -qF '<td class="finding"><b>uncoalesced global (L2)</b><br><span class="impact"><span title="/home/u/src/copy.cu">copy.cu</span>:12 · 33.9% of the time</span><br><span class="what" title="Stores of line 12 touch 4.0 sectors per request where 1 would do.">Stores of line 12 touch 4.0 sectors per request where 1 would do.</span></td>' "$T/dom"
+	[ "$(perl -ne 'print $1 if m{<ol class="diagnosis">(.*?)</ol>}' "$T/dom" | grep -o '<li>' | wc -l)" -eq 3 ]
+	grep -qF '<li><b>memory bound (DRAM)</b>: DRAM at 81.1% of its peak.</li>' "$T/dom"
+	grep -qF '<span class="fix"><b>Fix:</b> Write through shared memory.</span>' "$T/dom"
+	# no rule of the profiler in its place
+	! grep -qF 'MemoryL2Compression</td>' "$T/dom"
+	# a record without findings says so
+	kf-report "$R/copy.json" | grep -qF '<td class="finding none">no finding</td>'
+}
+
+@test "the speedup column only when a job was compared with a baseline" {
+	kf-report "$R/copy.json" "$R/sgemm_naive.json" >"$T/r.html"
+	! grep -qF 'class="speedup' "$T/r.html"
+	! grep -qF '>speedup</th>' "$T/r.html"
+	[ "$(perl -0ne 'print $1 if m{<table class="index"><thead>(.*?)</thead>}s' "$T/r.html" | grep -oE '<th[ >]' | wc -l)" -eq 8 ]
+	kf-report "$R/copy.json" "$R/delta-sgemm.json" "$R/missing.json" >"$T/r.html"
+	dom "$T/r.html" >"$T/dom"
+	grep -qF '<th class="num">speedup</th></tr>' "$T/dom"
+	[ "$(count '<td class="speedup num">' <"$T/dom")" -eq 3 ]
+	grep -qF '<td class="speedup num">1.31× faster</td>' "$T/dom"
 }
 
 @test "no baseline for a record: the reason, no speedup" {
@@ -472,4 +526,53 @@ unitrace_final() {
 	[[ $m == "no output for 60 s"* ]]
 	grep -qF "<p class=\"run\"><b>The run:</b> $(esc "$m")</p>" "$T/dom"
 	[ "$(count '<tr class="failed">' <"$T/dom")" -eq 1 ]
+}
+
+@test "the focus kernel's launch statistics, from analysis.focus.launch and occupancy" {
+	f="$R/roof-transpose_naive.json"
+	kf-report "$f" >"$T/r.html"
+	dom "$T/r.html" >"$T/dom"
+	jq -c '.analysis.focus | [.launch.block, .launch.grid, .launch.registers_per_thread, .launch.waves_per_sm, .occupancy.achieved_pct]' "$f" |
+		grep -qx '\[\[32,8,1\],\[256,1024,1\],16,248.24,74.73\]'
+	grep -qF '<td class="stat" title="block">block</td><td class="num">32 × 8 × 1 (256)</td>' "$T/dom"
+	grep -qF '<td class="stat" title="grid">grid</td><td class="num">256 × 1024 × 1 (262144)</td>' "$T/dom"
+	grep -qF '<td class="stat" title="registers_per_thread">registers per thread</td><td class="num">16</td>' "$T/dom"
+	grep -qF '<td class="stat" title="waves_per_sm">waves per sm</td><td class="num">248.2</td>' "$T/dom"
+	grep -qF '<td class="stat" title="achieved_pct">achieved occupancy, %</td><td class="num">74.73</td>' "$T/dom"
+	[ "$(perl -ne 'print $1 if m{<table class="launch">(.*?)</table>}' "$T/dom" | grep -o '<tr>' | wc -l)" -eq \
+		"$(jq '.analysis.focus | (.launch | length) + (.occupancy | length)' "$f")" ]
+	# a record without them has no such table
+	jq -c 'del(.analysis.focus.launch, .analysis.focus.occupancy)' "$f" | kf-report >"$T/r2.html"
+	! grep -qF 'Launch statistics' "$T/r2.html"
+}
+
+@test "warp stalls on the hot lines: each reason's share of the kernel's samples, summed over the lines" {
+	f="$R/roof-transpose_naive.json"
+	kf-report "$f" >"$T/r.html"
+	dom "$T/r.html" >"$T/dom"
+	figure stalls <"$T/dom" >"$T/st"
+	cover=$(jq '[.analysis.focus.source_lines[].stall_pct] | add' "$f")
+	grep -qF ">Warp stalls: 5 hot lines, $(printf '%.1f' "$cover")% of the samples</text>" "$T/st"
+	# drain: most of line 81's 50.97% of the samples, and some of the other lines'
+	want=$(jq '[.analysis.focus.source_lines[] | .stall_pct * ((.stalls[] | select(.reason == "drain") | .pct_of_line) // 0) / 100] | add' "$f")
+	grep -qF ">$(printf '%.1f' "$want")%</text>" "$T/st"
+	[ "$(printf '%.1f' "$want")" = 50.8 ]
+	# the reasons in order, at most 8 and the rest summed
+	[ "$(count '<rect class="bar"' <"$T/st")" -eq 8 ]
+	[ "$(count '<rect class="rest"' <"$T/st")" -eq 1 ]
+	[ "$(perl -ne 'print "$1\n" while m{<text class="lab name"[^>]*>([^<]*)</text>}g' "$T/st" | head -n 3 | paste -sd' ')" = "drain long_sb short_sb" ]
+}
+
+@test "hot lines: the excess L2 sectors and their share of the line's sectors" {
+	f="$R/roof-transpose_naive.json"
+	kf-report "$f" >"$T/r.html"
+	dom "$T/r.html" >"$T/dom"
+	grep -qF '>excess L2 sectors</th>' "$T/dom"
+	read -r ex all < <(jq -r '.analysis.focus.source_lines[] | select(.l2_excessive_sectors > 0) | "\(.l2_excessive_sectors) \(.l2_sectors)"' "$f")
+	[ "$ex" = 58720256 ]
+	grep -qF "<td class=\"num excess\">58.7 M ($(awk -v e="$ex" -v a="$all" 'BEGIN { printf "%.0f", 100 * e / a }')%)</td>" "$T/dom"
+	[ "$(count '<td class="num excess">0</td>' <"$T/dom")" -eq 4 ]
+	# lines without sector counts: no such column
+	jq -c '.analysis.focus.source_lines |= map(del(.l2_excessive_sectors))' "$f" | kf-report >"$T/r2.html"
+	! grep -qF 'excess L2' "$T/r2.html"
 }

@@ -98,7 +98,7 @@ snapshot() {
 	[ -s "$SW/out/summary.tsv" ] || skip "needs the sweep of the first test"
 	[ "$(grep -c '^<tr class="ok">' "$SW/out/report.html")" -eq 12 ]
 	[ "$(grep -c '^<tr class="failed">' "$SW/out/report.html")" -eq 2 ]
-	grep -q '<a href="#job-[0-9]*">broken</a>.*<td class="reason" colspan="5">program_not_found: ' \
+	grep -q '<a href="#job-[0-9]*">broken</a>.*<td class="reason" colspan="4">program_not_found: ' \
 		"$SW/out/report.html"
 	grep -q '<a href="#job-[0-9]*">k01-copy</a>.*<td class="kernel"><span title="copy_k(' "$SW/out/report.html"
 }

@@ -85,7 +85,7 @@ rename() {
 }
 
 @test "names: the real ResNet-18 kernels keep the part that tells them apart, and no two look alike" {
-	fb resnet "$H200/detailed-resnet18-plain.csv" --top 100
+	fb resnet "$H200/detailed-resnet18-plain.csv" --ranking 100
 	run an resnet '[.ranking.kernels[].short_name] | [length, (unique | length)]'
 	assert_output '[16,16]'
 	run an resnet '[.ranking.kernels[].short_name | select(startswith("at::vectorized_elementwise_kernel"))]'
@@ -209,7 +209,7 @@ print(json.dumps({"id": "next", "profiler": "ncu", "collated": {"format": "detai
 }
 
 @test "names: past plain types (float, 4) to the argument that says what the kernel does (torch.compile capture)" {
-	fb cm "$TOP/examples/h200/compile_mlp/ncu.000/ncu_report.csv" --top 10
+	fb cm "$TOP/examples/h200/compile_mlp/ncu.000/ncu_report.csv" --ranking 10
 	run an cm '[.ranking.kernels[].short_name | select(contains("distribution_elementwise") or contains("FillFunctor"))]'
 	assert_output '["at::vectorized_elementwise_kernel<4, FillFunctor<int>, array<char *, 1>>(int, T2, T3)","at::distribution_elementwise_grid_stride_kernel<float, 4, void normal_and_transform<BFloat16, float, CUDAGeneratorImpl *, ...>, ...>(long, PhiloxCudaState, T3, T4)"]'
 }

@@ -156,6 +156,13 @@ known(void)
 }
 
 const cJSON *
+kf_hw_all(const char *gpus_file)
+{
+	load_db(gpus_file);
+	return db_err ? NULL : db;
+}
+
+const cJSON *
 kf_hw_find(const char *name, const char *gpus_file, char **err)
 {
 	const cJSON *g, *hit = NULL;

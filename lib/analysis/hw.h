@@ -26,6 +26,9 @@ const cJSON *kf_hw_for(const cJSON *rec, const cJSON *devices, const char *opt_g
  * count, for profilers that report those and not the GPU's name; NULL
  * when none does. */
 const cJSON *kf_hw_find_arch(const char *cc, double sm_count, const char *gpus_file);
+/* Every GPU known (gpus_file's first), a JSON array owned here; NULL when
+ * the table cannot be read. */
+const cJSON *kf_hw_all(const char *gpus_file);
 
 /* A roof's value (NAN when the GPU has none) and its source. */
 double kf_hw_roof(const cJSON *gpu, const char *metric);

@@ -15,6 +15,11 @@
 
 static const char *usage_text = "";
 static const char *help_text = "";
+/* What kf_getopt() was last given, for --complete. */
+static const char *cur_shortopts = "";
+static const struct option *cur_longopts;
+static const struct kf_optarg *complete_args;
+static void (*complete_more)(void);
 
 void
 kf_opt_init(const char *usage, const char *help)
@@ -83,6 +88,8 @@ kf_getopt(int argc, char **argv, const char *shortopts,
 {
 	int c;
 
+	cur_shortopts = shortopts;
+	cur_longopts = longopts;
 	for (;;) {
 		c = getopt_long(argc, argv, with_h(shortopts), longopts, NULL);
 		if (c == '?' || c == ':')
@@ -90,6 +97,128 @@ kf_getopt(int argc, char **argv, const char *shortopts,
 		if (!kf_opt_common(c))
 			return c;
 	}
+}
+
+void
+kf_opt_deprecated(const char *old, const char *now)
+{
+	static int said;
+
+	if (!said++)
+		kf_warn("%s is now %s; the old name will go", old, now);
+}
+
+void
+kf_opt_complete(const struct kf_optarg *args, void (*more)(void))
+{
+	complete_args = args;
+	complete_more = more;
+}
+
+void
+kf_complete_line(const char *where, const char *name, int kind, const char *word)
+{
+	static const char *const kinds[] = { "flag", "value", "file", "dir", "command",
+		"words" };
+
+	if (word)
+		printf("%s\t%s\tword\t%s\n", where, name, word);
+	else if (kind >= 0 && kind <= KF_ARG_WORDS)
+		printf("%s\t%s\t%s\n", where, name, kinds[kind]);
+}
+
+/* kf_say_fn has no context: the option being listed is kept here. */
+static const char *say_where, *say_name;
+
+static void
+say_word(const char *w)
+{
+	kf_complete_line(say_where, say_name, 0, w);
+}
+
+static const struct kf_optarg *
+arg_entry(const struct kf_optarg *args, const char *name)
+{
+	for (; args && args->name; args++)
+		if (strcmp(args->name, name) == 0)
+			return args;
+	return NULL;
+}
+
+/* The lines of one option: its kind, and for words each value. */
+static void
+option_lines(const char *where, const char *name, int has_arg, const struct kf_optarg *a)
+{
+	const char *const *w;
+	int kind = a ? a->kind : has_arg != no_argument ? KF_ARG_VALUE : 0;
+
+	if (kind == KF_ARG_HIDDEN)
+		return;
+	kf_complete_line(where, name, kind, NULL);
+	if (kind != KF_ARG_WORDS)
+		return;
+	for (w = a->words; w && *w; w++)
+		kf_complete_line(where, name, 0, *w);
+	say_where = where;
+	say_name = name;
+	if (a->list)
+		a->list(say_word);
+}
+
+void
+kf_complete_option(const char *where, const char *name, int has_arg,
+    const struct kf_optarg *args)
+{
+	option_lines(where, name, has_arg,
+	    arg_entry(args, strncmp(name, "--", 2) == 0 ? name + 2 : name));
+}
+
+/* The long option whose short form is c, or NULL. */
+static const struct option *
+long_of(int c)
+{
+	const struct option *o;
+
+	for (o = cur_longopts; o && o->name; o++)
+		if (o->val == c)
+			return o;
+	return NULL;
+}
+
+/* Every option kf_getopt() knows, long and short, then the program's more. */
+static void
+complete(void)
+{
+	const struct option *o, *l;
+	const struct kf_optarg *a;
+	const char *s;
+	char shortname[3] = "-";
+
+	for (o = cur_longopts; o && o->name; o++) {
+		char *name;
+
+		if (o->val == KF_OPT_COMPLETE)
+			continue;
+		name = xasprintf("--%s", o->name);
+		option_lines("-", name, o->has_arg, arg_entry(complete_args, o->name));
+		free(name);
+	}
+	/* a short option is listed as its long one */
+	for (s = with_h(cur_shortopts); *s; s++) {
+		if (*s == ':' || *s == '+' || *s == '-')
+			continue;
+		shortname[1] = *s;
+		if ((l = long_of(*s == 'h' ? KF_OPT_HELP : *s)) != NULL)
+			option_lines("-", shortname, l->has_arg, arg_entry(complete_args, l->name));
+		else
+			kf_complete_line("-", shortname, s[1] == ':' ? KF_ARG_VALUE : 0, NULL);
+	}
+	/* the operands: "PROFILER", "FILE" */
+	for (a = complete_args; a && a->name; a++)
+		if (a->name[0] >= 'A' && a->name[0] <= 'Z')
+			option_lines("-", a->name, required_argument, a);
+	if (complete_more)
+		complete_more();
 }
 
 int
@@ -103,6 +232,9 @@ kf_opt_common(int c)
 		exit(fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1);
 	case KF_OPT_VERSION:
 		printf("%s %s\n", kf_progname, KF_VERSION);
+		exit(fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1);
+	case KF_OPT_COMPLETE:
+		complete();
 		exit(fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1);
 	case 'u':
 		kf_set_unbuffered(1);

@@ -8,12 +8,14 @@
 
 #include <getopt.h>
 
-enum { KF_OPT_HELP = 0x1000, KF_OPT_VERSION };
+enum { KF_OPT_HELP = 0x1000, KF_OPT_VERSION, KF_OPT_COMPLETE };
 
+/* --complete is not in --help: it is for the shell's completion. */
 #define KF_OPT_COMMON \
 	{ "help", no_argument, NULL, KF_OPT_HELP }, \
 	{ "version", no_argument, NULL, KF_OPT_VERSION }, \
 	{ "unbuffered", no_argument, NULL, 'u' }, \
+	{ "complete", no_argument, NULL, KF_OPT_COMPLETE }, \
 	{ NULL, 0, NULL, 0 }
 
 /* usage: the SYNOPSIS lines; help: the option list printed by --help. */
@@ -28,6 +30,35 @@ int kf_opt_common(int c);
 /* Print "prog: msg", the usage, and exit 2. */
 void kf_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 void kf_usage(void) __attribute__((noreturn));
+
+/* An option that has a new name: says so on standard error, once. */
+void kf_opt_deprecated(const char *old, const char *now);
+
+/* Completion. PROG --complete prints what PROG accepts, for
+ * completion/kf.bash, one line each, fields separated by tabs:
+ *	WHERE NAME KIND [VALUE]
+ * WHERE is "-" (before a PROFILER operand, or anywhere in a program that
+ * takes none), "+" (after any PROFILER) or a profiler's name (after that
+ * one); NAME an option ("--gpu", "-n") or "PROFILER" (the first operand);
+ * KIND "flag", "value" (a number or a name: nothing to offer), "file",
+ * "dir", "command" or "words", and a "word" line for each value. Options
+ * with no struct kf_optarg entry are flags or values as longopts says. */
+enum { KF_ARG_VALUE = 1, KF_ARG_FILE, KF_ARG_DIR, KF_ARG_COMMAND, KF_ARG_WORDS,
+	KF_ARG_HIDDEN };
+typedef void kf_say_fn(const char *word);
+struct kf_optarg {
+	const char *name;		/* the long option without "--"; "PROFILER" */
+	int kind;			/* KF_ARG_*; HIDDEN: a deprecated name */
+	const char *const *words;	/* WORDS: values, NULL-terminated; may be NULL */
+	void (*list)(kf_say_fn *say);	/* WORDS: values computed; may be NULL */
+};
+/* args ends with name NULL; more (may be NULL) prints further lines with
+ * kf_complete_line(), after the options kf_getopt() was given. */
+void kf_opt_complete(const struct kf_optarg *args, void (*more)(void));
+void kf_complete_line(const char *where, const char *name, int kind, const char *word);
+/* An option and its values, as args describes it (or as a flag or value). */
+void kf_complete_option(const char *where, const char *name, int has_arg,
+    const struct kf_optarg *args);
 
 /* Option values; a bad value is a usage error naming the option. */
 /* A duration as timeout(1) takes it: a number of seconds, or with one of

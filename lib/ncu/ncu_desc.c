@@ -18,6 +18,17 @@ static const struct kf_popt opts[] = {
 	{ NULL, NULL, 0, 0, NULL },
 };
 
+/* The sets and clock modes of ncu 2025.3.1 (ncu --list-sets, --help, as
+ * recorded on the H200 in tests/fixtures/ncu-h200/ncu-list-sets.txt). */
+static const char *const sets[] = { "basic", "detailed", "full", "nvlink", "pmsampling",
+	"roofline", NULL };
+static const char *const clocks[] = { "base", "none", NULL };
+static const struct kf_tool_opt tool_opts[] = {
+	{ "--set", sets },
+	{ "--clock-control", clocks },
+	{ NULL, NULL },
+};
+
 static const char *const keep[] = { "kernels/*/metrics/*", "kernels/*/rules", NULL };
 
 static const struct kf_cmp_metric cmp_m[] = {
@@ -38,6 +49,7 @@ const struct kf_profiler kf_ncu = {
 	.npasses = 1,
 	.langs = langs,
 	.opts = opts,
+	.tool_opts = tool_opts,
 	.gpu_env = "CUDA_VISIBLE_DEVICES",
 	.keep = keep,
 	.less = "fewer launches: ncu's -a --launch-count -a N",

@@ -1,10 +1,12 @@
 /* kf: kf-report's page: the index of jobs, each job's section, the styles. */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis.h"
 #include "html.h"
 #include "record.h"
 #include "report.h"
@@ -13,8 +15,10 @@ enum { OVERVIEW_MAX = 60 };	/* jobs in the speedup chart; the index has all */
 
 struct kf_report {
 	struct kf_report_opts o;
-	struct buf index, jobs;
-	int n, failed;
+	/* The index's rows with and without the speedup column: the column is
+	 * only written when some job was compared with a baseline. */
+	struct buf index, index_sp, jobs;
+	int n, failed, compared;
 	/* The speedups against the baseline, in input order. */
 	struct kf_report_bar sp[OVERVIEW_MAX];
 	char *sp_id[OVERVIEW_MAX];
@@ -30,10 +34,11 @@ static const char css[] =
 	"h1{font-size:1.5rem}h2{font-size:1.2rem;border-bottom:2px solid var(--blue);"
 	"padding-bottom:.2rem;overflow-wrap:anywhere}h3{font-size:1rem;margin:1rem 0 .3rem}\n"
 	"table{border-collapse:collapse;width:100%;font-size:.9rem}"
-	"table.delta-metrics,table.delta-kernels{width:auto;min-width:50%}\n"
+	"table.delta-metrics,table.delta-kernels,table.launch{width:auto;min-width:50%}\n"
 	"th,td{text-align:left;padding:.25rem .4rem;border-bottom:1px solid var(--grid);"
 	"vertical-align:top;overflow-wrap:break-word}\n"
-	"td.kernel,td.reason,td.text,td.where,td.rule{overflow-wrap:anywhere}td.kernel{min-width:10rem}td.rule{min-width:7rem}\n"
+	"td.kernel,td.reason,td.text,td.where,td.finding{overflow-wrap:anywhere}td.kernel{min-width:10rem}"
+	"td.finding{min-width:12rem}span.what,span.impact{font-size:.8rem;color:#444}\n"
 	"td.num,th.num{text-align:right;white-space:nowrap}\n"
 	"tr.failed td{background:#fbeee6}.st-failed{color:var(--verm);font-weight:bold}"
 	"span.run{font-size:.8rem;color:var(--verm)}\n"
@@ -76,6 +81,7 @@ kf_report_free(struct kf_report *r)
 	for (i = 0; i < r->nsp; i++)
 		free(r->sp_id[i]);
 	buf_free(&r->index);
+	buf_free(&r->index_sp);
 	buf_free(&r->jobs);
 	free(r);
 }
@@ -98,41 +104,81 @@ kf_report_kname(const cJSON *k)
 	return s ? s : kf_str(k, "name");
 }
 
-/* The focus kernel's time per launch: ncu's duration, unitrace's median,
- * VTune's average. */
+/* The focus kernel's time per launch as its profiler measures it (the
+ * analysis core's time_ns: ncu's duration, unitrace's median, VTune's
+ * average). */
 static double
 focus_ns(const cJSON *f)
 {
-	static const char *const keys[] = { "duration_ns", "median_gpu_time_ns", "average_time_ns" };
-	size_t i;
-
-	for (i = 0; i < sizeof keys / sizeof *keys; i++)
-		if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(f, keys[i])))
-			return kf_num(f, keys[i], NAN);
-	return NAN;
+	return kf_num(f, "time_ns", NAN);
 }
 
+/* The core's verdict (compute, memory, latency, balanced), else the side
+ * of the ridge its roof puts the kernel on. */
 static const char *
-bound_of(const cJSON *an, const cJSON *f)
+bound_of(const cJSON *f)
 {
-	const char *s = kf_str(kf_obj(f, "roof"), "bound");
+	const char *s = kf_str(kf_obj(f, "limiter"), "bound");
 
-	if (s == NULL)
-		s = kf_str(f, "bound");
-	return s ? s : kf_str(an, "bound");
+	return s ? s : kf_str(kf_obj(f, "roof"), "bound");
 }
 
-/* The most promising rule: ncu's first ranked rule, else VTune's first
- * recommendation. */
-static const char *
-top_rule(const cJSON *an, const cJSON *f)
+/* A pipe or memory level as people write it: "L2", "DRAM", "FMA" (short
+ * names in capitals), "tensor", "shared". */
+static void
+put_unit(struct buf *b, const char *u)
 {
-	const cJSON *r = kf_arr(an, "rules");
+	char up[8];
+	size_t i, n = strlen(u);
 
-	if (r && r->child)
-		return kf_str(r->child, "name");
-	r = kf_arr(f, "recommendations");
-	return r && r->child ? kf_str(r->child, "kind") : NULL;
+	if (n > 4) {
+		html_text(b, u);
+		return;
+	}
+	for (i = 0; i <= n; i++)
+		up[i] = (char)toupper((unsigned char)u[i]);
+	html_text(b, up);
+}
+
+/* The diagnosis's first finding (analysis.diagnosis[0]): what limits the
+ * kernel most, the same for every profiler. NULL when there is none. */
+static const cJSON *
+first_finding(const cJSON *an)
+{
+	const cJSON *d = kf_arr(an, "diagnosis");
+
+	return d && cJSON_IsObject(d->child) ? d->child : NULL;
+}
+
+/* A finding's kind as words ("memory bound"), with its unit: "(dram)". */
+static void
+put_kind(struct buf *b, const cJSON *x)
+{
+	const char *k = kf_str(x, "kind"), *u = kf_str(x, "unit");
+
+	for (; k && *k; k++)
+		buf_putc(b, *k == '_' ? ' ' : *k);
+	if (u) {
+		buf_puts(b, " (");
+		put_unit(b, u);
+		buf_puts(b, ")");
+	}
+}
+
+/* Where and how much: "bench.cu:93 · 42% of the time". */
+static void
+put_impact(struct buf *b, const cJSON *x)
+{
+	double pct = kf_num(x, "impact_pct", NAN), line = kf_num(x, "line", NAN);
+	const char *file = kf_str(x, "file");
+
+	if (file)
+		kf_report_where(b, file, line);
+	if (isfinite(pct)) {
+		buf_puts(b, file ? " \xC2\xB7 " : "");
+		html_pct(b, pct);
+		buf_puts(b, " of the time");
+	}
 }
 
 /* The first run of the job (its own, or one of its passes') that did not end
@@ -196,10 +242,38 @@ put_speedup(struct buf *b, const cJSON *d)
 	}
 }
 
+/* The index's first finding: its kind, where and how much, what it says. */
 static void
-index_row(struct kf_report *r, const cJSON *rec, const cJSON *an, const cJSON *err)
+finding_cell(struct buf *b, const cJSON *x)
 {
-	struct buf *b = &r->index;
+	if (x == NULL) {
+		buf_puts(b, "<td class=\"finding none\">no finding</td>");
+		return;
+	}
+	buf_puts(b, "<td class=\"finding\"><b>");
+	put_kind(b, x);
+	buf_puts(b, "</b>");
+	if (kf_str(x, "file") || isfinite(kf_num(x, "impact_pct", NAN))) {
+		buf_puts(b, "<br><span class=\"impact\">");
+		put_impact(b, x);
+		buf_puts(b, "</span>");
+	}
+	if (kf_str(x, "what")) {
+		buf_puts(b, "<br><span class=\"what\" title=\"");
+		html_text(b, kf_str(x, "what"));
+		buf_puts(b, "\">");
+		html_text_max(b, kf_str(x, "what"), 110);
+		buf_puts(b, "</span>");
+	}
+	buf_puts(b, "</td>");
+}
+
+/* A row of the index, into b (without the speedup column, which the caller
+ * adds). */
+static void
+index_row(struct kf_report *r, struct buf *b, const cJSON *rec, const cJSON *an,
+    const cJSON *err)
+{
 	const cJSON *f = kf_report_focus(an);
 
 	buf_printf(b, "<tr class=\"%s\"><td class=\"num\">%d</td><td class=\"id\"><a href=\"#job-%d\">",
@@ -215,11 +289,11 @@ index_row(struct kf_report *r, const cJSON *rec, const cJSON *an, const cJSON *e
 	}
 	buf_puts(b, "</td>");
 	if (err) {
-		buf_puts(b, "<td class=\"reason\" colspan=\"5\">");
+		buf_puts(b, "<td class=\"reason\" colspan=\"4\">");
 		html_text(b, kf_str(err, "kind"));
 		buf_puts(b, ": ");
 		html_text_max(b, kf_str(err, "message"), 300);
-		buf_puts(b, "</td></tr>\n");
+		buf_puts(b, "</td>");
 		return;
 	}
 	td_text(b, "kernel", f ? kf_report_kname(f) : NULL, 60);
@@ -227,11 +301,26 @@ index_row(struct kf_report *r, const cJSON *rec, const cJSON *an, const cJSON *e
 	if (isfinite(focus_ns(f)))
 		html_ns(b, focus_ns(f));
 	buf_puts(b, "</td>");
-	td_text(b, "bound", bound_of(an, f), 0);
-	td_text(b, "rule", top_rule(an, f), 0);
-	buf_puts(b, "<td class=\"speedup num\">");
-	put_speedup(b, kf_obj(an, "delta"));
-	buf_puts(b, "</td></tr>\n");
+	td_text(b, "bound", bound_of(f), 0);
+	finding_cell(b, first_finding(an));
+}
+
+/* The job's row, into both indexes. */
+static void
+index_rows(struct kf_report *r, const cJSON *rec, const cJSON *an, const cJSON *err)
+{
+	struct buf row = { 0 };
+
+	index_row(r, &row, rec, an, err);
+	buf_add(&r->index, row.s, row.len);
+	buf_puts(&r->index, "</tr>\n");
+	buf_add(&r->index_sp, row.s, row.len);
+	buf_puts(&r->index_sp, "<td class=\"speedup num\">");
+	if (err == NULL)
+		put_speedup(&r->index_sp, kf_obj(an, "delta"));
+	buf_puts(&r->index_sp, "</td></tr>\n");
+	r->compared += err == NULL && kf_obj(an, "delta") != NULL;
+	buf_free(&row);
 }
 
 static void
@@ -244,16 +333,23 @@ dl_item(struct buf *b, const char *term, const char *text)
 	buf_puts(b, "</dd>");
 }
 
-/* The roof's limiting level: the memory or unit closest to its peak. */
+/* The core's limiter: the pipe or memory level closest to its peak, and
+ * where that share came from. */
 static void
-limiter(struct buf *b, const cJSON *roof)
+limiter(struct buf *b, const cJSON *lim)
 {
-	double pct = kf_num(roof, "limiter_pct", NAN);
+	double pct = kf_num(lim, "pct", NAN);
 
-	if (kf_str(roof, "limiter") == NULL)
+	if (kf_str(lim, "unit") == NULL)
 		return;
-	buf_puts(b, "<dt>Limit</dt><dd class=\"limiter\">");
-	html_text(b, kf_str(roof, "limiter"));
+	buf_puts(b, "<dt>Limit</dt><dd class=\"limiter\"");
+	if (kf_str(lim, "metric")) {
+		buf_puts(b, " title=\"");
+		html_text(b, kf_str(lim, "metric"));
+		buf_puts(b, "\"");
+	}
+	buf_puts(b, ">");
+	put_unit(b, kf_str(lim, "unit"));
 	if (isfinite(pct)) {
 		buf_puts(b, " at ");
 		html_pct(b, pct);
@@ -277,86 +373,84 @@ job_summary(struct buf *b, const cJSON *rec, const cJSON *an, const cJSON *f)
 	if (isfinite(focus_ns(f))) {
 		buf_puts(b, "<dt>Time per launch</dt><dd class=\"focus-time\">");
 		html_ns(b, focus_ns(f));
+		if (kf_str(f, "time_label")) {
+			buf_puts(b, " (");
+			html_text(b, kf_str(f, "time_label"));
+			buf_puts(b, ")");
+		}
 		buf_puts(b, "</dd>");
 	}
-	dl_item(b, "Bound", bound_of(an, f));
-	limiter(b, kf_obj(f, "roof"));
+	dl_item(b, "Bound", bound_of(f));
+	limiter(b, kf_obj(f, "limiter"));
 	buf_puts(b, "</dl>\n");
 }
 
+/* The profiler's own advice (analysis.advice: ncu's rules, VTune's
+ * recommendations), the first max, with their estimated speedups. */
 static void
-rules_table(struct buf *b, const cJSON *an, const cJSON *f, int max)
+advice_table(struct buf *b, const cJSON *an, int max)
 {
-	const cJSON *rules = kf_arr(an, "rules"), *x;
+	const cJSON *adv = kf_arr(an, "advice"), *x;
+	const char *word = kf_core_advice_word(adv);
 	int i = 0;
 
-	if (rules == NULL || rules->child == NULL) {
-		rules = kf_arr(f, "recommendations");
-		if (rules == NULL || rules->child == NULL || max == 0)
-			return;
-	}
-	buf_puts(b, "<h3>Top rules</h3><table class=\"rules\"><thead><tr><th>rule</th>"
-	    "<th class=\"num\">est. speedup</th><th>what it says</th></tr></thead><tbody>\n");
-	cJSON_ArrayForEach(x, rules) {
-		double s = kf_num(x, "speedup", NAN);
+	if (adv == NULL || adv->child == NULL || max == 0)
+		return;
+	buf_printf(b, "<h3>The profiler's %s</h3><table class=\"advice\"><thead><tr>"
+	    "<th>%s</th><th class=\"num\">est. speedup</th><th>what it says</th></tr></thead>"
+	    "<tbody>\n", word, kf_str(adv->child, "kind") ? kf_str(adv->child, "kind") : "name");
+	cJSON_ArrayForEach(x, adv) {
+		double sp = kf_num(x, "speedup_pct", NAN);
 
 		if (i++ == max)
 			break;
-		td_text(b, "name", kf_str(x, "name") ? kf_str(x, "name") : kf_str(x, "kind"), 0);
+		buf_puts(b, "<tr>");
+		td_text(b, "name", kf_str(x, "name"), 0);
 		buf_puts(b, "<td class=\"num\">");
-		if (isfinite(s)) {
-			buf_printf(b, "%.3g%% ", s);
+		if (isfinite(sp)) {
+			buf_printf(b, "%.3g%% ", sp);
 			html_text(b, kf_str(x, "speedup_type"));
 		}
 		buf_puts(b, "</td>");
-		td_text(b, "text", kf_str(x, "description") ? kf_str(x, "description") :
-		    kf_str(x, "text"), 0);
+		td_text(b, "text", kf_str(x, "text"), 0);
 		buf_puts(b, "</tr>\n");
 	}
 	buf_puts(b, "</tbody></table>\n");
 }
 
-/* The line's main stall reason (the first of its stalls). */
+/* The first max findings of the diagnosis, as the text leads with them. */
 static void
-top_stall(struct buf *b, const cJSON *stalls)
+diagnosis(struct buf *b, const cJSON *an, int max)
 {
-	const char *why = stalls && stalls->child ? kf_str(stalls->child, "reason") : NULL;
-
-	if (why == NULL)
-		return;
-	buf_puts(b, " <span class=\"stall\">");
-	html_text(b, why);
-	buf_puts(b, "</span>");
-}
-
-static void
-source_lines(struct buf *b, const cJSON *f, int max)
-{
-	const cJSON *sl = kf_arr(f, "source_lines"), *x;
+	const cJSON *x;
 	int i = 0;
 
-	if (sl == NULL || sl->child == NULL || max == 0)
+	if (first_finding(an) == NULL)
 		return;
-	buf_puts(b, "<h3>Hot source lines</h3><table class=\"source\"><thead><tr><th>where</th>"
-	    "<th class=\"num\">stalls</th><th>code</th></tr></thead><tbody>\n");
-	cJSON_ArrayForEach(x, sl) {
-		double line = kf_num(x, "line", NAN), st = kf_num(x, "stall_pct", NAN);
-
+	buf_puts(b, "<h3>Diagnosis</h3><ol class=\"diagnosis\">\n");
+	cJSON_ArrayForEach(x, kf_arr(an, "diagnosis")) {
 		if (i++ == max)
 			break;
-		buf_puts(b, "<tr><td class=\"where\">");
-		html_text(b, kf_str(x, "file") ? kf_str(x, "file") : "?");
-		if (isfinite(line))
-			buf_printf(b, ":%.0f", line);
-		buf_puts(b, "</td><td class=\"num\">");
-		if (isfinite(st))
-			html_pct(b, st);
-		top_stall(b, kf_arr(x, "stalls"));
-		buf_puts(b, "</td><td><pre><code>");
-		html_text(b, kf_str(x, "text"));
-		buf_puts(b, "</code></pre></td></tr>\n");
+		buf_puts(b, "<li><b>");
+		put_kind(b, x);
+		buf_puts(b, "</b>");
+		if (kf_str(x, "file") || isfinite(kf_num(x, "impact_pct", NAN))) {
+			buf_puts(b, " <span class=\"impact\">");
+			put_impact(b, x);
+			buf_puts(b, "</span>");
+		}
+		if (kf_str(x, "what")) {
+			buf_puts(b, ": ");
+			html_text(b, kf_str(x, "what"));
+		}
+		if (kf_str(x, "fix")) {
+			buf_puts(b, " <span class=\"fix\"><b>Fix:</b> ");
+			html_text(b, kf_str(x, "fix"));
+			buf_puts(b, "</span>");
+		}
+		buf_puts(b, "</li>\n");
 	}
-	buf_puts(b, "</tbody></table>\n");
+	buf_puts(b, "</ol>\n");
 }
 
 static void
@@ -396,15 +490,18 @@ job_section(struct kf_report *r, const cJSON *rec, const cJSON *an, const cJSON 
 		return;
 	}
 	job_summary(b, rec, an, f);
+	diagnosis(b, an, 3);
 	kf_report_delta(b, an);
 	buf_puts(b, "<div class=\"charts\">");
 	kf_report_delta_chart(b, an);
 	kf_report_time_chart(b, an, r->o.top);
 	kf_report_roofline(b, rec, an, r->o.gpus_file, r->o.top);
 	kf_report_pct_chart(b, an);
+	kf_report_stalls(b, f);
 	buf_puts(b, "</div>\n");
-	rules_table(b, an, f, r->o.rules);
-	source_lines(b, f, r->o.lines);
+	kf_report_launch(b, f);
+	advice_table(b, an, r->o.rules);
+	kf_report_lines(b, f, r->o.lines);
 	kf_report_delta_details(b, an, r->o.top);
 	buf_puts(b, "</section>\n");
 }
@@ -446,7 +543,7 @@ kf_report_add(struct kf_report *r, const cJSON *rec)
 	r->failed += err != NULL;
 	if (err == NULL)
 		add_speedup(r, rec, kf_obj(an, "delta"));
-	index_row(r, rec, an, err);
+	index_rows(r, rec, an, err);
 	job_section(r, rec, an, err);
 	cJSON_Delete(made);
 }
@@ -483,17 +580,19 @@ overview(struct kf_report *r, struct buf *b)
 int
 kf_report_write(struct kf_report *r, FILE *f)
 {
-	struct buf head = { 0 };
+	struct buf head = { 0 }, *index;
 	int ok;
 
 	errno = 0;
 	page_head(r, &head);
 	overview(r, &head);
-	buf_puts(&head, "<table class=\"index\"><thead><tr><th class=\"num\">#</th><th>id</th>"
+	buf_printf(&head, "<table class=\"index\"><thead><tr><th class=\"num\">#</th><th>id</th>"
 	    "<th>profiler</th><th>status</th><th>focus kernel</th><th class=\"num\">time</th>"
-	    "<th>bound</th><th>top rule</th><th class=\"num\">speedup</th></tr></thead><tbody>\n");
+	    "<th>bound</th><th>first finding</th>%s</tr></thead><tbody>\n",
+	    r->compared ? "<th class=\"num\">speedup</th>" : "");
+	index = r->compared ? &r->index_sp : &r->index;
 	ok = fwrite(head.s, 1, head.len, f) == head.len &&
-	    fwrite(r->index.s ? r->index.s : "", 1, r->index.len, f) == r->index.len &&
+	    fwrite(index->s ? index->s : "", 1, index->len, f) == index->len &&
 	    fputs("</tbody></table>\n", f) >= 0 &&
 	    fwrite(r->jobs.s ? r->jobs.s : "", 1, r->jobs.len, f) == r->jobs.len &&
 	    fputs("</body></html>\n", f) >= 0;

@@ -55,6 +55,15 @@ void kf_report_delta(struct buf *b, const cJSON *an);
 void kf_report_delta_chart(struct buf *b, const cJSON *an);
 /* Its details: the focus kernel's metrics, the top n kernels, the rules. */
 void kf_report_delta_details(struct buf *b, const cJSON *an, int n);
+/* The focus kernel's launch statistics (analysis.focus.launch and
+ * occupancy, lib/report_focus.c), its warp stalls on the hot lines as bars,
+ * and the hot lines with their stalls and excess sectors. */
+void kf_report_launch(struct buf *b, const cJSON *f);
+void kf_report_stalls(struct buf *b, const cJSON *f);
+void kf_report_lines(struct buf *b, const cJSON *f, int max);
+/* "bench.cu:93", the source file as the feedback text names it, the whole
+ * path its tooltip; line NAN: none. */
+void kf_report_where(struct buf *b, const char *file, double line);
 /* The roofline chart, or a line saying why there is none. */
 void kf_report_roofline(struct buf *b, const cJSON *rec, const cJSON *an,
     const char *gpus_file, int n);

@@ -6,8 +6,37 @@
 #include <string.h>
 
 #include "html.h"
+#include "profiler.h"
 #include "record.h"
 #include "report.h"
+
+/* A metric's name for people: the label the profiler's --baseline table
+ * gives it (struct kf_cmp: "Compute (SM)"), a stall by its reason, else its
+ * key in words ("registers per thread"). path is "throughput/dram_pct". */
+static void
+put_label(struct buf *b, const struct kf_profiler *p, const char *path)
+{
+	const struct kf_cmp_metric *m;
+	const char *key = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	size_t n = strlen(key);
+	int pct = n > 4 && strcmp(key + n - 4, "_pct") == 0;
+
+	for (m = p && p->cmp ? p->cmp->m : NULL; m && m->path; m++)
+		if (strcmp(m->path, path) == 0) {
+			html_text(b, m->label);
+			buf_puts(b, m->kind == KF_CMP_PCT ? ", %" : m->kind == KF_CMP_GBPS ? ", GB/s" : "");
+			return;
+		}
+	if (strncmp(key, "stall_", 6) == 0 && pct) {
+		key += 6;
+		n -= 6;
+		buf_puts(b, "stalls: ");
+	}
+	for (; n > (pct ? 4u : 0u); key++, n--)
+		buf_putc(b, *key == '_' ? ' ' : *key);
+	if (pct)
+		buf_puts(b, ", %");
+}
 
 /* before and after of member key of d; 0 when it has not both. */
 static int
@@ -56,9 +85,10 @@ time_bars(struct buf *b, const cJSON *d)
 		kf_report_bars(b, "delta", "Before and after", "time", r, n, KF_BAR_TIME);
 }
 
-/* One row per {before, after} leaf under o, named by its path. */
+/* One row per {before, after} leaf under o, named by its label. */
 static void
-metric_rows(struct buf *b, const cJSON *o, const char *path, int depth)
+metric_rows(struct buf *b, const struct kf_profiler *p, const cJSON *o, const char *path,
+    int depth)
 {
 	const cJSON *m;
 
@@ -67,30 +97,32 @@ metric_rows(struct buf *b, const cJSON *o, const char *path, int depth)
 
 		if (!cJSON_IsObject(m) || m->string == NULL)
 			continue;
+		struct buf sub = { 0 };
+
+		buf_printf(&sub, "%s%s", path, m->string);
 		if (isfinite(bef) && isfinite(aft)) {
-			buf_puts(b, "<tr><td class=\"metric\">");
-			html_text(b, path);
-			html_text(b, m->string);
+			buf_printf(b, "<tr><td class=\"metric\" title=\"");
+			html_text(b, sub.s);
+			buf_puts(b, "\">");
+			put_label(b, p, sub.s);
 			buf_printf(b, "</td><td class=\"num\">%.4g</td><td class=\"num\">%.4g</td></tr>\n",
 			    bef, aft);
 		} else if (depth < 4) {
-			struct buf p = { 0 };
-
-			buf_printf(&p, "%s%s.", path, m->string);
-			metric_rows(b, m, p.s, depth + 1);
-			buf_free(&p);
+			buf_putc(&sub, '/');
+			metric_rows(b, p, m, sub.s, depth + 1);
 		}
+		buf_free(&sub);
 	}
 }
 
 static void
-focus_table(struct buf *b, const cJSON *f)
+focus_table(struct buf *b, const struct kf_profiler *p, const cJSON *f)
 {
 	struct buf rows = { 0 };
 
 	if (f == NULL)
 		return;
-	metric_rows(&rows, f, "", 0);
+	metric_rows(&rows, p, f, "", 0);
 	buf_puts(b, "<h3>Focus kernel, before and after</h3><p class=\"delta-focus\"><code>");
 	html_text(b, kf_str(f, "name"));
 	buf_puts(b, "</code>");
@@ -213,7 +245,7 @@ kf_report_delta_details(struct buf *b, const cJSON *an, int n)
 
 	if (d == NULL || (st && strcmp(st, "ok") != 0))
 		return;
-	focus_table(b, kf_obj(d, "focus"));
+	focus_table(b, kf_profiler_find(kf_str(an, "profiler")), kf_obj(d, "focus"));
 	if (kf_arr(d, "kernels") && kf_arr(d, "kernels")->child)
 		kernel_rows(b, kf_arr(d, "kernels"), n);
 	rules_changed(b, d);

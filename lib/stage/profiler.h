@@ -29,6 +29,13 @@ struct kf_popt {
 
 enum { KF_POPT_MAX = 16 };
 
+/* An option of the profiler program itself (ncu's --set), which kf-wrap
+ * passes on, and the values it takes: for completion (PROG --complete). */
+struct kf_tool_opt {
+	const char *name;		/* "--set" */
+	const char *const *values;	/* NULL-terminated */
+};
+
 /* What kf-feedback --baseline compares for one profiler beyond the analysis
  * core (lib/analysis/delta.c: the focus's time_ns, the ranking, the advice,
  * the roof), in its own terms: the focus kernel's numbers. */
@@ -104,6 +111,7 @@ struct kf_profiler {
 	const struct kf_prof_lang *langs;	/* ends with language NULL */
 	const struct kf_popt *opts;	/* kf-wrap options of its own; ends with
 					 * name NULL; may be NULL */
+	const struct kf_tool_opt *tool_opts;	/* ends with name NULL; may be NULL */
 	const char *gpu_env;		/* the variable that pins its GPU */
 	/* Members of a launch that kf-feedback keeps as text and parses on
 	 * first use (kf_json_lazy), relative to "data" or "collated"
