@@ -1120,6 +1120,64 @@ program_findings(struct kf_fb *fb, const cJSON *data, const struct kf_rank *rank
 	kf_launches_free(&ls);
 }
 
+/* The limiter when the report has no raw page (no pipe counters, no
+ * roofline): the Speed Of Light throughputs alone, said as such. A unit at
+ * 60% or more of its peak bounds the kernel; below that none is near it. */
+static void
+sol_diag(struct kf_fb *fb, const cJSON *k)
+{
+	static const struct { const char *key, *unit; } mem[] = {
+		{ "l1tex_pct", "l1" }, { "l2_pct", "l2" }, { "dram_pct", "dram" },
+	};
+	double sm = NAN, v, best = NAN;
+	const char *unit, *bunit = NULL, *blabel = NULL;
+	struct kf_finding *f;
+	size_t i, j;
+
+	for (j = 0; j < sizeof tps / sizeof tps[0]; j++) {
+		if (!sol_num(k, tps[j].names, &v, &unit))
+			continue;
+		if (strcmp(tps[j].key, "compute_sm_pct") == 0)
+			sm = v;
+		for (i = 0; i < sizeof mem / sizeof mem[0]; i++)
+			if (strcmp(tps[j].key, mem[i].key) == 0 && (isnan(best) || v > best)) {
+				best = v;
+				bunit = mem[i].unit;
+				blabel = tps[j].label;
+			}
+	}
+	if (isnan(sm) && isnan(best))
+		return;
+	if (!isnan(sm) && (isnan(best) || sm >= best) && sm >= 60) {
+		f = kf_diag_add(&fb->diag, KF_COMPUTE_BOUND, NULL, 100 - sm,
+		    "Compute-bound: Compute (SM) Throughput %.1f%% of its peak (Speed Of Light; "
+		    "this report has no raw page, so which pipe is not known)", sm);
+		kf_finding_ev(f, "Compute (SM) Throughput", sm, "%");
+		kf_finding_fix(f, "do less work per result on the busiest pipe: profile again "
+		    "with kf's chain (the raw page names the pipe) before rewriting");
+	} else if (!isnan(best) && best >= 60) {
+		f = kf_diag_add(&fb->diag, KF_MEMORY_BOUND, bunit, 100 - best,
+		    "Memory-bound: %s %.1f%% of its peak (Speed Of Light)", blabel, best);
+		kf_finding_ev(f, blabel, best, "%");
+		kf_finding_fix(f, "move fewer bytes through %s: coalesced accesses, data reused "
+		    "from shared memory or registers", bunit);
+	} else {
+		double top = isnan(sm) ? best : isnan(best) ? sm : sm > best ? sm : best;
+
+		f = kf_diag_add(&fb->diag, KF_LATENCY_BOUND, NULL, 100 - top,
+		    "Latency-bound: no unit is near its peak (Compute (SM) %.1f%%, busiest memory "
+		    "level %.1f%%, Speed Of Light); this report has no raw page or stall counters, "
+		    "so what the warps wait for is not known", isnan(sm) ? 0 : sm,
+		    isnan(best) ? 0 : best);
+		if (!isnan(sm))
+			kf_finding_ev(f, "Compute (SM) Throughput", sm, "%");
+		if (!isnan(best))
+			kf_finding_ev(f, blabel, best, "%");
+		kf_finding_fix(f, "give the GPU more independent work (more blocks, more work "
+		    "per thread in flight), and profile with kf's chain for the stall reasons");
+	}
+}
+
 void
 ncu_feedback(const cJSON *rec, struct kf_fb *fb)
 {
@@ -1189,6 +1247,8 @@ ncu_feedback(const cJSON *rec, struct kf_fb *fb)
 		say_rule_text(fb, FB_ADVICE, f->k, raw, "SOLFPRoofline", "Roofline (ncu's SOLFPRoofline rule)",
 		    "roofline", focus);
 	ncu_diag(fb, f->k, has_roof ? &roof : NULL);
+	if (!has_roof)
+		sol_diag(fb, f->k);
 	if (has_roof)
 		ncu_roof_free(&roof);
 	ncu_lines_say(fb, f->k, focus);
