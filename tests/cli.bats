@@ -427,8 +427,8 @@ complete_words() {
 	touch afile
 	assert_equal "$(complete_words kf-feedback --no)" "--no-collated --noise"
 	assert_equal "$(complete_words kf-run --ti)" "--timeout"
-	assert_equal "$(complete_words kf-wrap "")" "adir afile ncu unitrace vtune"
-	assert_equal "$(complete_words kf "")" "ncu unitrace vtune"
+	assert_equal "$(complete_words kf-wrap "")" "adir afile ncu trace unitrace vtune"
+	assert_equal "$(complete_words kf "")" "ncu trace unitrace vtune"
 	assert_equal "$(complete_words kf u)" "unitrace"
 	assert_equal "$(complete_words kf-select --profiler v)" "vtune"
 	assert_equal "$(complete_words kf-wrap ncu --language c)" "cuda"
@@ -438,7 +438,7 @@ complete_words() {
 	assert_equal "$(complete_words kf ncu -- bas)" "$(compgen -c -- bas | sort | paste -sd' ')"
 	assert_equal "$(complete_words kf ncu -- ./x a)" "adir afile"
 	# a profiler given as an option's value is not the PROFILER operand
-	assert_equal "$(complete_words kf-wrap --tool ncu "")" "adir afile ncu unitrace vtune"
+	assert_equal "$(complete_words kf-wrap --tool ncu "")" "adir afile ncu trace unitrace vtune"
 	# after PROFILER a bare word goes after "--"
 	assert_equal "$(complete_words kf-wrap ncu "")" ""
 }
@@ -448,7 +448,7 @@ complete_words() {
 	assert_equal "$(complete_words kf --)" "--gpu --gpus-file --help --inactivity --json --max-chars --no-collated --ranking --rules --timeout --unbuffered --version"
 	assert_equal "$(complete_words kf -)" "$(printf '%s\n' --gpu --gpus-file --help --inactivity --json --max-chars --no-collated --ranking --rules --timeout --unbuffered --version -h -i -n -t | sort | paste -sd' ')"
 	# after PROFILER: kf's options that kf takes there, and kf-wrap's with the profiler's
-	assert_equal "$(complete_words kf ncu --)" "--arg --clock-control --end-marker --gpu --gpus-file --help --id --inactivity --json --language --max-chars --no-collated --output-dir --ranking --rules --set --sudo --timeout --tool --top --unbuffered --version"
+	assert_equal "$(complete_words kf ncu --)" "--arg --clock-control --end-marker --gpu --gpus-file --help --id --import --inactivity --json --language --max-chars --no-collated --output-dir --ranking --rules --set --sudo --timeout --tool --top --unbuffered --version"
 	assert_equal "$(complete_words kf unitrace --no)" "--no-collated --no-timeline"
 	assert_equal "$(complete_words kf vtune --no)" "--no-collated"
 	# the deprecated --top of kf-feedback and kf-report is not offered

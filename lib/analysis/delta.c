@@ -523,9 +523,11 @@ speedup_text(struct buf *b, const cJSON *r, const char *open, const char *close)
 	const char *st = kf_str(r, "speedup_type");
 	double sp;
 
-	if (num_at(r, "speedup_pct", &sp))
-		buf_printf(b, "%sestimated %s%sspeedup %.4g%%%s", open, st ? st : "", st ? " " : "",
-		    sp, close);
+	if (num_at(r, "speedup_pct", &sp)) {
+		buf_printf(b, "%sestimated %s%sspeedup ", open, st ? st : "", st ? " " : "");
+		kf_fmt_pct(b, sp);
+		buf_puts(b, close);
+	}
 }
 
 static void
