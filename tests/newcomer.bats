@@ -54,7 +54,7 @@ first_line() {
 	assert_line 'The numbers below are from its longest launch of 2 (ID 0, process 1037 bench), duration 131.7 µs.'
 	assert_line --partial 'registers per thread 16, static shared memory per block 0 bytes, dynamic shared memory per block 0 bytes, waves per SM 1.'
 	# ncu's rule speedups (93.83 in the input) as the text states every share.
-	assert_line --partial '3. [OPT] HighPipeUtilization (estimated local speedup 93.8%): '
+	assert_line --partial '2. [OPT] HighPipeUtilization (estimated local speedup 93.8%): '
 	run jq -r '.analysis.rules[] | select(.name == "HighPipeUtilization") | .speedup' "$FIX/report/copy.json"
 	assert_output 93.83
 }
