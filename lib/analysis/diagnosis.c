@@ -141,7 +141,7 @@ void
 kf_diag_sort(struct kf_diag *d)
 {
 	if (d->n > 1)
-		qsort(d->v, d->n, sizeof *d->v, by_stake);
+		kf_sort(d->v, d->n, sizeof *d->v, by_stake);
 }
 
 static cJSON *

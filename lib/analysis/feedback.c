@@ -136,7 +136,7 @@ fill_order(const struct kf_fb *fb)
 		s[i].i = i;
 	}
 	if (fb->n > 1)
-		qsort(s, fb->n, sizeof *s, by_prio);
+		kf_sort(s, fb->n, sizeof *s, by_prio);
 	for (i = 0; i < fb->n; i++)
 		o[i] = s[i].i;
 	free(s);

@@ -80,7 +80,7 @@ kf_rank_sort(struct kf_rank *r)
 	for (i = 0; i < r->n; i++)
 		r->v[i].machine = kf_machinery_find(r->v[i].name);
 	if (r->n > 1)
-		qsort(r->v, r->n, sizeof *r->v, by_time);
+		kf_sort(r->v, r->n, sizeof *r->v, by_time);
 	/* The index follows the entries to their places. */
 	for (i = 0; i < r->n; i++) {
 		r->v[i].share = r->total_ns > 0 ? 100 * r->v[i].total_ns / r->total_ns : 0;

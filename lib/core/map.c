@@ -124,7 +124,7 @@ kf_map_list(const struct kf_map *m, size_t *n)
 	for (i = 0; i < m->cap; i++)
 		if (m->ent[i].key)
 			v[k++] = &m->ent[i];
-	qsort(v, k, sizeof *v, by_order);
+	kf_sort(v, k, sizeof *v, by_order);
 	*n = k;
 	return v;
 }

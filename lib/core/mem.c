@@ -27,6 +27,13 @@ xcalloc(size_t n, size_t size)
 	return p;
 }
 
+void
+kf_sort(void *v, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(v, n, size, cmp);
+}
+
 void *
 xrealloc(void *p, size_t n)
 {

@@ -29,6 +29,10 @@ char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* realloc for n elements of size bytes, checked for overflow. */
 void *xreallocarray(void *p, size_t n, size_t size);
 
+/* qsort that accepts an empty array, whatever its pointer (qsort(NULL, 0)
+ * is undefined): the one way to sort. */
+void kf_sort(void *v, size_t n, size_t size, int (*cmp)(const void *, const void *));
+
 /* The one way to grow an array: a capacity of at least need, doubling
  * cap (first when 0). */
 size_t kf_grow_cap(size_t cap, size_t need, size_t first);

@@ -512,7 +512,7 @@ collect_rules(const cJSON *k, size_t *np)
 		v[n++] = nr;
 	}
 	if (n > 1)
-		qsort(v, n, sizeof *v, by_speedup);
+		kf_sort(v, n, sizeof *v, by_speedup);
 	n = merge_units(v, n);
 	*np = one_per_name(v, n);
 	return v;

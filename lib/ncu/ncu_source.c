@@ -709,7 +709,7 @@ put_line(struct buf *b, const struct ncu_src *s, const struct group *g, struct s
 			buf_printf(b, "%s\"%s\"", (x->ops & ((1u << i) - 1)) ? "," : "", op_names[i]);
 	buf_putc(b, ']');
 	buf_puts(b, ",\"sass\":[");
-	qsort(x->top, x->ntop, sizeof x->top[0], by_samples_sass);
+	kf_sort(x->top, x->ntop, sizeof x->top[0], by_samples_sass);
 	for (i = 0; i < x->ntop; i++) {
 		if (i)
 			buf_putc(b, ',');
@@ -766,7 +766,7 @@ put_barrier_lines(struct buf *b, const struct group *g)
 	unsigned long long last = 0;
 	int have_last = 0;
 
-	qsort(g->bars, g->nbars, sizeof *g->bars, by_addr);
+	kf_sort(g->bars, g->nbars, sizeof *g->bars, by_addr);
 	for (i = 0; i < g->nbars; i++) {
 		const struct bar *x = &g->bars[i], *bar;
 
@@ -836,14 +836,14 @@ put_group(struct buf *b, const struct ncu_src *s, struct group *g)
 	if (g->nline_rows)
 		put_barrier_lines(b, g);
 	buf_puts(b, ",\"lines\":[");
-	qsort(g->lines, g->nlines, sizeof g->lines[0], by_samples_line);
+	kf_sort(g->lines, g->nlines, sizeof g->lines[0], by_samples_line);
 	for (i = 0; i < g->nlines; i++) {
 		if (i)
 			buf_putc(b, ',');
 		put_line(b, s, g, &g->lines[i]);
 	}
 	buf_puts(b, "],\"hot_sass\":[");
-	qsort(g->hot, g->nhot, sizeof g->hot[0], by_samples_sass);
+	kf_sort(g->hot, g->nhot, sizeof g->hot[0], by_samples_sass);
 	for (i = 0; i < g->nhot; i++) {
 		if (i)
 			buf_putc(b, ',');

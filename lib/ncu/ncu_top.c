@@ -475,7 +475,7 @@ ncu_ranking_csv(const char *csv)
 	order = xcalloc(b.n + 1, sizeof *order);
 	for (i = 0; i < b.n; i++)
 		order[i] = &b.v[i];
-	qsort(order, b.n, sizeof *order, tk_cmp);
+	kf_sort(order, b.n, sizeof *order, tk_cmp);
 	o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "source", slash ? slash + 1 : csv);
 	cJSON_AddStringToObject(o, "identity", mangled ? "mangled" : "name");

@@ -189,7 +189,7 @@ line_stalls(const cJSON *f, struct stall **out, double *cover, int *nl)
 			v[i].pct += lp * p / 100;
 		}
 	}
-	qsort(v, (size_t)n, sizeof *v, by_pct);
+	kf_sort(v, (size_t)n, sizeof *v, by_pct);
 	*out = v;
 	return n;
 }

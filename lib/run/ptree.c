@@ -20,7 +20,7 @@ parents(struct kf_ptab *t)
 {
 	size_t *par = xcalloc(t->n + 1, sizeof *par), i;
 
-	qsort(t->p, t->n, sizeof *t->p, by_pid);
+	kf_sort(t->p, t->n, sizeof *t->p, by_pid);
 	for (i = 0; i < t->n; i++) {
 		struct kf_pinfo key = {0}, *q;
 

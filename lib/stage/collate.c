@@ -113,7 +113,7 @@ kf_collate_job(cJSON **recs, int n)
 	const cJSON *c, *base = NULL;
 	int i, ngood = 0;
 
-	qsort(recs, (size_t)n, sizeof *recs, by_pass);
+	kf_sort(recs, (size_t)n, sizeof *recs, by_pass);
 	for (i = 0; i < n; i++) {
 		if (!kf_error(recs[i]) && cJSON_GetObjectItemCaseSensitive(recs[i], "data"))
 			good[ngood++] = recs[i];

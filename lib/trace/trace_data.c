@@ -257,7 +257,7 @@ timeline(struct acc *a, int64_t t0, int64_t t1)
 	double busy = 0, gn[3] = {0}, gns[3] = {0}, span, nshort = 0, short_ns = 0, ktotal = 0;
 
 	if (a->nsp > 1)
-		qsort(a->sp, a->nsp, sizeof *a->sp, cmp_span);
+		kf_sort(a->sp, a->nsp, sizeof *a->sp, cmp_span);
 	for (i = 0; i < a->nsp; i++) {
 		const struct span *s = &a->sp[i];
 
@@ -305,7 +305,7 @@ timeline(struct acc *a, int64_t t0, int64_t t1)
 	cJSON_AddNumberToObject(o, "launches", (double)a->ndur);
 	cJSON_AddNumberToObject(o, "launch_rate_per_s", span > 0 ? (double)a->ndur / (span / 1e9) : 0);
 	if (a->ndur > 0) {
-		qsort(a->dur, a->ndur, sizeof *a->dur, cmp_dbl);
+		kf_sort(a->dur, a->ndur, sizeof *a->dur, cmp_dbl);
 		cJSON_AddNumberToObject(o, "median_launch_ns", a->dur[a->ndur / 2]);
 	} else {
 		cJSON_AddNullToObject(o, "median_launch_ns");
@@ -472,7 +472,7 @@ trace_data(struct trace_file *const *f, size_t n)
 		add_ranges(&a, f[i]);
 	}
 	if (a.nk > 1)
-		qsort(a.k, a.nk, sizeof *a.k, cmp_kagg);
+		kf_sort(a.k, a.nk, sizeof *a.k, cmp_kagg);
 	for (i = 0; i < a.nk; i++)
 		total += a.k[i]->total;
 	cJSON_AddNumberToObject(data, "processes", (double)n);

@@ -386,6 +386,6 @@ trace_list(const char *dir, size_t *n)
 	KF_GROW(v, *n + 1, cap, 16);
 	v[*n] = NULL;
 	if (*n > 1)
-		qsort(v, *n, sizeof *v, cmp_str);
+		kf_sort(v, *n, sizeof *v, cmp_str);
 	return v;
 }

@@ -105,7 +105,7 @@ timing_csvs(const char *dir, struct trace_file *const *f, size_t nf, char **csv)
 			l[n++].f = f[i];
 		}
 	if (n > 1)
-		qsort(l, n, sizeof *l, cmp_launch);
+		kf_sort(l, n, sizeof *l, cmp_launch);
 	*csv = kf_path_join(up, TIMING_CSV);
 	mangled = kf_path_join(up, TIMING_MANGLED_CSV);
 	if (write_csv(*csv, dir, l, n, 0) != 0) {

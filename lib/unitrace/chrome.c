@@ -69,7 +69,7 @@ kf_chrome_pick(const char *dir, int *others)
 	}
 	closedir(d);
 	if (n)
-		qsort(v, n, sizeof *v, by_name);
+		kf_sort(v, n, sizeof *v, by_name);
 	for (i = 0; i < n && !pick; i++) {
 		const char *base = strrchr(v[i], '/') + 1;
 

@@ -117,7 +117,7 @@ ids_in(const cJSON *timeline, double start, double end, size_t *n)
 		v[(*n)++] = kf_num(k, "id", NAN);
 	}
 	if (*n)
-		qsort(v, *n, sizeof *v, by_double);
+		kf_sort(v, *n, sizeof *v, by_double);
 	return v;
 }
 
@@ -370,7 +370,7 @@ sorted_array(cJSON **v, size_t n)
 	size_t i;
 
 	if (n)
-		qsort(v, n, sizeof *v, by_total);
+		kf_sort(v, n, sizeof *v, by_total);
 	for (i = 0; i < n; i++)
 		cJSON_AddItemToArray(a, v[i]);
 	return a;

@@ -148,7 +148,7 @@ unitrace_median_pick(const double *v, size_t n)
 	p = xcalloc(n, sizeof *p);
 	for (i = 0; i < n; i++)
 		p[i] = &v[i];
-	qsort(p, n, sizeof *p, by_value);
+	kf_sort(p, n, sizeof *p, by_value);
 	k = (size_t)(p[n / 2] - v);
 	free(p);
 	return k;

@@ -72,9 +72,9 @@ list_files(const char *dir, struct files *f)
 	}
 	closedir(d);
 	if (f->nmetrics)
-		qsort(f->metrics, f->nmetrics, sizeof *f->metrics, by_str);
+		kf_sort(f->metrics, f->nmetrics, sizeof *f->metrics, by_str);
 	if (f->nlogs)
-		qsort(f->logs, f->nlogs, sizeof *f->logs, by_str);
+		kf_sort(f->logs, f->nlogs, sizeof *f->logs, by_str);
 	return 0;
 }
 

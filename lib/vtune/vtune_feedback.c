@@ -876,7 +876,7 @@ vtune_feedback(const cJSON *rec, struct kf_fb *fb)
 			hottest = k;
 		}
 	}
-	if (rank.n > 0)		/* kf_rank_sort would qsort(NULL, 0): UB */
+	if (rank.n > 0)
 		kf_rank_sort(&rank);
 
 	if (users == 0 && hottest == NULL) {

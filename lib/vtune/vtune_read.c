@@ -717,7 +717,7 @@ vtune_read(cJSON *rec, const char *dir)
 	order = xmalloc(r.nk * sizeof *order);
 	for (i = 0; i < r.nk; i++)
 		order[i] = &r.k[i];
-	qsort(order, r.nk, sizeof *order, by_total);
+	kf_sort(order, r.nk, sizeof *order, by_total);
 	ks = cJSON_AddArrayToObject(data, "kernels");
 	for (i = 0; i < r.nk; i++)
 		cJSON_AddItemToArray(ks, kernel_json(&r, order[i]));
