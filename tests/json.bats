@@ -34,5 +34,5 @@ setup_file() {
 	assert_output $'33344\nLaunchConfiguration'
 	kf-feedback --focus longest "$BATS_TEST_TMPDIR/col.json" >"$BATS_TEST_TMPDIR/fbl.json"
 	run jq -r '.analysis.focus.duration_ns, .analysis.rules[0].name' "$BATS_TEST_TMPDIR/fbl.json"
-	assert_output $'97152\nUncoalescedGlobalAccess'
+	assert_output $'97152\nTheoreticalOccupancy'
 }

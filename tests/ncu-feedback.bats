@@ -176,13 +176,13 @@ H200="$FIX/ncu-h200"
 	assert_output 'null'
 }
 
-@test "--max-chars keeps the kernel, its throughputs and the bottleneck first" {
+@test "--max-chars keeps the diagnosis (the bottleneck), the kernel and its throughputs first" {
 	fb multi "$H200/detailed-multi.csv" --max-chars 800
 	run text multi
 	[ "${#output}" -le 800 ]
+	assert_line --index 1 --partial '1. Memory-bound: L1/TEX Cache Throughput 99.4% of its peak (Speed Of Light). Fix: '
 	assert_line 'Kernel: sgemm_naive_k(const float *, const float *, float *, int)'
 	assert_line '  - DRAM Throughput: 0.3%'
-	assert_output --partial 'Start by analyzing L1 in the Memory Workload Analysis section.'
 	refute_output --partial 'Kernels by total GPU time'
 }
 

@@ -63,7 +63,7 @@ setup() {
 	[[ "$stderr" == *"kf-slurm: missing: 4 of 4 (tasks 1-4)"* ]]
 	[[ "$stderr" == *"kf-slurm: done: 3 of 4 (tasks 1-3)"* ]]
 	[[ "$stderr" == *"kf-slurm: failed: 1 of 4 (tasks 4)"* ]]
-	[[ "$stderr" == *"kf-slurm: task 4 (gone): kf-read program_not_found: no ncu_report.csv in out/runs/4/gone/ncu.000: ncu could not start the program"* ]]
+	[[ "$stderr" == *"kf-slurm: task 4 (gone): kf-read program_not_found: no ncu_report.csv in $PWD/out/runs/4/gone/ncu.000: ncu could not start the program: ==ERROR== './gone' does not exist"* ]]
 	[ "$(cat out/{1,2,3,4}.json | jq -r .id | paste -sd' ')" = "s1-copy s2-fma s3-sgemm_naive gone" ]
 	[ "$(cat out/{1,2,3}.json | jq -r '.analysis.ranking.kernels[0].name | split("(")[0]' | paste -sd' ')" = \
 		"copy_k fma_k sgemm_naive_k" ]

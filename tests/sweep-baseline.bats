@@ -35,7 +35,8 @@ setup() {
 	assert_output "$(printf 'id\tspeedup\tchange\na\t23.8\tfaster\nb\t1\tunchanged\nd\t-\t-')"
 	run jq -r '.analysis.delta | "\(.total_gpu_time_ns.before) \(.total_gpu_time_ns.after)"' "$T/new/a.compared.json"
 	assert_output '3134208 131712'
-	run head -1 "$T/new/a.compared.txt"
+	# the diagnosis leads; the comparison comes right after it
+	run grep -m1 '^Compared with the baseline' "$T/new/a.compared.txt"
 	assert_output 'Compared with the baseline (old/a.json): 23.80x faster in total GPU time (3.13 ms -> 131.7 µs).'
 	# up to date: a second run compares nothing again
 	run sweep -q JOBS=new.jsonl OUT=new BASELINE=old

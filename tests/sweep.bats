@@ -179,7 +179,6 @@ snapshot() {
 }
 
 @test "a sweep stopped by timeout -s INT or TERM (the whole group): no *.tmp left, no half-written record" {
-	need_run
 	for sig in INT TERM; do
 		d=$BATS_TEST_TMPDIR/$sig
 		mkdir -p "$d"

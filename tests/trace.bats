@@ -45,7 +45,7 @@ replay() {
 	run jq -r '.analysis.diagnosis[0] | [.kind, (.impact_pct | floor)] | @tsv' "$T/fb"
 	assert_output "$(printf 'launch_bound\t79')"
 	run jq -r '.feedback' "$T/fb"
-	assert_output --partial "2,153 of 2,205 launches (97.6%) ran under 10 us"
+	assert_output --partial "2,153 of 2,205 launches (97.6%) ran under 10 µs"
 	assert_output --partial "The GPU was busy only 10.5% of the time"
 	assert_output --partial "2205 kernel launches"
 	run jq -r '.analysis.diagnosis[0].evidence | map(.metric) | index("timeline.busy_pct") != null' "$T/fb"

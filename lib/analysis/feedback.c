@@ -281,6 +281,19 @@ kf_fmt_pct(struct buf *b, double pct)
 }
 
 void
+kf_fmt_count(struct buf *b, double v)
+{
+	if (v >= 1e9)
+		buf_printf(b, "%.1f G", v / 1e9);
+	else if (v >= 1e6)
+		buf_printf(b, "%.1f M", v / 1e6);
+	else if (v >= 1e4)
+		buf_printf(b, "%.1f K", v / 1e3);
+	else
+		buf_printf(b, "%.0f", v);
+}
+
+void
 kf_fb_say_run(struct kf_fb *fb, const cJSON *rec)
 {
 	const cJSON *p, *passes = kf_arr(rec, "passes");

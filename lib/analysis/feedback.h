@@ -65,7 +65,7 @@ void kf_fb_add(struct kf_fb *fb, int prio, const char *fmt, ...)
  * findings, at most three in about KF_LEAD_CHARS (at least one), before
  * every other section (priority FB_LEAD). Called once, after the
  * profiler's feedback. */
-#define KF_LEAD_CHARS 640
+#define KF_LEAD_CHARS 1000
 void kf_fb_lead(struct kf_fb *fb);
 /* Add the text of b as a section and empty b. */
 void kf_fb_add_buf(struct kf_fb *fb, int prio, struct buf *b);
@@ -96,6 +96,8 @@ void kf_fmt_ns(struct buf *b, double ns);
 /* A percentage, one decimal: "81.3%", "50.0%"; "< 0.05%" for a share
  * that is not 0 but rounds to 0.0. */
 void kf_fmt_pct(struct buf *b, double pct);
+/* A count of events, three digits at most: "58.7 M", "12.3 K", "950". */
+void kf_fmt_count(struct buf *b, double n);
 
 /* What failed, for a record with an error (lib/analysis/failwhat.c): the
  * input (not a record), preparing the job (kf-select, kf-wrap), starting

@@ -98,21 +98,21 @@ kf_prog_launch_bound(struct kf_diag *d, const struct kf_launches *l)
 	put_count(&b, nshort);
 	buf_puts(&b, " of ");
 	put_count(&b, n);
-	buf_printf(&b, " launches (%.1f%%) ran under %.0f us%s, and they hold %.1f%% of the ",
+	buf_printf(&b, " launches (%.1f%%) ran under %.0f µs%s and hold %.1f%% of the ",
 	    lpct, KF_SHORT_LAUNCH_NS / 1e3, l->means ? " (some by their kernel's mean launch)" : "",
 	    tpct);
 	kf_fmt_ns(&b, total);
-	buf_puts(&b, " of GPU time measured; kernels this short leave the GPU waiting for the "
-	    "host to launch the next one");
+	buf_puts(&b, " of GPU time measured; between launches this short the GPU waits for the "
+	    "host");
 	f = kf_diag_add(d, KF_LAUNCH_BOUND, NULL, tpct, "%s", b.s);
 	ev_named(f, metric, "launches", (double)n, NULL);
 	ev_named(f, metric, "launches under 10 us", (double)nshort, NULL);
 	ev_named(f, metric, "share of launches under 10 us", round(lpct * 10) / 10, "%");
 	ev_named(f, metric, "GPU time", total, "ns");
 	ev_named(f, metric, "GPU time in launches under 10 us", short_ns, "ns");
-	kf_finding_fix(f, "launch fewer, larger kernels: fuse the small ones (torch.compile, a "
-	    "fused kernel of your own) or record the sequence once and replay it as a graph "
-	    "(CUDA graphs, torch.compile mode=\"reduce-overhead\", SYCL graphs)");
+	kf_finding_fix(f, "fewer, larger launches: fuse the small kernels (torch.compile, a "
+	    "fused kernel of your own) or replay the sequence as a graph (CUDA graphs, "
+	    "torch.compile mode=\"reduce-overhead\", SYCL graphs)");
 	buf_free(&b);
 	return 1;
 }

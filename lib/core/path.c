@@ -79,6 +79,14 @@ kf_exe_dir(void)
 	return dir;
 }
 
+const char *
+kf_base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s && s[1] ? s + 1 : path;
+}
+
 int
 kf_is_file(const char *path)
 {

@@ -58,6 +58,9 @@ char *kf_data_file(const char *name);
 /* Find a helper script: $KF_LIBEXECDIR/name, EXE/../libexec/kf/name,
  * KF_LIBEXECDIR_DEFAULT/name. */
 char *kf_libexec_file(const char *name);
+/* The last part of path: "bench.cu" of "/src/bench.cu"; path itself when
+ * it has no '/' or ends in one. Points into path. */
+const char *kf_base_name(const char *path);
 /* A path that is a regular readable file. */
 int kf_is_file(const char *path);
 int kf_is_dir(const char *path);

@@ -116,11 +116,9 @@ ev(struct kf_finding *f, const cJSON *k, const char *metric, const char *unit)
 
 /* The limiter */
 
-static const char *
-unit_fix(const struct ncu_roof *r)
+const char *
+ncu_unit_fix(const char *u)
 {
-	const char *u = r->limiter->unit;
-
 	if (strcmp(u, "tensor") == 0)
 		return "it runs at the tensor cores' roof: only fewer FLOPs or a lower precision "
 		    "(fp8 has twice the bf16 peak) make it faster";
@@ -240,7 +238,7 @@ bound(struct kf_fb *fb, const cJSON *k, const struct ncu_roof *r)
 		kf_finding_ev(f, r->tensor ? "sm__ops_path_tensor_src_*.sum / gpu__time_duration.sum" :
 		    "smsp__sass_thread_inst_executed_op_{fadd,fmul,ffma,...}_pred_on", r->flops,
 		    "FLOP/s");
-	kf_finding_fix(f, "%s", unit_fix(r));
+	kf_finding_fix(f, "%s", ncu_unit_fix(r->limiter->unit));
 	buf_free(&b);
 }
 

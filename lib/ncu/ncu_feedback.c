@@ -1121,15 +1121,21 @@ program_findings(struct kf_fb *fb, const cJSON *data, const struct kf_rank *rank
 }
 
 /* The limiter when the report has no raw page (no pipe counters, no
- * roofline): the Speed Of Light throughputs alone, said as such. A unit at
- * 60% or more of its peak bounds the kernel; below that none is near it. */
+ * roofline): the Speed Of Light throughputs alone, said as such, by ncu's
+ * own SOLBottleneck test, so that the two agree: Compute (SM) or Memory
+ * Throughput at 60% or more of peak bounds the kernel (the higher one),
+ * else latency does. The memory level named is the busiest of L1/TEX, L2
+ * and DRAM (Memory Throughput is ncu's maximum over memory units). Like
+ * every limiter it has no impact_pct: its cost is the whole kernel. */
+#define SOL_BOUND_PCT 60
+
 static void
 sol_diag(struct kf_fb *fb, const cJSON *k)
 {
-	static const struct { const char *key, *unit; } mem[] = {
+	static const struct { const char *key, *unit; } lv[] = {
 		{ "l1tex_pct", "l1" }, { "l2_pct", "l2" }, { "dram_pct", "dram" },
 	};
-	double sm = NAN, v, best = NAN;
+	double sm = NAN, mem = NAN, v, best = NAN;
 	const char *unit, *bunit = NULL, *blabel = NULL;
 	struct kf_finding *f;
 	size_t i, j;
@@ -1139,43 +1145,59 @@ sol_diag(struct kf_fb *fb, const cJSON *k)
 			continue;
 		if (strcmp(tps[j].key, "compute_sm_pct") == 0)
 			sm = v;
-		for (i = 0; i < sizeof mem / sizeof mem[0]; i++)
-			if (strcmp(tps[j].key, mem[i].key) == 0 && (isnan(best) || v > best)) {
+		else if (strcmp(tps[j].key, "memory_pct") == 0)
+			mem = v;
+		for (i = 0; i < sizeof lv / sizeof lv[0]; i++)
+			if (strcmp(tps[j].key, lv[i].key) == 0 && (isnan(best) || v > best)) {
 				best = v;
-				bunit = mem[i].unit;
+				bunit = lv[i].unit;
 				blabel = tps[j].label;
 			}
 	}
-	if (isnan(sm) && isnan(best))
+	if (isnan(mem))
+		mem = best;	/* an old report without Memory Throughput */
+	if (isnan(sm) && isnan(mem))
 		return;
-	if (!isnan(sm) && (isnan(best) || sm >= best) && sm >= 60) {
-		f = kf_diag_add(&fb->diag, KF_COMPUTE_BOUND, NULL, 100 - sm,
+	if (!isnan(sm) && sm >= SOL_BOUND_PCT && (isnan(mem) || sm >= mem)) {
+		f = kf_diag_add(&fb->diag, KF_COMPUTE_BOUND, NULL, NAN,
 		    "Compute-bound: Compute (SM) Throughput %.1f%% of its peak (Speed Of Light; "
 		    "this report has no raw page, so which pipe is not known)", sm);
 		kf_finding_ev(f, "Compute (SM) Throughput", sm, "%");
 		kf_finding_fix(f, "do less work per result on the busiest pipe: profile again "
-		    "with kf's chain (the raw page names the pipe) before rewriting");
-	} else if (!isnan(best) && best >= 60) {
-		f = kf_diag_add(&fb->diag, KF_MEMORY_BOUND, bunit, 100 - best,
-		    "Memory-bound: %s %.1f%% of its peak (Speed Of Light)", blabel, best);
+		    "with kf-wrap ncu, whose kf-ncu exports the raw page that names the pipe, "
+		    "before rewriting");
+	} else if (!isnan(mem) && mem >= SOL_BOUND_PCT && bunit != NULL) {
+		f = kf_diag_add(&fb->diag, KF_MEMORY_BOUND, bunit, NAN,
+		    "Memory-bound: Memory Throughput %.1f%% of its peak, the busiest level "
+		    "%s %.1f%% (Speed Of Light)", mem, blabel, best);
+		kf_finding_ev(f, "Memory Throughput", mem, "%");
 		kf_finding_ev(f, blabel, best, "%");
-		kf_finding_fix(f, "move fewer bytes through %s: coalesced accesses, data reused "
-		    "from shared memory or registers", bunit);
+		kf_finding_fix(f, "%s", ncu_unit_fix(bunit));
 	} else {
-		double top = isnan(sm) ? best : isnan(best) ? sm : sm > best ? sm : best;
+		struct buf b = {0};
 
-		f = kf_diag_add(&fb->diag, KF_LATENCY_BOUND, NULL, 100 - top,
-		    "Latency-bound: no unit is near its peak (Compute (SM) %.1f%%, busiest memory "
-		    "level %.1f%%, Speed Of Light); this report has no raw page or stall counters, "
-		    "so what the warps wait for is not known", isnan(sm) ? 0 : sm,
-		    isnan(best) ? 0 : best);
+		if (isnan(sm))
+			buf_printf(&b, "Memory Throughput (%.1f%%) does not", mem);
+		else if (isnan(mem))
+			buf_printf(&b, "Compute (SM) Throughput (%.1f%%) does not", sm);
+		else
+			buf_printf(&b, "neither Compute (SM) Throughput (%.1f%%) nor Memory "
+			    "Throughput (%.1f%%)", sm, mem);
+		f = kf_diag_add(&fb->diag, KF_LATENCY_BOUND, NULL, NAN,
+		    "Latency-bound: %s reach%s %d%% of peak (Speed Of Light, ncu's SOLBottleneck "
+		    "threshold); this report has no raw page or stall counters, so what the warps "
+		    "wait for is not known", b.s, isnan(sm) || isnan(mem) ? "" : "es",
+		    SOL_BOUND_PCT);
+		buf_free(&b);
 		if (!isnan(sm))
 			kf_finding_ev(f, "Compute (SM) Throughput", sm, "%");
-		if (!isnan(best))
-			kf_finding_ev(f, blabel, best, "%");
+		if (!isnan(mem))
+			kf_finding_ev(f, "Memory Throughput", mem, "%");
 		kf_finding_fix(f, "give the GPU more independent work (more blocks, more work "
-		    "per thread in flight), and profile with kf's chain for the stall reasons");
+		    "per thread in flight), and profile again with kf-wrap ncu (its kf-ncu exports "
+		    "the raw page, with the stall reasons)");
 	}
+	kf_finding_kernel(f, kf_str(k, "name"));
 }
 
 void

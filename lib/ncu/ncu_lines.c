@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "feedback.h"
 #include "ncu_pages.h"
 #include "record.h"
 #include "text.h"
@@ -48,32 +49,10 @@ stall_why(const char *name)
 	return NULL;
 }
 
-static const char *
-base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-
-	return s ? s + 1 : path;
-}
-
 static double
 pct(double part, double whole)
 {
 	return whole > 0 ? 100 * part / whole : 0;
-}
-
-/* "58.7 M" */
-static void
-fmt_count(struct buf *b, double v)
-{
-	if (v >= 1e9)
-		buf_printf(b, "%.1f G", v / 1e9);
-	else if (v >= 1e6)
-		buf_printf(b, "%.1f M", v / 1e6);
-	else if (v >= 1e4)
-		buf_printf(b, "%.1f K", v / 1e3);
-	else
-		buf_printf(b, "%.0f", v);
 }
 
 /* Analysis */
@@ -190,7 +169,7 @@ say_sectors(struct buf *b, const cJSON *ln, double kernel_exc)
 	buf_puts(b, "; ");
 	if (kernel_exc > 0 && exc >= kernel_exc)
 		buf_puts(b, "all ");
-	fmt_count(b, exc);
+	kf_fmt_count(b, exc);
 	buf_puts(b, " excessive L2 sectors");
 	if (kernel_exc > 0 && exc < kernel_exc)
 		buf_printf(b, " (%.0f%% of the kernel's)", pct(exc, kernel_exc));
@@ -217,7 +196,7 @@ say_line(struct buf *b, int n, const cJSON *ln, double total, double kernel_exc,
 	const char *sh;
 	const cJSON *shc = cJSON_GetObjectItemCaseSensitive(ln, "shared_excessive_wavefronts");
 
-	sh = kf_str(ln, "file") ? base_name(kf_str(ln, "file")) : "?";
+	sh = kf_str(ln, "file") ? kf_base_name(kf_str(ln, "file")) : "?";
 	buf_printf(b, "\n  %d. %s:%.0f `%s`: %.1f%% of stall samples", n, sh,
 	    kf_num(ln, "line", 0), kf_str(ln, "text") ? kf_str(ln, "text") : "",
 	    pct(kf_num(ln, "samples", 0), total));
@@ -225,7 +204,7 @@ say_line(struct buf *b, int n, const cJSON *ln, double total, double kernel_exc,
 	say_sectors(b, ln, kernel_exc);
 	if (cJSON_IsNumber(shc) && shc->valuedouble > 0) {
 		buf_puts(b, "; ");
-		fmt_count(b, shc->valuedouble);
+		kf_fmt_count(b, shc->valuedouble);
 		buf_puts(b, " excessive shared-memory wavefronts (bank conflicts)");
 	}
 	say_sass(b, ln, total);

@@ -6,19 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "feedback.h"
 #include "html.h"
 #include "record.h"
+#include "text.h"
 #include "report.h"
 
 enum { STALLS_MAX = 8 };	/* stall reasons drawn; the rest are summed */
-
-static const char *
-base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-
-	return s && s[1] ? s + 1 : path;
-}
 
 void
 kf_report_where(struct buf *b, const char *file, double line)
@@ -29,25 +23,11 @@ kf_report_where(struct buf *b, const char *file, double line)
 		buf_puts(b, "<span title=\"");
 		html_text(b, file);
 		buf_puts(b, "\">");
-		html_text(b, base_name(file));
+		html_text(b, kf_base_name(file));
 		buf_puts(b, "</span>");
 	}
 	if (isfinite(line))
 		buf_printf(b, ":%.0f", line);
-}
-
-/* A count as the feedback text writes one: "58.7 M". */
-static void
-put_count(struct buf *b, double v)
-{
-	if (v >= 1e9)
-		buf_printf(b, "%.1f G", v / 1e9);
-	else if (v >= 1e6)
-		buf_printf(b, "%.1f M", v / 1e6);
-	else if (v >= 1e4)
-		buf_printf(b, "%.1f K", v / 1e3);
-	else
-		buf_printf(b, "%.0f", v);
 }
 
 static void
@@ -257,7 +237,7 @@ excess_cell(struct buf *b, const cJSON *x, const char *key, const char *of)
 
 	buf_puts(b, "<td class=\"num excess\">");
 	if (isfinite(v)) {
-		put_count(b, v);
+		kf_fmt_count(b, v);
 		if (v > 0 && isfinite(all) && all > 0)
 			buf_printf(b, " (%.0f%%)", 100 * v / all);
 	}

@@ -82,7 +82,7 @@ say_launches(struct kf_fb *fb, const cJSON *tl)
 	kf_fmt_ns(&b, kf_num(tl, "median_launch_ns", 0));
 	buf_printf(&b, "; %.0f of the %.0f (", sn, n);
 	kf_fmt_pct(&b, 100 * sn / n);
-	buf_puts(&b, ") ran under 10 us, ");
+	buf_puts(&b, ") ran under 10 µs, ");
 	kf_fmt_ns(&b, kf_num(kf_obj(tl, "short_launches"), "ns", 0));
 	buf_puts(&b, " in all.");
 	kf_fb_add_buf(fb, FB_KEY, &b);
@@ -110,7 +110,7 @@ static void
 say_gaps(struct kf_fb *fb, const cJSON *tl)
 {
 	static const char *const bk[] = { "under_10us", "10us_to_1ms", "over_1ms" };
-	static const char *const bw[] = { "under 10 us", "10 us to 1 ms", "over 1 ms" };
+	static const char *const bw[] = { "under 10 µs", "10 µs to 1 ms", "over 1 ms" };
 	const cJSON *g;
 	struct buf b = {0};
 	int i;
