@@ -31,7 +31,7 @@ struct hit {
 };
 
 static double
-num(const cJSON *o, const char *key)
+num_or_0(const cJSON *o, const char *key)
 {
 	return kf_num(o, key, 0);
 }
@@ -43,7 +43,7 @@ samples_total(const cJSON *k)
 
 	if (ncu_in(k, "smsp__pcsamp_sample_count", &n) && n > 0)
 		return n;
-	return num(kf_obj(k, "source"), "samples");
+	return num_or_0(kf_obj(k, "source"), "samples");
 }
 
 static int
@@ -73,12 +73,12 @@ lines_with(const cJSON *k, const char *op1, const char *op2)
 	struct hit h = { NULL, 0, 0 };
 
 	cJSON_ArrayForEach(ln, kf_arr(src, "lines")) {
-		double s = num(ln, "samples");
+		double s = num_or_0(ln, "samples");
 
 		if (!main_line(src, ln) || !(has_op(ln, op1) || (op2 && has_op(ln, op2))))
 			continue;
 		h.samples += s;
-		if (h.line == NULL || s > num(h.line, "samples"))
+		if (h.line == NULL || s > num_or_0(h.line, "samples"))
 			h.line = ln;
 	}
 	h.pct = total > 0 ? 100 * h.samples / total : NAN;
@@ -92,8 +92,8 @@ line_most(const cJSON *k, const char *key)
 	const cJSON *src = kf_obj(k, "source"), *ln, *best = NULL;
 
 	cJSON_ArrayForEach(ln, kf_arr(src, "lines"))
-		if (main_line(src, ln) && num(ln, key) > 0 &&
-		    (best == NULL || num(ln, key) > num(best, key)))
+		if (main_line(src, ln) && num_or_0(ln, key) > 0 &&
+		    (best == NULL || num_or_0(ln, key) > num_or_0(best, key)))
 			best = ln;
 	return best;
 }
@@ -102,7 +102,7 @@ static void
 at_line(struct kf_finding *f, const cJSON *ln)
 {
 	if (ln && kf_str(ln, "file"))
-		kf_finding_at(f, kf_str(ln, "file"), (long)num(ln, "line"));
+		kf_finding_at(f, kf_str(ln, "file"), (long)num_or_0(ln, "line"));
 }
 
 static void
@@ -391,7 +391,7 @@ uncoalesced(struct kf_fb *fb, const cJSON *k, const struct ncu_roof *r)
 	kf_finding_ev(f, "memory_l2_theoretical_sectors_global_ideal", ideal, "sectors");
 	if (ln)
 		kf_finding_ev(f, "source: L2 Theoretical Sectors Global Excessive on the line",
-		    num(ln, "l2_excessive_sectors"), "sectors");
+		    num_or_0(ln, "l2_excessive_sectors"), "sectors");
 	kf_finding_fix(f, "make neighbouring threads access neighbouring addresses "
 	    "(threadIdx.x in the fastest-moving index), or stage the tile through shared memory");
 }
@@ -436,7 +436,7 @@ divergence(struct kf_fb *fb, const cJSON *k)
 
 		if (!main_line(src, ln) || !cJSON_IsNumber(t) || t->valuedouble >= WARP - 4)
 			continue;
-		l = num(ln, "samples") * (1 - t->valuedouble / WARP);
+		l = num_or_0(ln, "samples") * (1 - t->valuedouble / WARP);
 		lost += l;
 		if (l > wl) {
 			wl = l;

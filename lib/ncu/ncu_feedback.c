@@ -37,7 +37,7 @@ static const struct tp {
 
 static const char *const sol_sections[] = { NCU_SOL, "GPU Speed Of Light", NULL };
 
-struct launch {
+struct timed_launch {
 	const cJSON *k;
 	double ns;
 	int has_ns;
@@ -583,7 +583,7 @@ say_nvtx(struct buf *b, const cJSON *k, cJSON *focus)
 
 /* Where the focus launch sits: "(ID 63, process 1965 python3.12), duration 97.0 us" */
 static void
-say_launch_id(struct buf *b, const struct launch *f)
+say_launch_id(struct buf *b, const struct timed_launch *f)
 {
 	const cJSON *id = cJSON_GetObjectItemCaseSensitive(f->k, "id");
 	const cJSON *pid = cJSON_GetObjectItemCaseSensitive(f->k, "process_id");
@@ -619,7 +619,7 @@ struct pick {
  * numbers come from. */
 static void
 say_head(struct kf_fb *fb, const struct kf_rank *rank, const struct pick *p,
-    const struct launch *f, cJSON *focus)
+    const struct timed_launch *f, cJSON *focus)
 {
 	const char *name = kf_str(f->k, "name");
 	char *shortname = kf_rank_shown(rank, name ? name : "unnamed kernel");
@@ -921,7 +921,7 @@ why_none(struct buf *b, const cJSON *data, const char *name)
 /* One kernel's line: its longest launch's throughputs and duration, or
  * why it has none. */
 static void
-say_other(struct buf *b, const struct launch *best, const cJSON *data, const char *name,
+say_other(struct buf *b, const struct timed_launch *best, const cJSON *data, const char *name,
     cJSON *o)
 {
 	size_t j, n = 0;
@@ -954,8 +954,8 @@ say_other(struct buf *b, const struct launch *best, const cJSON *data, const cha
 /* The other kernels near the top: their longest launch in one line each,
  * under one heading. */
 static void
-say_others(struct kf_fb *fb, const struct kf_rank *rank, const struct launch *l,
-    size_t nl, const struct launch *focus, cJSON *kernels, const cJSON *data)
+say_others(struct kf_fb *fb, const struct kf_rank *rank, const struct timed_launch *l,
+    size_t nl, const struct timed_launch *focus, cJSON *kernels, const cJSON *data)
 {
 	struct buf b = {0};
 	size_t i, j, top = fb->opt->top > 0 ? (size_t)fb->opt->top : 0;
@@ -963,7 +963,7 @@ say_others(struct kf_fb *fb, const struct kf_rank *rank, const struct launch *l,
 
 	buf_puts(&b, "Other top kernels (their longest launch profiled in detail):");
 	for (i = 0; i < rank->n && i < top; i++) {
-		const struct launch *best = NULL;
+		const struct timed_launch *best = NULL;
 		cJSON *o;
 
 		if ((fname && strcmp(rank->v[i].name, fname) == 0) || rank->v[i].machine)
@@ -1014,10 +1014,10 @@ say_notes(struct kf_fb *fb, const cJSON *data, size_t nl)
  * longest; with --focus longest the longest launch of the program's own
  * kernels, of all if only machinery ran). */
 /* The longest of the launches of kernel name in l, or NULL. */
-static const struct launch *
-longest_of(const struct launch *l, size_t nl, const char *name)
+static const struct timed_launch *
+longest_of(const struct timed_launch *l, size_t nl, const char *name)
 {
-	const struct launch *f = NULL;
+	const struct timed_launch *f = NULL;
 	size_t i;
 
 	for (i = 0; i < nl; i++) {
@@ -1030,11 +1030,11 @@ longest_of(const struct launch *l, size_t nl, const char *name)
 	return f;
 }
 
-static const struct launch *
-pick_focus(const struct kf_fb *fb, const struct kf_rank *rank, const struct launch *l,
+static const struct timed_launch *
+pick_focus(const struct kf_fb *fb, const struct kf_rank *rank, const struct timed_launch *l,
     size_t nl, struct pick *p)
 {
-	const struct launch *f = NULL;
+	const struct timed_launch *f = NULL;
 	const char *want;
 	size_t i;
 	int own = kf_rank_own(rank) > 0;
@@ -1096,7 +1096,7 @@ find_gpu(const cJSON *rec, const struct kf_fb *fb, const cJSON *k)
  * profiled in detail by its own Duration. */
 static void
 program_findings(struct kf_fb *fb, const cJSON *data, const struct kf_rank *rank,
-    const struct launch *l, size_t nl, int timed)
+    const struct timed_launch *l, size_t nl, int timed)
 {
 	struct kf_launches ls = { .metric = timed ? "gpu__time_duration.sum" :
 	    "GPU Speed Of Light Throughput: Duration" };
@@ -1206,8 +1206,8 @@ ncu_feedback(const cJSON *rec, struct kf_fb *fb)
 	const cJSON *data = kf_obj(rec, "collated"), *k;
 	cJSON *focus, *kernels, *fk;
 	struct kf_rank rank = {0};
-	struct launch *l = NULL;
-	const struct launch *f;
+	struct timed_launch *l = NULL;
+	const struct timed_launch *f;
 	struct pick pk = {0};
 	struct ncu_roof roof;
 	size_t nl = 0, i;

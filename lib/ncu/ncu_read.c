@@ -101,7 +101,7 @@ struct lmet {
 	size_t sec, raw, rlen, q, qlen, val, vlen;
 	long next;
 };
-struct launch {
+struct ncu_launch_metrics {
 	struct buf text, rules, out;
 	struct lsec *sec;
 	struct lmet *met;
@@ -110,7 +110,7 @@ struct launch {
 	int nrules;
 };
 
-struct rd {
+struct ncu_reader {
 	cJSON *rec;
 	const char *path;
 	struct kf_lines l;
@@ -122,7 +122,7 @@ struct rd {
 	/* The launch in progress: its identity as a tree (small), its
 	 * metrics and rules as JSON text, written out whole at its end. */
 	cJSON *cur;
-	struct launch lx;
+	struct ncu_launch_metrics lx;
 	struct buf key, cur_key;	/* "ID\tPROCESS ID" of this row, of cur */
 	size_t idlen, cur_idlen;	/* their IDs' lengths */
 	long cur_line;		/* where it starts */
@@ -151,7 +151,7 @@ struct rd {
 /* Messages: ncu's ==ERROR== and ==WARNING== lines, each once with a count. */
 
 static void
-add_message(struct rd *r, const char *line, const char *source)
+add_message(struct ncu_reader *r, const char *line, const char *source)
 {
 	const char *level, *text;
 	struct kf_map_ent *e;
@@ -194,7 +194,7 @@ add_message(struct rd *r, const char *line, const char *source)
 /* The run's stdout and stderr tails carry ncu's messages when it wrote no
  * log file (the program was not found, say). */
 static void
-run_messages(struct rd *r)
+run_messages(struct ncu_reader *r)
 {
 	static const char *const streams[] = { "stdout", "stderr" };
 	const cJSON *run = kf_obj(r->rec, "run");
@@ -216,7 +216,7 @@ run_messages(struct rd *r)
 }
 
 static const char *
-find_message(const struct rd *r, const char *level, const char *needle)
+find_message(const struct ncu_reader *r, const char *level, const char *needle)
 {
 	const cJSON *m;
 
@@ -231,7 +231,7 @@ find_message(const struct rd *r, const char *level, const char *needle)
 }
 
 static void
-note(struct rd *r, const char *fmt, ...)
+note(struct ncu_reader *r, const char *fmt, ...)
 {
 	struct buf b = {0};
 	va_list ap;
@@ -261,7 +261,7 @@ hdr_free(struct hdr *h)
 }
 
 static void
-hdr_read(struct rd *r)
+hdr_read(struct ncu_reader *r)
 {
 	struct hdr *h = &r->h;
 	size_t i;
@@ -315,7 +315,7 @@ known_col(const struct hdr *h, size_t i)
 /* Fields and values */
 
 static const char *
-field(const struct rd *r, enum col c, size_t *len)
+field(const struct ncu_reader *r, enum col c, size_t *len)
 {
 	if (r->h.col[c] < 0) {
 		if (len)
@@ -378,7 +378,7 @@ dim_value(const char *s, size_t len)
 /* The row's launch, "ID\tPROCESS ID", into r->key. 1: the launch in
  * progress, 2: another one, 0: the row has no ID (a number). */
 static int
-row_key(struct rd *r)
+row_key(struct ncu_reader *r)
 {
 	const char *id = field(r, C_ID, NULL), *pid = field(r, C_PID, NULL);
 	size_t idlen;
@@ -452,7 +452,7 @@ nvtx_ranges(const cJSON *nvtx)
 }
 
 static cJSON *
-kernel_new(struct rd *r)
+kernel_new(struct ncu_reader *r)
 {
 	cJSON *k = cJSON_CreateObject(), *nvtx = NULL, *extra = NULL;
 	size_t i, j, len;
@@ -516,7 +516,7 @@ met_hash(size_t sec, const char *s, size_t n)
 }
 
 static size_t
-find_sec(struct launch *x, const char *s, size_t n)
+find_sec(struct ncu_launch_metrics *x, const char *s, size_t n)
 {
 	size_t i;
 
@@ -534,7 +534,7 @@ find_sec(struct launch *x, const char *s, size_t n)
 }
 
 static void
-slots_grow(struct launch *x)
+slots_grow(struct ncu_launch_metrics *x)
 {
 	size_t i, j;
 
@@ -553,7 +553,7 @@ slots_grow(struct launch *x)
 
 /* The slot of metric name in section sec: holding its index + 1, or 0. */
 static size_t *
-met_slot(struct launch *x, size_t sec, const char *name, size_t n)
+met_slot(struct ncu_launch_metrics *x, size_t sec, const char *name, size_t n)
 {
 	size_t j;
 
@@ -594,7 +594,7 @@ put_value_text(struct buf *b, const char *unit, size_t ulen, const char *v, size
 /* A name seen twice in one section: the last value wins, in the first
  * one's place. only_new: keep the value there is. */
 static void
-put_metric(struct launch *x, const char *section, size_t slen, const char *name,
+put_metric(struct ncu_launch_metrics *x, const char *section, size_t slen, const char *name,
     size_t nlen, const char *unit, size_t ulen, const char *val, size_t vlen,
     int only_new)
 {
@@ -639,7 +639,7 @@ put_metric(struct launch *x, const char *section, size_t slen, const char *name,
 
 /* The known --metrics NAME rows, filed under their display names too. */
 static void
-put_rawmap(struct launch *x, const char *name, size_t nlen, const char *unit,
+put_rawmap(struct ncu_launch_metrics *x, const char *name, size_t nlen, const char *unit,
     size_t ulen, const char *val, size_t vlen)
 {
 	size_t i;
@@ -654,7 +654,7 @@ put_rawmap(struct launch *x, const char *name, size_t nlen, const char *unit,
 }
 
 static void
-track_section(struct rd *r, const char *sec, size_t slen)
+track_section(struct ncu_reader *r, const char *sec, size_t slen)
 {
 	if (r->last_sec && strlen(r->last_sec) == slen && memcmp(r->last_sec, sec, slen) == 0)
 		return;
@@ -670,7 +670,7 @@ track_section(struct rd *r, const char *sec, size_t slen)
 }
 
 static void
-add_metric_row(struct rd *r)
+add_metric_row(struct ncu_reader *r)
 {
 	size_t slen, nlen, ulen, vlen;
 	const char *sec = field(r, C_SECTION, &slen), *name = field(r, C_METRIC, &nlen);
@@ -685,7 +685,7 @@ add_metric_row(struct rd *r)
 }
 
 static void
-add_rule_row(struct rd *r)
+add_rule_row(struct ncu_reader *r)
 {
 	static const struct { enum col c; const char *key; } rf[] = {
 		{ C_SECTION, "{\"section\":" }, { C_RULE, ",\"name\":" },
@@ -722,7 +722,7 @@ add_rule_row(struct rd *r)
 }
 
 static void
-add_raw_metrics(struct rd *r)
+add_raw_metrics(struct ncu_reader *r)
 {
 	size_t i, len;
 
@@ -740,7 +740,7 @@ add_raw_metrics(struct rd *r)
 /* Output */
 
 static void
-emit_start(struct rd *r)
+emit_start(struct ncu_reader *r)
 {
 	struct buf b = {0};
 
@@ -760,7 +760,7 @@ emit_start(struct rd *r)
 
 /* Forget the launch's metrics; keep the memory for the next one. */
 static void
-launch_reset(struct launch *x)
+launch_reset(struct ncu_launch_metrics *x)
 {
 	if (x->nslot > 0)
 		memset(x->slot, 0, x->nslot * sizeof *x->slot);
@@ -778,7 +778,7 @@ launch_reset(struct launch *x)
 }
 
 static void
-launch_free(struct launch *x)
+launch_free(struct ncu_launch_metrics *x)
 {
 	buf_free(&x->text);
 	buf_free(&x->rules);
@@ -792,9 +792,9 @@ launch_free(struct launch *x)
 /* The launch as kf_json_write would write its tree: the identity's
  * members, "metrics" and "rules". */
 static void
-launch_write(struct rd *r)
+launch_write(struct ncu_reader *r)
 {
-	struct launch *x = &r->lx;
+	struct ncu_launch_metrics *x = &r->lx;
 	struct buf *o = &x->out;
 	size_t i;
 	long k;
@@ -830,7 +830,7 @@ launch_write(struct rd *r)
 }
 
 static void
-kernel_drop(struct rd *r)
+kernel_drop(struct ncu_reader *r)
 {
 	cJSON_Delete(r->cur);
 	r->cur = NULL;
@@ -839,7 +839,7 @@ kernel_drop(struct rd *r)
 }
 
 static void
-kernel_done(struct rd *r)
+kernel_done(struct ncu_reader *r)
 {
 	if (r->cur == NULL)
 		return;
@@ -861,7 +861,7 @@ kernel_done(struct rd *r)
 
 
 static void
-bad_row(struct rd *r)
+bad_row(struct ncu_reader *r)
 {
 	if (r->bad_rows++ == 0)
 		r->first_bad_line = r->l.no;
@@ -870,7 +870,7 @@ bad_row(struct rd *r)
 /* A complete CSV row. cut: it is the file's last line and has no line
  * end, so it may be cut off. */
 static void
-row_done(struct rd *r, int cut)
+row_done(struct ncu_reader *r, int cut)
 {
 	const char *first = kf_csvrow_field(&r->row, 0, NULL);
 	int same;
@@ -938,7 +938,7 @@ row_done(struct rd *r, int cut)
 /* A line that does not start with a quote is ncu's or the program's own
  * text; a header may still follow text that had no line end. */
 static void
-text_line(struct rd *r, char **line, size_t *len)
+text_line(struct ncu_reader *r, char **line, size_t *len)
 {
 	static const char hdr[] = "\"ID\",\"Process ID\",";
 	char *h;
@@ -969,7 +969,7 @@ starts_row(const char *s)
 
 /* 0, or -1 with errno on a read error. */
 static int
-read_lines(struct rd *r)
+read_lines(struct ncu_reader *r)
 {
 	int got;
 
@@ -1010,7 +1010,7 @@ read_lines(struct rd *r)
 
 /* At the end of the file: is the launch in progress whole? */
 static void
-last_kernel(struct rd *r)
+last_kernel(struct ncu_reader *r)
 {
 	if (r->cur == NULL)
 		return;
@@ -1033,7 +1033,7 @@ last_kernel(struct rd *r)
 
 /* The program's own exit status, when ncu reports it. */
 static int
-app_error(const struct rd *r, long *code)
+app_error(const struct ncu_reader *r, long *code)
 {
 	const char *t = find_message(r, "error", "The application returned an error code (");
 
@@ -1044,7 +1044,7 @@ app_error(const struct rd *r, long *code)
 }
 
 static void
-emit_end(struct rd *r)
+emit_end(struct ncu_reader *r)
 {
 	cJSON *timing;
 	long code;
@@ -1081,7 +1081,7 @@ emit_end(struct rd *r)
 /* Failures */
 
 static void
-run_status(struct rd *r, struct buf *b)
+run_status(struct ncu_reader *r, struct buf *b)
 {
 	const cJSON *run = kf_obj(r->rec, "run");
 	const char *by = kf_str(run, "ended_by");
@@ -1094,7 +1094,7 @@ run_status(struct rd *r, struct buf *b)
 }
 
 static int
-fail_known(struct rd *r, const char *what)
+fail_known(struct ncu_reader *r, const char *what)
 {
 	const cJSON *run = kf_obj(r->rec, "run");
 	struct buf b = {0};
@@ -1145,7 +1145,7 @@ fail_known(struct rd *r, const char *what)
  * detailed run's (data.timing.detailed_run.error) and the timing run's
  * ranking still flows, as data with no launch. */
 static void
-timing_rescue(struct rd *r)
+timing_rescue(struct ncu_reader *r)
 {
 	cJSON *e, *data, *timing, *dr;
 
@@ -1170,7 +1170,7 @@ timing_rescue(struct rd *r)
 }
 
 static void
-fail_no_report(struct rd *r, const char *dir)
+fail_no_report(struct ncu_reader *r, const char *dir)
 {
 	struct buf b = {0};
 	char *what = xasprintf("no %s in %s", NCU_REPORT, dir);
@@ -1194,7 +1194,7 @@ fail_no_report(struct rd *r, const char *dir)
 }
 
 static void
-fail_no_kernel(struct rd *r)
+fail_no_kernel(struct ncu_reader *r)
 {
 	char *what;
 
@@ -1232,7 +1232,7 @@ out:
 }
 
 static void
-rd_free(struct rd *r)
+rd_free(struct ncu_reader *r)
 {
 	size_t i;
 
@@ -1260,7 +1260,7 @@ void
 ncu_read(cJSON *rec, const char *dir)
 {
 	char *path = kf_path_join(dir, NCU_REPORT);
-	struct rd r;
+	struct ncu_reader r;
 	int err;
 
 	memset(&r, 0, sizeof r);

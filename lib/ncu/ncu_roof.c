@@ -66,7 +66,7 @@ static const struct usrc {
 };
 
 static int
-in(const cJSON *ri, const char *name, double *v)
+roof_input(const cJSON *ri, const char *name, double *v)
 {
 	const cJSON *x = cJSON_GetObjectItemCaseSensitive(ri, name);
 
@@ -77,17 +77,17 @@ in(const cJSON *ri, const char *name, double *v)
 }
 
 static double
-in0(const cJSON *ri, const char *name)
+roof_input_or_0(const cJSON *ri, const char *name)
 {
 	double v;
 
-	return in(ri, name, &v) ? v : 0;
+	return roof_input(ri, name, &v) ? v : 0;
 }
 
 int
 ncu_in(const cJSON *k, const char *name, double *v)
 {
-	return in(kf_obj(k, "roofline_inputs"), name, v);
+	return roof_input(kf_obj(k, "roofline_inputs"), name, v);
 }
 
 double
@@ -113,7 +113,7 @@ flop_per_cycle(const cJSON *ri, const char *p, int *any)
 
 	for (i = 0; i < 3; i++) {
 		snprintf(name, sizeof name, IN_FLOP, p, ops[i]);
-		if (in(ri, name, &v)) {
+		if (roof_input(ri, name, &v)) {
 			sum += i == 2 ? 2 * v : v;
 			*any = 1;
 		}
@@ -127,7 +127,7 @@ peak_per_cycle(const cJSON *ri, const char *p)
 	char name[128];
 
 	snprintf(name, sizeof name, IN_PEAK, p);
-	return 2 * in0(ri, name);
+	return 2 * roof_input_or_0(ri, name);
 }
 
 /* The scalar precision that did the most FLOPs, with ncu's own peak for
@@ -168,7 +168,7 @@ tensor_side(const cJSON *ri, struct ncu_roof *r, const cJSON *gpu, double scalar
 	size_t i, j;
 
 	for (i = 0; i < NTPREC; i++) {
-		if (!in(ri, tprecs[i].metric, &v))
+		if (!roof_input(ri, tprecs[i].metric, &v))
 			continue;
 		r->tensor_counted = 1;
 		for (j = 0; j <= i && strcmp(tprecs[j].name, tprecs[i].name) != 0; j++)
@@ -219,7 +219,7 @@ units(const cJSON *ri, struct ncu_roof *r)
 		double pct = -1;
 
 		for (j = 0; j < 3 && usrcs[i].metrics[j]; j++)
-			if (in(ri, usrcs[i].metrics[j], &v) && v > pct) {
+			if (roof_input(ri, usrcs[i].metrics[j], &v) && v > pct) {
 				pct = v;
 				best = usrcs[i].metrics[j];
 			}
@@ -276,23 +276,23 @@ levels(const cJSON *ri, struct ncu_roof *r)
 {
 	double sectors, pct, per_cycle, hz;
 
-	if (in(ri, "lts__t_bytes.sum.per_second", &r->l2_bw)) {
+	if (roof_input(ri, "lts__t_bytes.sum.per_second", &r->l2_bw)) {
 		r->has_l2_bw = 1;
-	} else if (in(ri, "lts__t_sectors.sum", &sectors) && r->duration_s > 0) {
+	} else if (roof_input(ri, "lts__t_sectors.sum", &sectors) && r->duration_s > 0) {
 		r->l2_bw = sectors * 32 / r->duration_s;
 		r->has_l2_bw = 1;
 	}
-	if (in(ri, "lts__t_bytes.sum.peak_sustained", &per_cycle) &&
-	    in(ri, "lts__cycles_elapsed.avg.per_second", &hz)) {
+	if (roof_input(ri, "lts__t_bytes.sum.peak_sustained", &per_cycle) &&
+	    roof_input(ri, "lts__cycles_elapsed.avg.per_second", &hz)) {
 		r->l2_peak_bw = per_cycle * hz;
 		r->has_l2_peak = 1;
 	} else if (r->has_l2_bw &&
-	    in(ri, "lts__t_sectors.sum.pct_of_peak_sustained_elapsed", &pct) && pct > 0) {
+	    roof_input(ri, "lts__t_sectors.sum.pct_of_peak_sustained_elapsed", &pct) && pct > 0) {
 		r->l2_peak_bw = r->l2_bw / (pct / 100);
 		r->has_l2_peak = 1;
 	}
-	r->has_l2_tp = in(ri, "lts__throughput.avg.pct_of_peak_sustained_elapsed", &r->l2_tp);
-	r->has_l1_tp = in(ri, "l1tex__throughput.avg.pct_of_peak_sustained_active", &r->l1_tp);
+	r->has_l2_tp = roof_input(ri, "lts__throughput.avg.pct_of_peak_sustained_elapsed", &r->l2_tp);
+	r->has_l1_tp = roof_input(ri, "l1tex__throughput.avg.pct_of_peak_sustained_active", &r->l1_tp);
 }
 
 static int
@@ -302,15 +302,15 @@ roof_compute(const cJSON *ri, const cJSON *gpu, struct ncu_roof *r)
 
 	memset(r, 0, sizeof *r);
 	r->peak_flops = NAN;
-	if (!in(ri, "sm__cycles_elapsed.avg.per_second", &hz) || hz <= 0 ||
-	    !scalar_side(ri, r, hz) || !in(ri, "dram__bytes.sum.per_second", &r->bw) ||
-	    !in(ri, "dram__bytes.sum.peak_sustained", &per_cycle) ||
-	    !in(ri, "dram__cycles_elapsed.avg.per_second", &hz) || per_cycle * hz <= 0) {
+	if (!roof_input(ri, "sm__cycles_elapsed.avg.per_second", &hz) || hz <= 0 ||
+	    !scalar_side(ri, r, hz) || !roof_input(ri, "dram__bytes.sum.per_second", &r->bw) ||
+	    !roof_input(ri, "dram__bytes.sum.peak_sustained", &per_cycle) ||
+	    !roof_input(ri, "dram__cycles_elapsed.avg.per_second", &hz) || per_cycle * hz <= 0) {
 		free(r->peak_source);
 		r->peak_source = NULL;
 		return 0;
 	}
-	r->duration_s = in0(ri, "gpu__time_duration.sum");
+	r->duration_s = roof_input_or_0(ri, "gpu__time_duration.sum");
 	scalar = r->flops;
 	tensor_side(ri, r, gpu, scalar);
 	r->peak_bw = per_cycle * hz;
@@ -426,7 +426,7 @@ say_flops(struct buf *b, const struct ncu_roof *r)
 }
 
 static void
-say(struct buf *b, const struct ncu_roof *r, double tensor_pipe)
+say_roofline(struct buf *b, const struct ncu_roof *r, double tensor_pipe)
 {
 	buf_printf(b, "Roofline (%s, from the raw page's counters): ", r->precision);
 	if (r->flops == 0 && isfinite(tensor_pipe) && tensor_pipe >= 1)
@@ -561,8 +561,8 @@ ncu_roof_say(struct kf_fb *fb, const cJSON *k, const cJSON *gpu, cJSON *focus,
 
 	if (ri == NULL || !roof_compute(ri, gpu, r))
 		return 0;
-	in(ri, "sm__pipe_tensor_cycles_active" ACTIVE, &tp);
-	say(&b, r, tp);
+	roof_input(ri, "sm__pipe_tensor_cycles_active" ACTIVE, &tp);
+	say_roofline(&b, r, tp);
 	kf_fb_add_buf(fb, FB_KEY, &b);
 	cJSON_AddItemToObject(focus, "roof", roof_json(r, tp));
 	return 1;

@@ -257,7 +257,7 @@ fld(const struct ncu_src *s, int c, size_t *len)
 }
 
 static double
-num(const struct ncu_src *s, int c)
+field_number(const struct ncu_src *s, int c)
 {
 	size_t len;
 	const char *f = fld(s, c, &len);
@@ -320,8 +320,8 @@ sass_make(const struct ncu_src *s)
 	x.addr = kf_bytes_dup(f, len);
 	f = fld(s, C_SASS, &len);
 	x.text = text_dup(f, len);
-	x.samples = num(s, C_SAMPLES);
-	x.excessive = num(s, C_EXC);
+	x.samples = field_number(s, C_SAMPLES);
+	x.excessive = field_number(s, C_EXC);
 	x.stall = -1;
 	for (j = 0; j < s->nstall; j++) {
 		double v = stall_val(s, j);
@@ -448,20 +448,20 @@ line_row(struct ncu_src *s, const char *file)
 
 	memset(&x, 0, sizeof x);
 	x.file = group_file(g, file);
-	x.line = num(s, C_LINE);
-	x.samples = num(s, C_SAMPLES);
-	x.exec = num(s, C_EXEC);
-	x.excessive = num(s, C_EXC);
-	x.sectors = num(s, C_SECT);
+	x.line = field_number(s, C_LINE);
+	x.samples = field_number(s, C_SAMPLES);
+	x.exec = field_number(s, C_EXEC);
+	x.excessive = field_number(s, C_EXC);
+	x.sectors = field_number(s, C_SECT);
 	x.has_threads = s->col[C_THREADS] >= 0 && x.exec > 0;
-	x.threads = num(s, C_THREADS);
+	x.threads = field_number(s, C_THREADS);
 	g->cur_line_no = x.line;
 	/* Bank conflicts: the shared-memory wavefronts beyond the ideal, on
 	 * lines that access shared memory (only pages of kernels that use it
 	 * have the column). */
 	f = fld(s, C_SPACE, &len);
 	if (s->col[C_SHARED] >= 0 && memmem(f, len, "Shared", 6)) {
-		x.shared = num(s, C_SHARED);
+		x.shared = field_number(s, C_SHARED);
 		x.has_shared = 1;
 	}
 	f = fld(s, C_TEXT, &len);
