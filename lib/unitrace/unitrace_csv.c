@@ -40,7 +40,7 @@ struct sect {
 	struct kf_map agg;
 };
 
-struct rd {
+struct csv_reader {
 	const char *path, *base;
 	cJSON *sections, *warnings;
 	struct unitrace_csv_info *info;
@@ -50,7 +50,7 @@ struct rd {
 };
 
 static void
-warn(struct rd *r, long line, const char *fmt, const char *arg)
+warn(struct csv_reader *r, long line, const char *fmt, const char *arg)
 {
 	struct buf b = {0};
 
@@ -251,7 +251,7 @@ agg_rows(struct sect *s, cJSON *obj)
 }
 
 static void
-sect_end(struct rd *r)
+sect_end(struct csv_reader *r)
 {
 	struct sect *s = r->s;
 	const char *group;
@@ -289,7 +289,7 @@ out:
 /* A header has a "Kernel" and a "GpuTime[ns]" column; the text tables of the
  * main log ("Kernel, Calls, Time (ns), ...") have no GpuTime. */
 static int
-header(struct rd *r, const char *line, long no)
+header(struct csv_reader *r, const char *line, long no)
 {
 	char *copy = xstrdup(line);
 	size_t n, i;
@@ -391,7 +391,7 @@ add_sample(struct sect *s, cJSON *row, const char *name)
 /* Split a data row: kcol fields from the left, the rest from the right, the
  * name in between (its quotes removed, never unescaped). */
 static int
-row(struct rd *r, char *line, long no)
+split_row(struct csv_reader *r, char *line, long no)
 {
 	struct sect *s = r->s;
 	size_t len = strlen(line);
@@ -467,7 +467,7 @@ bad:
 }
 
 static void
-banner(struct rd *r, const char *line)
+banner(struct csv_reader *r, const char *line)
 {
 	long dev;
 
@@ -484,7 +484,7 @@ int
 unitrace_csv_read(const char *path, cJSON *sections, cJSON *warnings, struct unitrace_csv_info *info)
 {
 	struct kf_lines l;
-	struct rd r;
+	struct csv_reader r;
 	const char *slash = strrchr(path, '/');
 	int rc;
 
@@ -509,7 +509,7 @@ unitrace_csv_read(const char *path, cJSON *sections, cJSON *warnings, struct uni
 		else if (header(&r, s, l.no))
 			;
 		else if (r.s && s[0] != '[')	/* "[INFO] ..." lines of the tool */
-			row(&r, s, l.no);
+			split_row(&r, s, l.no);
 	}
 	info->nuls = l.nuls;
 	sect_end(&r);

@@ -39,7 +39,7 @@ static const char *const alu_types[NALU][6] = {
 };
 
 /* Everything said about one kernel, computed once. */
-struct kan {
+struct kernel_analysis {
 	const cJSON *k, *cb, *mp, *vep;
 	double runtime;		/* ns, the base of every rate */
 	double shown_ns;	/* the runtime to state; NAN when unknown */
@@ -62,13 +62,13 @@ m(const cJSON *row, const char *metric)
 }
 
 static void
-missing(struct kan *a, const char *what)
+missing(struct kernel_analysis *a, const char *what)
 {
 	cJSON_AddItemToArray(a->missing, cJSON_CreateString(what));
 }
 
 static void
-rooflines(struct kan *a, const cJSON *gpu)
+rooflines(struct kernel_analysis *a, const cJSON *gpu)
 {
 	double bytes = m(a->cb, "GPU_MEMORY_BYTE_READ[bytes]") + m(a->cb, "GPU_MEMORY_BYTE_WRITE[bytes]");
 	double bw = kf_hw_roof(gpu, "GPU_MEMORY_BYTE_READ"), best = -1;
@@ -120,7 +120,7 @@ rooflines(struct kan *a, const cJSON *gpu)
 }
 
 static void
-analyse(struct kan *a, const cJSON *k, const cJSON *gpu, int sampling)
+analyse(struct kernel_analysis *a, const cJSON *k, const cJSON *gpu, int sampling)
 {
 	double slm, r, w, peak;
 
@@ -167,7 +167,7 @@ analyse(struct kan *a, const cJSON *k, const cJSON *gpu, int sampling)
 }
 
 static void
-num(cJSON *o, const char *key, double v)
+add_number_or_null(cJSON *o, const char *key, double v)
 {
 	if (isnan(v) || isinf(v))
 		cJSON_AddNullToObject(o, key);
@@ -177,7 +177,7 @@ num(cJSON *o, const char *key, double v)
 
 /* The instruction mix of ALU i: each type's share of the ALU's instructions. */
 static cJSON *
-mix(const struct kan *a, int i)
+mix(const struct kernel_analysis *a, int i)
 {
 	cJSON *v = cJSON_CreateArray();
 	double all = m(a->vep, alu_metric[i]);
@@ -193,7 +193,7 @@ mix(const struct kan *a, int i)
 			continue;
 		o = cJSON_CreateObject();
 		cJSON_AddStringToObject(o, "name", alu_types[i][t]);
-		num(o, "pct", all > 0 ? 100 * n / all : 0);
+		add_number_or_null(o, "pct", all > 0 ? 100 * n / all : 0);
 		cJSON_AddItemToArray(v, o);
 	}
 	return v;
@@ -210,7 +210,7 @@ alu_label(int i)
 }
 
 static void
-mix_text(struct buf *b, const struct kan *a, int i)
+mix_text(struct buf *b, const struct kernel_analysis *a, int i)
 {
 	cJSON *v = mix(a, i), *e;
 	int any = 0;
@@ -239,7 +239,7 @@ static const char *const alu_unit[NALU] = { "fma", "alu", "tensor" };
  * or the memory it rests on; each ALU's instructions per byte and per
  * second against the GPU's roofs, the ALU of the verdict first. */
 static void
-core_json(cJSON *o, const struct kan *a, const cJSON *gpu)
+core_json(cJSON *o, const struct kernel_analysis *a, const cJSON *gpu)
 {
 	double bw = kf_hw_roof(gpu, "GPU_MEMORY_BYTE_READ") * 1e9;
 	int mem = a->bound && strcmp(a->bound, "memory") == 0;
@@ -274,8 +274,8 @@ core_json(cJSON *o, const struct kan *a, const cJSON *gpu)
 }
 
 static cJSON *
-kernel_json(const struct kan *a, const char *segment, double share, const struct kf_rank *rank,
-    const cJSON *gpu)
+kernel_json(const struct kernel_analysis *a, const char *segment, double share,
+    const struct kf_rank *rank, const cJSON *gpu)
 {
 	const cJSON *k = a->k, *t = kf_obj(k, "gpu_time_ns");
 	cJSON *o = cJSON_CreateObject(), *u, *alus;
@@ -291,20 +291,20 @@ kernel_json(const struct kan *a, const char *segment, double share, const struct
 	cJSON_AddStringToObject(o, "segment", segment);
 	if (kf_str(k, "device_name"))
 		cJSON_AddStringToObject(o, "device", kf_str(k, "device_name"));
-	num(o, "instances", kf_num(k, "instances", NAN));
+	add_number_or_null(o, "instances", kf_num(k, "instances", NAN));
 	if (cJSON_GetObjectItemCaseSensitive(k, "samples")) {
-		num(o, "samples", kf_num(k, "samples", NAN));
-		num(o, "timed_instances", kf_num(k, "timed_instances", NAN));
+		add_number_or_null(o, "samples", kf_num(k, "samples", NAN));
+		add_number_or_null(o, "timed_instances", kf_num(k, "timed_instances", NAN));
 	}
-	num(o, "median_gpu_time_ns", a->shown_ns);
-	num(o, "total_gpu_time_ns", kf_num(t, "total", NAN));
-	num(o, "min_gpu_time_ns", kf_num(t, "min", NAN));
-	num(o, "max_gpu_time_ns", kf_num(t, "max", NAN));
-	num(o, "share_pct", share);
+	add_number_or_null(o, "median_gpu_time_ns", a->shown_ns);
+	add_number_or_null(o, "total_gpu_time_ns", kf_num(t, "total", NAN));
+	add_number_or_null(o, "min_gpu_time_ns", kf_num(t, "min", NAN));
+	add_number_or_null(o, "max_gpu_time_ns", kf_num(t, "max", NAN));
+	add_number_or_null(o, "share_pct", share);
 	if (a->bound) {
 		cJSON_AddStringToObject(o, "bound", a->bound);
 		cJSON_AddStringToObject(o, "bound_alu", alu_name[a->bound_alu]);
-		num(o, "arithmetic_intensity", a->ai[a->bound_alu]);
+		add_number_or_null(o, "arithmetic_intensity", a->ai[a->bound_alu]);
 		u = cJSON_AddArrayToObject(o, "ridge");
 		cJSON_AddItemToArray(u, cJSON_CreateNumber(a->lo));
 		cJSON_AddItemToArray(u, cJSON_CreateNumber(a->hi));
@@ -317,28 +317,28 @@ kernel_json(const struct kan *a, const char *segment, double share, const struct
 
 		if (!a->have[j])
 			continue;
-		num(u, alu_name[j], a->util[j]);
+		add_number_or_null(u, alu_name[j], a->util[j]);
 		x = cJSON_CreateObject();
 		cJSON_AddStringToObject(x, "name", alu_name[j]);
-		num(x, "inst_per_ns", a->rate[j]);
-		num(x, "util_pct", a->util[j]);
-		num(x, "arithmetic_intensity", a->ai[j]);
+		add_number_or_null(x, "inst_per_ns", a->rate[j]);
+		add_number_or_null(x, "util_pct", a->util[j]);
+		add_number_or_null(x, "arithmetic_intensity", a->ai[j]);
 		cJSON_AddItemToObject(x, "instr_mix", mix(a, j));
 		cJSON_AddItemToArray(alus, x);
 	}
-	num(o, "gmem_bw_gbps", a->gmem);
-	num(o, "gmem_bw_pct", a->gmem_pct);
-	num(o, "slm_bw_pct", a->slm_pct);
-	num(o, "slm_bank_conflict_pct", a->conflicts);
-	num(o, "ve_stall_pct", a->stall);
-	num(o, "thread_occupancy_pct", a->occupancy);
+	add_number_or_null(o, "gmem_bw_gbps", a->gmem);
+	add_number_or_null(o, "gmem_bw_pct", a->gmem_pct);
+	add_number_or_null(o, "slm_bw_pct", a->slm_pct);
+	add_number_or_null(o, "slm_bank_conflict_pct", a->conflicts);
+	add_number_or_null(o, "ve_stall_pct", a->stall);
+	add_number_or_null(o, "thread_occupancy_pct", a->occupancy);
 	cJSON_AddItemToObject(o, "missing", cJSON_Duplicate(a->missing, 1));
 	core_json(o, a, gpu);
 	return o;
 }
 
 static void
-compute_block(struct buf *b, const struct kan *a)
+compute_block(struct buf *b, const struct kernel_analysis *a)
 {
 	int top = a->order[0], i;
 
@@ -364,7 +364,7 @@ compute_block(struct buf *b, const struct kan *a)
 }
 
 static void
-memory_block(struct buf *b, const struct kan *a)
+memory_block(struct buf *b, const struct kernel_analysis *a)
 {
 	buf_printf(b, "\nThe kernel's global memory bandwidth is %.2f GB/s, %.2f%% of the peak.",
 	    a->gmem, a->gmem_pct);
@@ -385,8 +385,8 @@ memory_block(struct buf *b, const struct kan *a)
 
 /* The paragraphs for one kernel: head, numbers, what to try. */
 static void
-kernel_text(struct kf_fb *fb, const struct kan *a, double share, int focus, const cJSON *gpu,
-    const struct kf_rank *rank)
+kernel_text(struct kf_fb *fb, const struct kernel_analysis *a, double share, int focus,
+    const cJSON *gpu, const struct kf_rank *rank)
 {
 	struct buf b = {0};
 	const cJSON *t = kf_obj(a->k, "gpu_time_ns");
@@ -499,7 +499,7 @@ kernel_text(struct kf_fb *fb, const struct kan *a, double share, int focus, cons
 
 /* The share of ALU i's instructions that are type t, or NAN. */
 static double
-mix_share(const struct kan *a, int i, const char *t)
+mix_share(const struct kernel_analysis *a, int i, const char *t)
 {
 	char *metric = xasprintf("XVE_INST_EXECUTED_%s[events]", t);
 	double n = m(a->vep, metric), all = m(a->vep, alu_metric[i]);
@@ -509,7 +509,7 @@ mix_share(const struct kan *a, int i, const char *t)
 }
 
 static void
-ev_alu(struct kf_finding *f, const struct kan *a, int i)
+ev_alu(struct kf_finding *f, const struct kernel_analysis *a, int i)
 {
 	char *name = xasprintf("%s / GpuTime[ns], share of peak", alu_metric[i]);
 
@@ -519,7 +519,7 @@ ev_alu(struct kf_finding *f, const struct kan *a, int i)
 }
 
 static void
-ev_gmem(struct kf_finding *f, const struct kan *a)
+ev_gmem(struct kf_finding *f, const struct kernel_analysis *a)
 {
 	kf_finding_ev(f, "GPU_MEMORY_BYTE_READ_RATE[GBpS] + GPU_MEMORY_BYTE_WRITE_RATE[GBpS]",
 	    a->gmem, "GB/s");
@@ -527,7 +527,7 @@ ev_gmem(struct kf_finding *f, const struct kan *a)
 }
 
 static void
-ev_ai(struct kf_finding *f, const struct kan *a)
+ev_ai(struct kf_finding *f, const struct kernel_analysis *a)
 {
 	char *name = xasprintf("%s / (GPU_MEMORY_BYTE_READ[bytes] + GPU_MEMORY_BYTE_WRITE[bytes])",
 	    alu_metric[a->bound_alu]);
@@ -537,7 +537,7 @@ ev_ai(struct kf_finding *f, const struct kan *a)
 }
 
 static void
-diag_memory(struct kf_fb *fb, const struct kan *a, const char *name, int balanced)
+diag_memory(struct kf_fb *fb, const struct kernel_analysis *a, const char *name, int balanced)
 {
 	struct kf_finding *f = kf_diag_add(&fb->diag, KF_MEMORY_BOUND, "dram", 100 - a->gmem_pct,
 	    "%s is %s GPU memory bandwidth: %.2f GB/s, %.1f%% of the peak, at %.3f %s "
@@ -553,7 +553,8 @@ diag_memory(struct kf_fb *fb, const struct kan *a, const char *name, int balance
 }
 
 static void
-diag_compute(struct kf_fb *fb, const struct kan *a, const char *name, int i, int balanced)
+diag_compute(struct kf_fb *fb, const struct kernel_analysis *a, const char *name, int i,
+    int balanced)
 {
 	double fp64 = i == 1 ? mix_share(a, 1, "FP64") : NAN;
 	int is64 = !isnan(fp64) && fp64 >= 50;
@@ -586,7 +587,7 @@ diag_compute(struct kf_fb *fb, const struct kan *a, const char *name, int i, int
 }
 
 static void
-diag_latency(struct kf_fb *fb, const struct kan *a, const char *name)
+diag_latency(struct kf_fb *fb, const struct kernel_analysis *a, const char *name)
 {
 	int top = a->order[0];
 	struct kf_finding *f = kf_diag_add(&fb->diag, KF_LATENCY_BOUND, NULL, a->stall,
@@ -612,7 +613,7 @@ diag_latency(struct kf_fb *fb, const struct kan *a, const char *name)
 }
 
 static void
-diag_slm(struct kf_fb *fb, const struct kan *a, const char *name)
+diag_slm(struct kf_fb *fb, const struct kernel_analysis *a, const char *name)
 {
 	struct kf_finding *f;
 
@@ -633,7 +634,7 @@ diag_slm(struct kf_fb *fb, const struct kan *a, const char *name)
 /* The findings of the focus kernel: what limits it by the roofline (a unit
  * near its peak), else that it waits, and its SLM bank conflicts. */
 static void
-diagnose(struct kf_fb *fb, const struct kan *a, const char *name)
+diagnose(struct kf_fb *fb, const struct kernel_analysis *a, const char *name)
 {
 	int i = a->bound_alu, bal;
 	double u;
@@ -806,7 +807,7 @@ unitrace_feedback(const cJSON *rec, struct kf_fb *fb)
 	cJSON_AddItemToObject(g, "via", via ? cJSON_CreateString(via) : cJSON_CreateNull());
 	if (gpu) {
 		cJSON_AddStringToObject(g, "roofs", kf_str(gpu, "name"));
-		num(g, "dram_gbps", kf_hw_roof(gpu, "GPU_MEMORY_BYTE_READ"));
+		add_number_or_null(g, "dram_gbps", kf_hw_roof(gpu, "GPU_MEMORY_BYTE_READ"));
 	} else {
 		cJSON_AddStringToObject(g, "error", err);
 		kf_fb_add(fb, FB_KEY, "Hardware roofs: %s. The roofline verdict and the shares of "
@@ -842,8 +843,8 @@ unitrace_feedback(const cJSON *rec, struct kf_fb *fb)
 		cJSON_AddStringToObject(s, "label", kf_str(seg, "label"));
 		cJSON_AddItemToObject(s, "itt_event",
 		    cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(seg, "itt_event"), 1));
-		num(s, "runtime_ns", kf_num(seg, "runtime_ns", NAN));
-		num(s, "kernel_count", cJSON_GetArraySize(kf_arr(seg, "kernels")));
+		add_number_or_null(s, "runtime_ns", kf_num(seg, "runtime_ns", NAN));
+		add_number_or_null(s, "kernel_count", cJSON_GetArraySize(kf_arr(seg, "kernels")));
 		cJSON_AddBoolToObject(s, "selected", sel[i]);
 		cJSON_AddItemToArray(asegs, s);
 		if (!sel[i])
@@ -859,7 +860,7 @@ unitrace_feedback(const cJSON *rec, struct kf_fb *fb)
 		cJSON_ArrayForEach(k, kf_arr(seg, "kernels"))
 			total += kf_num(kf_obj(k, "gpu_time_ns"), "total", 0);
 		cJSON_ArrayForEach(k, kf_arr(seg, "kernels")) {
-			struct kan a;
+			struct kernel_analysis a;
 			double share = total > 0 ?
 			    100 * kf_num(kf_obj(k, "gpu_time_ns"), "total", 0) / total : NAN;
 			cJSON *kj;
