@@ -360,7 +360,7 @@ fmt_count(struct buf *b, double n)
 }
 
 static void
-runtime(const cJSON *k, const cJSON *m, struct buf *b, cJSON *a, cJSON *missing)
+say_runtime_section(const cJSON *k, const cJSON *m, struct buf *b, cJSON *a, cJSON *missing)
 {
 	const cJSON *vs = kf_arr(k, "variants"), *v;
 	double x, y;
@@ -579,7 +579,7 @@ pipelines(const cJSON *m, struct buf *b, cJSON *a, cJSON *missing)
 }
 
 static void
-memory(const cJSON *m, struct buf *b, cJSON *a, cJSON *missing)
+say_memory_section(const cJSON *m, struct buf *b, cJSON *a, cJSON *missing)
 {
 	double rd, wr, x, y;
 	int hr = get(m, "gpu_memory_read_gbps", &rd), hw = get(m, "gpu_memory_write_gbps", &wr);
@@ -720,13 +720,13 @@ kernel_feedback(const cJSON *k, int focus, const char *note, const struct kf_ran
 	}
 	kf_fb_add_buf(fb, focus ? FB_HEAD : FB_MINOR, &b);
 
-	runtime(k, m, &b, a, missing);
+	say_runtime_section(k, m, &b, a, missing);
 	core_json(a, m, bound);
 	xve(m, &b, a, missing);
 	kf_fb_add_buf(fb, focus ? FB_KEY : FB_MINOR, &b);
 
 	pipelines(m, &b, a, missing);
-	memory(m, &b, a, missing);
+	say_memory_section(m, &b, a, missing);
 	kf_fb_add_buf(fb, focus ? FB_DETAIL : FB_MINOR, &b);
 
 	recs = cJSON_AddArrayToObject(a, "recommendations");
