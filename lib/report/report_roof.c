@@ -16,7 +16,7 @@
 
 enum { RW = 640, RH = 400, ML = 70, MR = 20, MT = 30, MB = 50, MAXPT = 24, MAXCEIL = 4 };
 
-struct roof {
+struct roof_chart {
 	const char *xunit, *yunit;
 	double bw;			/* bytes/s: the memory roof's slope */
 	int nceil, npt;
@@ -27,7 +27,7 @@ struct roof {
 
 /* A compute roof; one of the same height as another joins its name. */
 static void
-add_ceil(struct roof *r, const char *name, double peak)
+add_ceil(struct roof_chart *r, const char *name, double peak)
 {
 	int i;
 
@@ -46,7 +46,7 @@ add_ceil(struct roof *r, const char *name, double peak)
 }
 
 static void
-add_pt(struct roof *r, const char *name, const char *tag, double x, double y, int focus)
+add_pt(struct roof_chart *r, const char *name, const char *tag, double x, double y, int focus)
 {
 	if (r->npt == MAXPT || !(x > 0) || !(y > 0) || !isfinite(x) || !isfinite(y))
 		return;
@@ -61,7 +61,7 @@ add_pt(struct roof *r, const char *name, const char *tag, double x, double y, in
 /* The worker's GPU's memory roof (share/kf/gpus.json), where the record's
  * roof has none; with flops, its FP32 roof. */
 static void
-gpu_peaks(struct roof *r, const cJSON *rec, const char *gpus_file, int flops)
+gpu_peaks(struct roof_chart *r, const cJSON *rec, const char *gpus_file, int flops)
 {
 	const cJSON *g = kf_hw_find(kf_str(kf_obj(rec, "worker"), "gpu_name"), gpus_file, NULL);
 
@@ -96,7 +96,7 @@ is_focus(const cJSON *k, const cJSON *f)
  * compute roofs and every point of the focus kernel; the highest point of
  * each of the other top kernels with a roof. */
 static int
-core_roof(struct roof *r, const cJSON *rec, const cJSON *an, const cJSON *ro,
+core_roof(struct roof_chart *r, const cJSON *rec, const cJSON *an, const cJSON *ro,
     const char *gpus_file, int n)
 {
 	const cJSON *f = kf_report_focus(an), *c, *p, *k;
@@ -146,7 +146,7 @@ core_roof(struct roof *r, const cJSON *rec, const cJSON *an, const cJSON *ro,
 
 /* No roof in the record: the GPU's roofs (share/kf/gpus.json), no points. */
 static int
-gpu_roof(struct roof *r, const cJSON *rec, const char *gpus_file)
+gpu_roof(struct roof_chart *r, const cJSON *rec, const char *gpus_file)
 {
 	r->xunit = "FLOP/byte";
 	r->yunit = "FLOP/s";
@@ -177,7 +177,7 @@ tick_step(const struct logaxis *a)
 }
 
 static void
-axes(struct buf *b, const struct roof *r, const struct logaxis *xa, const struct logaxis *ya)
+axes(struct buf *b, const struct roof_chart *r, const struct logaxis *xa, const struct logaxis *ya)
 {
 	double xstep = tick_step(xa), ystep = tick_step(ya), v;
 	char t[96];
@@ -201,7 +201,7 @@ axes(struct buf *b, const struct roof *r, const struct logaxis *xa, const struct
 
 /* The memory roof up to the highest ridge, each compute roof from its ridge. */
 static void
-roofs(struct buf *b, const struct roof *r, const struct logaxis *xa, const struct logaxis *ya)
+roofs(struct buf *b, const struct roof_chart *r, const struct logaxis *xa, const struct logaxis *ya)
 {
 	struct buf t = { 0 };
 	int i;
@@ -230,7 +230,8 @@ roofs(struct buf *b, const struct roof *r, const struct logaxis *xa, const struc
 }
 
 static void
-points(struct buf *b, const struct roof *r, const struct logaxis *xa, const struct logaxis *ya)
+points(struct buf *b, const struct roof_chart *r, const struct logaxis *xa,
+    const struct logaxis *ya)
 {
 	int i;
 
@@ -249,7 +250,7 @@ points(struct buf *b, const struct roof *r, const struct logaxis *xa, const stru
 }
 
 static void
-legend(struct buf *b, const struct roof *r)
+legend(struct buf *b, const struct roof_chart *r)
 {
 	int i;
 
@@ -278,7 +279,7 @@ legend(struct buf *b, const struct roof *r)
 }
 
 static void
-draw(struct buf *b, const struct roof *r)
+draw(struct buf *b, const struct roof_chart *r)
 {
 	double xs[MAXPT + MAXCEIL], ys[MAXPT + 2 * MAXCEIL];
 	struct logaxis xa, ya;
@@ -312,7 +313,7 @@ kf_report_roofline(struct buf *b, const cJSON *rec, const cJSON *an, const char 
     int n)
 {
 	const cJSON *ro = kf_obj(kf_report_focus(an), "roof");
-	struct roof r;
+	struct roof_chart r;
 	int ok;
 
 	memset(&r, 0, sizeof r);
