@@ -37,7 +37,7 @@ split(char *s, struct fields *fl)
 
 /* A whole decimal number in [lo, hi]. */
 static int
-num(const char *s, long long lo, long long hi, long long *out)
+parse_whole(const char *s, long long lo, long long hi, long long *out)
 {
 	char *end;
 	long long v;
@@ -54,7 +54,7 @@ num(const char *s, long long lo, long long hi, long long *out)
 
 /* The fields from first on as numbers into out, each within [lo, hi]. */
 static int
-nums(const struct fields *fl, int first, int count, long long lo, long long hi,
+parse_wholes(const struct fields *fl, int first, int count, long long lo, long long hi,
     long long *out)
 {
 	int i;
@@ -62,7 +62,7 @@ nums(const struct fields *fl, int first, int count, long long lo, long long hi,
 	if (fl->n != first + count)
 		return 0;
 	for (i = 0; i < count; i++)
-		if (!num(fl->v[first + i], lo, hi, &out[i]))
+		if (!parse_whole(fl->v[first + i], lo, hi, &out[i]))
 			return 0;
 	return 1;
 }
@@ -86,7 +86,7 @@ kv_num(const struct fields *fl, int from, const char *key, long long def)
 	const char *v = kv(fl, from, key);
 	long long x;
 
-	return v && num(v, -(1LL << 62), 1LL << 62, &x) ? x : def;
+	return v && parse_whole(v, -(1LL << 62), 1LL << 62, &x) ? x : def;
 }
 
 static int
@@ -97,7 +97,7 @@ header(struct trace_file *f, const struct fields *fl)
 
 	if (f->header || fl->n < 2 || strcmp(fl->v[1], "1") != 0)
 		return 0;
-	if (!num(kv(fl, 2, "t0") ? kv(fl, 2, "t0") : "", 0, INT64_MAX / 2, &t0))
+	if (!parse_whole(kv(fl, 2, "t0") ? kv(fl, 2, "t0") : "", 0, INT64_MAX / 2, &t0))
 		return 0;
 	f->header = 1;
 	f->t0 = f->t1 = t0;
@@ -131,7 +131,7 @@ name_line(struct trace_file *f, const struct fields *fl)
 {
 	long long id;
 
-	if (fl->n != 4 || !num(fl->v[1], 1, 1 << 30, &id) || (size_t)id != f->nnames + 1)
+	if (fl->n != 4 || !parse_whole(fl->v[1], 1, 1 << 30, &id) || (size_t)id != f->nnames + 1)
 		return 0;
 	KF_GROW(f->names, f->nnames, f->capnames, 16);
 	f->names[f->nnames].mangled = xstrdup(fl->v[2]);
@@ -147,7 +147,7 @@ kernel_line(struct trace_file *f, const struct fields *fl)
 	struct trace_kernel *k;
 	int i;
 
-	if (!nums(fl, 1, 18, -(1LL << 62), 1LL << 62, v) || v[0] < 1 || (size_t)v[0] > f->nnames)
+	if (!parse_wholes(fl, 1, 18, -(1LL << 62), 1LL << 62, v) || v[0] < 1 || (size_t)v[0] > f->nnames)
 		return 0;
 	for (i = 3; i < 16; i++)
 		if (v[i] < 0 || v[i] > UINT32_MAX || (i >= 6 && i <= 14 && i != 12 && v[i] > INT32_MAX))
@@ -182,7 +182,7 @@ op_line(struct trace_file *f, const struct fields *fl, char kind)
 	long long v[8];
 	struct trace_op *o;
 
-	if (!nums(fl, first, count, -(1LL << 62), 1LL << 62, v) || v[0] < 0)
+	if (!parse_wholes(fl, first, count, -(1LL << 62), 1LL << 62, v) || v[0] < 0)
 		return 0;
 	if (kind == 'C' && (strlen(fl->v[1]) >= sizeof o->copy || fl->v[1][0] == '\0'))
 		return 0;
@@ -208,8 +208,9 @@ marker_line(struct trace_file *f, const struct fields *fl)
 	long long v[3];
 	struct trace_marker *m;
 
-	if (fl->n != 6 || !num(fl->v[1], 0, UINT32_MAX, &v[0]) ||
-	    !num(fl->v[2], 0, UINT32_MAX, &v[1]) || !num(fl->v[3], -(1LL << 61), 1LL << 61, &v[2]))
+	if (fl->n != 6 || !parse_whole(fl->v[1], 0, UINT32_MAX, &v[0]) ||
+	    !parse_whole(fl->v[2], 0, UINT32_MAX, &v[1]) ||
+	    !parse_whole(fl->v[3], -(1LL << 61), 1LL << 61, &v[2]))
 		return 0;
 	KF_GROW(f->m, f->nm, f->capm, 16);
 	m = &f->m[f->nm++];
@@ -228,7 +229,7 @@ drop_line(struct trace_file *f, const struct fields *fl)
 	long long n;
 	int i;
 
-	if (fl->n != 3 || !num(fl->v[2], 0, 1LL << 62, &n))
+	if (fl->n != 3 || !parse_whole(fl->v[2], 0, 1LL << 62, &n))
 		return 0;
 	for (i = 0; i < 6; i++)
 		if (strcmp(fl->v[1], trace_drop_kinds[i]) == 0) {
@@ -244,7 +245,7 @@ end_line(struct trace_file *f, const struct fields *fl)
 	long long rel;
 	const char *how = kv(fl, 2, "end");
 
-	if (f->ended || fl->n < 2 || !num(fl->v[1], 0, 1LL << 61, &rel))
+	if (f->ended || fl->n < 2 || !parse_whole(fl->v[1], 0, 1LL << 61, &rel))
 		return 0;
 	f->ended = 1;
 	f->t1 = f->t0 + rel;

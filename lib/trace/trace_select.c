@@ -20,7 +20,7 @@
 #define TIMING_CSV "ncu_timing.csv"
 #define TIMING_MANGLED_CSV "ncu_timing_mangled.csv"
 
-struct launch {
+struct launch_in_file {
 	const struct trace_kernel *k;
 	const struct trace_file *f;
 };
@@ -28,7 +28,7 @@ struct launch {
 static int
 cmp_launch(const void *x, const void *y)
 {
-	const struct launch *a = x, *b = y;
+	const struct launch_in_file *a = x, *b = y;
 
 	return a->k->start < b->k->start ? -1 : a->k->start > b->k->start;
 }
@@ -46,7 +46,7 @@ csv_field(FILE *out, const char *s, int last)
 }
 
 static int
-write_csv(const char *path, const char *from, const struct launch *l, size_t n, int mangled)
+write_csv(const char *path, const char *from, const struct launch_in_file *l, size_t n, int mangled)
 {
 	FILE *out = fopen(path, "w");
 	size_t i;
@@ -93,7 +93,7 @@ parent(const char *dir)
 static int
 timing_csvs(const char *dir, struct trace_file *const *f, size_t nf, char **csv)
 {
-	struct launch *l = NULL;
+	struct launch_in_file *l = NULL;
 	size_t n = 0, cap = 0, i, j;
 	char *up = parent(dir), *mangled;
 	int st = 0;
