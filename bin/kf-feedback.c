@@ -8,7 +8,7 @@
 #include "complete.h"
 #include "delta.h"
 #include "feedback.h"
-#include "hw.h"
+#include "gpu_roofs.h"
 #include "opt.h"
 #include "profiler.h"
 #include "program.h"
@@ -175,7 +175,7 @@ check_gpu_options(const struct kf_fb_opts *opt)
 
 	if (opt->gpu == NULL && opt->gpus_file == NULL)
 		return;
-	if (kf_hw_find(opt->gpu, opt->gpus_file, &err) == NULL && err)
+	if (kf_gpu_roofs_find(opt->gpu, opt->gpus_file, &err) == NULL && err)
 		kf_usage_error("%s: %s", opt->gpu ? "--gpu" : "--gpus-file", err);
 }
 

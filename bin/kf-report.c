@@ -5,7 +5,7 @@
 #include <string.h>
 #include <stdlib.h>
 
-#include "hw.h"
+#include "gpu_roofs.h"
 #include "opt.h"
 #include "record.h"
 #include "report.h"
@@ -34,7 +34,7 @@ check_gpus_file(const char *path)
 {
 	char *err = NULL;
 
-	kf_hw_find("", path, &err);
+	kf_gpu_roofs_find("", path, &err);
 	if (err)
 		kf_die(2, "%s", err);
 }

@@ -11,7 +11,7 @@
 
 #include "analysis.h"
 #include "feedback.h"
-#include "hw.h"
+#include "gpu_roofs.h"
 #include "ncu.h"
 #include "program.h"
 #include "ncu_diag.h"
@@ -1081,12 +1081,12 @@ find_gpu(const cJSON *rec, const struct kf_fb *fb, const cJSON *k)
 {
 	const char *via, *name;
 	char *err = NULL;
-	const cJSON *g = kf_hw_for(rec, NULL, fb->opt->gpu, fb->opt->gpus_file, &via, &name, &err);
+	const cJSON *g = kf_gpu_roofs_for(rec, NULL, fb->opt->gpu, fb->opt->gpus_file, &via, &name, &err);
 	double sms;
 
 	free(err);
 	if (g == NULL && ncu_in(k, "launch__sm_count", &sms))
-		g = kf_hw_find_arch(kf_str(k, "cc"), sms, fb->opt->gpus_file);
+		g = kf_gpu_roofs_find_arch(kf_str(k, "cc"), sms, fb->opt->gpus_file);
 	return g;
 }
 

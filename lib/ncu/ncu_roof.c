@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "analysis.h"
-#include "hw.h"
+#include "gpu_roofs.h"
 #include "ncu_diag.h"
 #include "ncu_pages.h"
 #include "record.h"
@@ -191,10 +191,10 @@ tensor_side(const cJSON *ri, struct ncu_roof *r, const cJSON *gpu, double scalar
 	r->tensor = 1;
 	free(r->peak_source);
 	r->peak_source = NULL;
-	r->peak_flops = bp->roof && gpu ? kf_hw_roof(gpu, bp->roof) * 1e12 : NAN;
+	r->peak_flops = bp->roof && gpu ? kf_gpu_roof(gpu, bp->roof) * 1e12 : NAN;
 	if (isfinite(r->peak_flops))
 		r->peak_source = xasprintf("%s, %s (%s)", kf_str(gpu, "name"), bp->roof,
-		    kf_hw_source(gpu, bp->roof) ? kf_hw_source(gpu, bp->roof) : "gpus.json");
+		    kf_gpu_roof_source(gpu, bp->roof) ? kf_gpu_roof_source(gpu, bp->roof) : "gpus.json");
 }
 
 static void

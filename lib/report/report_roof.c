@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "gpu_roofs.h"
 #include "html.h"
-#include "hw.h"
 #include "record.h"
 #include "report.h"
 
@@ -63,12 +63,12 @@ add_pt(struct roof_chart *r, const char *name, const char *tag, double x, double
 static void
 gpu_peaks(struct roof_chart *r, const cJSON *rec, const char *gpus_file, int flops)
 {
-	const cJSON *g = kf_hw_find(kf_str(kf_obj(rec, "worker"), "gpu_name"), gpus_file, NULL);
+	const cJSON *g = kf_gpu_roofs_find(kf_str(kf_obj(rec, "worker"), "gpu_name"), gpus_file, NULL);
 
 	if (!(r->bw > 0) || !isfinite(r->bw))
-		r->bw = kf_hw_roof(g, "GPU_MEMORY_BYTE_READ") * 1e9;
+		r->bw = kf_gpu_roof(g, "GPU_MEMORY_BYTE_READ") * 1e9;
 	if (flops && r->nceil == 0 && r->bw > 0)
-		add_ceil(r, "FP32", kf_hw_roof(g, "FP32_TFLOPS") * 1e12);
+		add_ceil(r, "FP32", kf_gpu_roof(g, "FP32_TFLOPS") * 1e12);
 }
 
 /* The highest point of a kernel's roof: the one its verdict rests on. */

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "complete.h"
-#include "hw.h"
+#include "gpu_roofs.h"
 #include "profiler.h"
 #include "record.h"
 #include "select.h"
@@ -57,7 +57,7 @@ kf_say_gpus(kf_say_fn *say)
 	const cJSON *g, *a;
 	int n;
 
-	cJSON_ArrayForEach(g, kf_hw_all(NULL)) {
+	cJSON_ArrayForEach(g, kf_gpu_roofs_all(NULL)) {
 		n = 0;
 		if (one_word(kf_str(g, "name")) && ++n)
 			say(kf_str(g, "name"));

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "feedback.h"
-#include "hw.h"
+#include "gpu_roofs.h"
 #include "analysis.h"
 #include "profiler.h"
 #include "program.h"
@@ -71,13 +71,13 @@ static void
 rooflines(struct kernel_analysis *a, const cJSON *gpu)
 {
 	double bytes = m(a->cb, "GPU_MEMORY_BYTE_READ[bytes]") + m(a->cb, "GPU_MEMORY_BYTE_WRITE[bytes]");
-	double bw = kf_hw_roof(gpu, "GPU_MEMORY_BYTE_READ"), best = -1;
+	double bw = kf_gpu_roof(gpu, "GPU_MEMORY_BYTE_READ"), best = -1;
 	int i, j;
 
 	a->bound = NULL;
 	a->bound_alu = -1;
 	for (i = 0; i < NALU; i++) {
-		double n = m(a->cb, alu_metric[i]), peak = kf_hw_roof(gpu, alu_roof[i]);
+		double n = m(a->cb, alu_metric[i]), peak = kf_gpu_roof(gpu, alu_roof[i]);
 
 		a->order[i] = i;
 		a->have[i] = !isnan(n) && a->runtime > 0;
@@ -109,7 +109,7 @@ rooflines(struct kernel_analysis *a, const cJSON *gpu)
 		return;
 	i = a->bound_alu;
 	{
-		double peak = kf_hw_roof(gpu, alu_roof[i]);
+		double peak = kf_gpu_roof(gpu, alu_roof[i]);
 
 		if (isnan(peak) || isnan(a->ai[i]))
 			return;
@@ -142,9 +142,9 @@ analyse(struct kernel_analysis *a, const cJSON *k, const cJSON *gpu, int samplin
 		    m(a->cb, "GPU_MEMORY_BYTE_WRITE[bytes]")) / a->runtime;
 	if (isnan(a->gmem))
 		missing(a, "GPU_MEMORY_BYTE_READ/WRITE");
-	a->gmem_pct = 100 * a->gmem / kf_hw_roof(gpu, "GPU_MEMORY_BYTE_READ");
+	a->gmem_pct = 100 * a->gmem / kf_gpu_roof(gpu, "GPU_MEMORY_BYTE_READ");
 	slm = (m(a->cb, "SLM_BYTE_READ[bytes]") + m(a->cb, "SLM_BYTE_WRITE[bytes]")) / a->runtime;
-	peak = kf_hw_roof(gpu, "SLM_BYTE_READ") + kf_hw_roof(gpu, "SLM_BYTE_WRITE");
+	peak = kf_gpu_roof(gpu, "SLM_BYTE_READ") + kf_gpu_roof(gpu, "SLM_BYTE_WRITE");
 	a->slm_pct = 100 * slm / peak;
 	if (isnan(slm))
 		missing(a, "SLM_BYTE_READ/WRITE");
@@ -241,7 +241,7 @@ static const char *const alu_unit[NALU] = { "fma", "alu", "tensor" };
 static void
 core_json(cJSON *o, const struct kernel_analysis *a, const cJSON *gpu)
 {
-	double bw = kf_hw_roof(gpu, "GPU_MEMORY_BYTE_READ") * 1e9;
+	double bw = kf_gpu_roof(gpu, "GPU_MEMORY_BYTE_READ") * 1e9;
 	int mem = a->bound && strcmp(a->bound, "memory") == 0;
 	int bal = a->bound && strcmp(a->bound, "balanced") == 0;
 	cJSON *roof;
@@ -261,7 +261,7 @@ core_json(cJSON *o, const struct kernel_analysis *a, const cJSON *gpu)
 	for (i = 0; i < NALU; i++)
 		if (a->have[a->order[i]])
 			kf_roof_peak(roof, alu_name[a->order[i]],
-			    kf_hw_roof(gpu, alu_roof[a->order[i]]) * 1e9, NAN);
+			    kf_gpu_roof(gpu, alu_roof[a->order[i]]) * 1e9, NAN);
 	kf_roof_point(roof, alu_name[a->bound_alu], a->ai[a->bound_alu],
 	    a->rate[a->bound_alu] * 1e9, a->gmem * 1e9, NAN);
 	for (i = 0; i < NALU; i++) {
@@ -799,7 +799,7 @@ unitrace_feedback(const cJSON *rec, struct kf_fb *fb)
 	size_t matches;
 	char *why_data = NULL;
 
-	gpu = kf_hw_for(rec, kf_arr(col, "devices"), fb->opt->gpu, fb->opt->gpus_file,
+	gpu = kf_gpu_roofs_for(rec, kf_arr(col, "devices"), fb->opt->gpu, fb->opt->gpus_file,
 	    &via, &gname, &err);
 	kf_set_str(an, "mode", sampling ? "sampling" : "query");
 	g = cJSON_AddObjectToObject(an, "gpu");
@@ -807,7 +807,7 @@ unitrace_feedback(const cJSON *rec, struct kf_fb *fb)
 	cJSON_AddItemToObject(g, "via", via ? cJSON_CreateString(via) : cJSON_CreateNull());
 	if (gpu) {
 		cJSON_AddStringToObject(g, "roofs", kf_str(gpu, "name"));
-		add_number_or_null(g, "dram_gbps", kf_hw_roof(gpu, "GPU_MEMORY_BYTE_READ"));
+		add_number_or_null(g, "dram_gbps", kf_gpu_roof(gpu, "GPU_MEMORY_BYTE_READ"));
 	} else {
 		cJSON_AddStringToObject(g, "error", err);
 		kf_fb_add(fb, FB_KEY, "Hardware roofs: %s. The roofline verdict and the shares of "

@@ -1,4 +1,5 @@
-/* Hardware roofs, looked up by the names machines report. */
+/* kf: GPU roofs (share/kf/gpus.json), looked up by the names machines
+ * report (gpu_roofs.h). */
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -6,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hw.h"
+#include "gpu_roofs.h"
 #include "record.h"
 #include "text.h"
 
@@ -156,14 +157,14 @@ known(void)
 }
 
 const cJSON *
-kf_hw_all(const char *gpus_file)
+kf_gpu_roofs_all(const char *gpus_file)
 {
 	load_db(gpus_file);
 	return db_err ? NULL : db;
 }
 
 const cJSON *
-kf_hw_find(const char *name, const char *gpus_file, char **err)
+kf_gpu_roofs_find(const char *name, const char *gpus_file, char **err)
 {
 	const cJSON *g, *hit = NULL;
 	char *key;
@@ -204,7 +205,7 @@ kf_hw_find(const char *name, const char *gpus_file, char **err)
 }
 
 const cJSON *
-kf_hw_find_arch(const char *cc, double sm_count, const char *gpus_file)
+kf_gpu_roofs_find_arch(const char *cc, double sm_count, const char *gpus_file)
 {
 	const cJSON *g;
 
@@ -221,7 +222,7 @@ kf_hw_find_arch(const char *cc, double sm_count, const char *gpus_file)
 	return NULL;
 }
 
-/* The lookup of kf_hw_for(): candidates tried in order; the first failure's
+/* The lookup of kf_gpu_roofs_for(): candidates tried in order; the first failure's
  * message is kept to explain an unknown GPU. */
 struct lookup {
 	const char *gpus_file, **via, **name;
@@ -236,7 +237,7 @@ try_name(struct lookup *l, const char *cand, const char *via)
 
 	if (cand == NULL || *cand == '\0')
 		return NULL;
-	g = kf_hw_find(cand, l->gpus_file, &e);
+	g = kf_gpu_roofs_find(cand, l->gpus_file, &e);
 	if (g || l->first == NULL) {
 		*l->via = via;
 		*l->name = cand;
@@ -254,7 +255,7 @@ try_name(struct lookup *l, const char *cand, const char *via)
 }
 
 const cJSON *
-kf_hw_for(const cJSON *rec, const cJSON *devices, const char *opt_gpu,
+kf_gpu_roofs_for(const cJSON *rec, const cJSON *devices, const char *opt_gpu,
     const char *gpus_file, const char **via, const char **name, char **err)
 {
 	const cJSON *w = kf_obj(rec, "worker"), *g, *d;
@@ -266,7 +267,7 @@ kf_hw_for(const cJSON *rec, const cJSON *devices, const char *opt_gpu,
 	if (opt_gpu) {
 		*via = "--gpu";
 		*name = opt_gpu;
-		return kf_hw_find(opt_gpu, gpus_file, err);
+		return kf_gpu_roofs_find(opt_gpu, gpus_file, err);
 	}
 	if ((g = try_name(&l, kf_str(w, "cpu_info"), "cpu_info")) != NULL ||
 	    (g = try_name(&l, kf_str(w, "gpu_name"), "gpu_name")) != NULL)
@@ -289,7 +290,7 @@ kf_hw_for(const cJSON *rec, const cJSON *devices, const char *opt_gpu,
 }
 
 double
-kf_hw_roof(const cJSON *gpu, const char *metric)
+kf_gpu_roof(const cJSON *gpu, const char *metric)
 {
 	const cJSON *r = kf_obj(kf_obj(gpu, "roofs"), metric);
 	const cJSON *v = r ? cJSON_GetObjectItemCaseSensitive(r, "value") :
@@ -299,7 +300,7 @@ kf_hw_roof(const cJSON *gpu, const char *metric)
 }
 
 const char *
-kf_hw_source(const cJSON *gpu, const char *metric)
+kf_gpu_roof_source(const cJSON *gpu, const char *metric)
 {
 	return kf_str(kf_obj(kf_obj(gpu, "roofs"), metric), "source");
 }
