@@ -171,12 +171,13 @@ feedback_job(cJSON *rec, const struct kf_fb_opts *opt, int text_only)
 static void
 check_gpu_options(const struct kf_fb_opts *opt)
 {
-	char *err = NULL;
+	struct buf msg = {0};
 
 	if (opt->gpu == NULL && opt->gpus_file == NULL)
 		return;
-	if (kf_gpu_roofs_find(opt->gpu, opt->gpus_file, &err) == NULL && err)
-		kf_usage_error("%s: %s", opt->gpu ? "--gpu" : "--gpus-file", err);
+	if (kf_gpu_roofs_find(opt->gpu, opt->gpus_file, &msg) == NULL && msg.len)
+		kf_usage_error("%s: %s", opt->gpu ? "--gpu" : "--gpus-file", msg.s);
+	buf_free(&msg);
 }
 
 int

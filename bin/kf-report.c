@@ -32,11 +32,12 @@ static const char *const keep[] = { "collated", "data", "feedback", NULL };
 static void
 check_gpus_file(const char *path)
 {
-	char *err = NULL;
+	struct buf msg = {0};
 
-	kf_gpu_roofs_find("", path, &err);
-	if (err)
-		kf_die(2, "%s", err);
+	kf_gpu_roofs_find("", path, &msg);
+	if (msg.len)
+		kf_die(2, "%s", msg.s);
+	buf_free(&msg);
 }
 
 int

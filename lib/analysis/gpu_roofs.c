@@ -164,17 +164,15 @@ kf_gpu_roofs_all(const char *gpus_file)
 }
 
 const cJSON *
-kf_gpu_roofs_find(const char *name, const char *gpus_file, char **err)
+kf_gpu_roofs_find(const char *name, const char *gpus_file, struct buf *msg)
 {
 	const cJSON *g, *hit = NULL;
 	char *key;
 
-	if (err)
-		*err = NULL;
 	load_db(gpus_file);
 	if (db_err) {
-		if (err)
-			*err = xstrdup(db_err);
+		if (msg)
+			buf_puts(msg, db_err);
 		return NULL;
 	}
 	if (name == NULL || *name == '\0')
@@ -194,10 +192,10 @@ kf_gpu_roofs_find(const char *name, const char *gpus_file, char **err)
 		if (listed(kf_arr(g, "match"), key, 1))
 			hit = g;
 	free(key);
-	if (hit == NULL && err) {
+	if (hit == NULL && msg) {
 		char *k = known();
 
-		*err = xasprintf("no hardware roofs for GPU '%s' (known: %s); add it with "
+		buf_printf(msg, "no hardware roofs for GPU '%s' (known: %s); add it with "
 		    "kf-feedback --gpus-file FILE, or name a known one with --gpu", name, k);
 		free(k);
 	}
@@ -226,67 +224,62 @@ kf_gpu_roofs_find_arch(const char *cc, double sm_count, const char *gpus_file)
  * message is kept to explain an unknown GPU. */
 struct lookup {
 	const char *gpus_file, **via, **name;
-	char *first;
+	struct buf first;	/* empty: no name tried has failed */
 };
 
 static const cJSON *
 try_name(struct lookup *l, const char *cand, const char *via)
 {
 	const cJSON *g;
-	char *e = NULL;
+	int failed = l->first.len > 0;
 
 	if (cand == NULL || *cand == '\0')
 		return NULL;
-	g = kf_gpu_roofs_find(cand, l->gpus_file, &e);
-	if (g || l->first == NULL) {
+	g = kf_gpu_roofs_find(cand, l->gpus_file, failed ? NULL : &l->first);
+	if (g || !failed) {
 		*l->via = via;
 		*l->name = cand;
 	}
-	if (g) {
-		free(e);
-		free(l->first);
-		l->first = NULL;
-	} else if (l->first == NULL) {
-		l->first = e;
-	} else {
-		free(e);
-	}
+	if (g)
+		buf_reset(&l->first);
 	return g;
 }
 
 const cJSON *
 kf_gpu_roofs_for(const cJSON *rec, const cJSON *devices, const char *opt_gpu,
-    const char *gpus_file, const char **via, const char **name, char **err)
+    const char *gpus_file, const char **via, const char **name, struct buf *msg)
 {
-	const cJSON *w = kf_obj(rec, "worker"), *g, *d;
-	struct lookup l = { gpus_file, via, name, NULL };
+	const cJSON *w = kf_obj(rec, "worker"), *g = NULL, *d;
+	struct lookup l = { gpus_file, via, name, {0} };
 
 	*via = NULL;
 	*name = NULL;
-	*err = NULL;
 	if (opt_gpu) {
 		*via = "--gpu";
 		*name = opt_gpu;
-		return kf_gpu_roofs_find(opt_gpu, gpus_file, err);
+		return kf_gpu_roofs_find(opt_gpu, gpus_file, msg);
 	}
 	if ((g = try_name(&l, kf_str(w, "cpu_info"), "cpu_info")) != NULL ||
 	    (g = try_name(&l, kf_str(w, "gpu_name"), "gpu_name")) != NULL)
-		return g;
+		goto done;
 	/* The devices the trace names count only when the worker names none. */
-	if (l.first == NULL) {
+	if (l.first.len == 0) {
 		cJSON_ArrayForEach(d, devices) {
 			if (cJSON_IsString(d) && (g = try_name(&l, d->valuestring, "device")))
-				return g;
+				goto done;
 		}
 	}
-	if (l.first == NULL) {
+	if (l.first.len == 0) {
 		load_db(gpus_file);
-		l.first = db_err ? xstrdup(db_err) : xstrdup("the record names no GPU "
+		buf_puts(msg, db_err ? db_err : "the record names no GPU "
 		    "(no worker.gpu_name or worker.cpu_info, no device in the trace): "
 		    "name one with kf-feedback --gpu NAME");
+	} else {
+		buf_puts(msg, l.first.s);
 	}
-	*err = l.first;
-	return NULL;
+done:
+	buf_free(&l.first);
+	return g;
 }
 
 double

@@ -9,18 +9,22 @@
 
 #include <cJSON.h>
 
+#include "util.h"
+
 /* The GPU called name (exact name or alias, else a "match" substring;
- * case and runs of blanks ignored), or NULL. On NULL, *err (when not NULL)
- * gets why: an unknown name with the known ones, or a file that cannot be
- * read; the caller frees it. */
-const cJSON *kf_gpu_roofs_find(const char *name, const char *gpus_file, char **err);
+ * case and runs of blanks ignored), or NULL with why added to msg (when not
+ * NULL): an unknown name with the known ones, or a file that cannot be
+ * read. A NULL or empty name finds no GPU and adds nothing when the table
+ * can be read. */
+const cJSON *kf_gpu_roofs_find(const char *name, const char *gpus_file, struct buf *msg);
 
 /* The GPU for a record: --gpu NAME when given, else worker.cpu_info, else
  * worker.gpu_name, else (only when the worker names no GPU) the device names
- * the profiler saw (devices, a JSON array of strings, may be NULL). *via says which ("--gpu", "cpu_info",
- * "gpu_name", "device"); *err as for kf_gpu_roofs_find, for the first name tried. */
+ * the profiler saw (devices, a JSON array of strings, may be NULL). *via
+ * says which ("--gpu", "cpu_info", "gpu_name", "device"); on NULL, msg gets
+ * why as from kf_gpu_roofs_find, for the first name tried. */
 const cJSON *kf_gpu_roofs_for(const cJSON *rec, const cJSON *devices, const char *opt_gpu,
-    const char *gpus_file, const char **via, const char **name, char **err);
+    const char *gpus_file, const char **via, const char **name, struct buf *msg);
 
 /* The first GPU whose "arch" matches a compute capability ("9.0") and SM
  * count, for profilers that report those and not the GPU's name; NULL

@@ -1080,11 +1080,12 @@ static const cJSON *
 find_gpu(const cJSON *rec, const struct kf_fb *fb, const cJSON *k)
 {
 	const char *via, *name;
-	char *err = NULL;
-	const cJSON *g = kf_gpu_roofs_for(rec, NULL, fb->opt->gpu, fb->opt->gpus_file, &via, &name, &err);
+	struct buf msg = {0};
+	const cJSON *g = kf_gpu_roofs_for(rec, NULL, fb->opt->gpu, fb->opt->gpus_file, &via, &name,
+	    &msg);
 	double sms;
 
-	free(err);
+	buf_free(&msg);
 	if (g == NULL && ncu_in(k, "launch__sm_count", &sms))
 		g = kf_gpu_roofs_find_arch(kf_str(k, "cc"), sms, fb->opt->gpus_file);
 	return g;

@@ -788,7 +788,7 @@ unitrace_feedback(const cJSON *rec, struct kf_fb *fb)
 	const cJSON *col = kf_obj(rec, "collated"), *segs = kf_arr(col, "segments"), *seg, *k;
 	const char *via, *gname;
 	const cJSON *gpu;
-	char *err = NULL;
+	struct buf gpu_msg = {0};
 	cJSON *an = fb->analysis, *asegs, *akern, *g;
 	int n = cJSON_GetArraySize(segs), *sel, i, no = 0, focus = -1, focus_done = 0;
 	int sampling = kf_str(col, "mode") && strcmp(kf_str(col, "mode"), "sampling") == 0;
@@ -800,7 +800,7 @@ unitrace_feedback(const cJSON *rec, struct kf_fb *fb)
 	char *why_data = NULL;
 
 	gpu = kf_gpu_roofs_for(rec, kf_arr(col, "devices"), fb->opt->gpu, fb->opt->gpus_file,
-	    &via, &gname, &err);
+	    &via, &gname, &gpu_msg);
 	kf_set_str(an, "mode", sampling ? "sampling" : "query");
 	g = cJSON_AddObjectToObject(an, "gpu");
 	cJSON_AddItemToObject(g, "name", gname ? cJSON_CreateString(gname) : cJSON_CreateNull());
@@ -809,11 +809,11 @@ unitrace_feedback(const cJSON *rec, struct kf_fb *fb)
 		cJSON_AddStringToObject(g, "roofs", kf_str(gpu, "name"));
 		add_number_or_null(g, "dram_gbps", kf_gpu_roof(gpu, "GPU_MEMORY_BYTE_READ"));
 	} else {
-		cJSON_AddStringToObject(g, "error", err);
+		cJSON_AddStringToObject(g, "error", gpu_msg.s);
 		kf_fb_add(fb, FB_KEY, "Hardware roofs: %s. The roofline verdict and the shares of "
-		    "peak are left out; the rest does not need them.", err);
+		    "peak are left out; the rest does not need them.", gpu_msg.s);
 	}
-	free(err);
+	buf_free(&gpu_msg);
 	explain_passes(rec, fb, col, an);
 	sel = xcalloc((size_t)n + 1, sizeof *sel);
 	select_segments(segs, sel, n);
