@@ -322,14 +322,13 @@ line(struct ct *c, char *s)
 }
 
 cJSON *
-kf_chrome_read(const char *path, char **err)
+kf_chrome_read(const char *path, struct buf *msg)
 {
 	struct kf_lines l;
 	struct ct c;
 	const char *slash = strrchr(path, '/');
 	int rc;
 
-	*err = NULL;
 	if (kf_lines_open(&l, path) != 0)
 		return NULL;
 	memset(&c, 0, sizeof c);
@@ -346,8 +345,10 @@ kf_chrome_read(const char *path, char **err)
 		reset(&c);
 	}
 	if (rc < 0 || !c.started) {
-		*err = rc < 0 ? xasprintf("%s: read error: %s", path, strerror(errno)) :
-		    xasprintf("%s: not a Chrome trace (no \"traceEvents\" array)", path);
+		if (rc < 0)
+			buf_printf(msg, "%s: read error: %s", path, strerror(errno));
+		else
+			buf_printf(msg, "%s: not a Chrome trace (no \"traceEvents\" array)", path);
 		cJSON_Delete(c.devices);
 		cJSON_Delete(c.kernels);
 		cJSON_Delete(c.itt);

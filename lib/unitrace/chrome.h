@@ -9,6 +9,8 @@
 
 #include <cJSON.h>
 
+#include "util.h"
+
 /* The prefix of the ITT tasks that mark a benchmark's timed loop. */
 #define KF_ITT_RUN_LOOP "ittapi::model run loop"
 
@@ -23,9 +25,9 @@ char *kf_chrome_pick(const char *dir, int *others);
  *    "devices": [names],
  *    "kernels": [{"id", "name", "ts", "dur"}],      device kernel events
  *    "itt": [{"name", "label", "ts", "dur"}]}         model run loop tasks
- * ts and dur in microseconds as written. NULL and errno when the file
- * cannot be opened; *err gets a message (the caller frees it) when the
- * file is not a Chrome trace at all. */
-cJSON *kf_chrome_read(const char *path, char **err);
+ * ts and dur in microseconds as written. NULL and errno, msg left as it
+ * is, when the file cannot be opened; NULL with a message added to msg when
+ * it cannot be read through or is not a Chrome trace at all. */
+cJSON *kf_chrome_read(const char *path, struct buf *msg);
 
 #endif

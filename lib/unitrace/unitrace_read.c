@@ -261,7 +261,8 @@ static int
 read_timeline(cJSON *rec, const char *dir, cJSON *data, cJSON *warnings)
 {
 	int others;
-	char *path = kf_chrome_pick(dir, &others), *err = NULL;
+	char *path = kf_chrome_pick(dir, &others);
+	struct buf msg = {0};
 	cJSON *t;
 
 	if (path == NULL) {
@@ -270,15 +271,15 @@ read_timeline(cJSON *rec, const char *dir, cJSON *data, cJSON *warnings)
 		    "apart, every kernel counts");
 		return 0;
 	}
-	t = kf_chrome_read(path, &err);
+	t = kf_chrome_read(path, &msg);
 	if (t == NULL) {
-		if (err)
-			kf_fail(rec, "bad_timeline", "%s", err);
+		if (msg.len)
+			kf_fail(rec, "bad_timeline", "%s", msg.s);
 		else
 			kf_fail(rec, "unreadable", "cannot read %s: %s", path, strerror(errno));
 		kf_fail_hint(rec, "the timeline tells which kernels ran inside the benchmark loop; "
 		    "remove the file to analyse every kernel, or profile again");
-		free(err);
+		buf_free(&msg);
 		free(path);
 		return -1;
 	}
