@@ -1,4 +1,5 @@
-/* kf: what lib/baseline.c and lib/delta.c share (not for the programs). */
+/* kf: what lib/analysis/baseline.c and lib/analysis/delta.c share (not for
+ * the programs). */
 #ifndef KF_DELTA_INT_H
 #define KF_DELTA_INT_H
 

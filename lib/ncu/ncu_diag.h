@@ -58,7 +58,7 @@ void ncu_roof_free(struct ncu_roof *r);
 void ncu_diag(struct kf_fb *fb, const cJSON *k, const struct ncu_roof *r);
 
 /* The change that relieves a limiting unit ("l2", "dram", "tensor", as in
- * ncu_roof.h), one sentence. */
+ * ncu_roof.c), one sentence. */
 const char *ncu_unit_fix(const char *unit);
 
 /* A value of the launch's roofline_inputs: 1 and *v, or 0. */

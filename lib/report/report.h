@@ -28,8 +28,8 @@ void kf_report_add(struct kf_report *r, const cJSON *rec);
 int kf_report_write(struct kf_report *r, FILE *f);
 void kf_report_free(struct kf_report *r);
 
-/* The parts of a job's section (lib/report_chart.c, lib/report_delta.c,
- * lib/report_roof.c). */
+/* The parts of a job's section (lib/report/report_chart.c,
+ * lib/report/report_delta.c, lib/report/report_roof.c). */
 /* The focus kernel of an analysis: focus, else the first of kernels. */
 const cJSON *kf_report_focus(const cJSON *an);
 /* A kernel's name for people: short_name, else name. */
@@ -48,7 +48,7 @@ void kf_report_bars(struct buf *b, const char *cls, const char *title, const cha
 void kf_report_time_chart(struct buf *b, const cJSON *an, int n);
 /* Bars of percentages (throughput, occupancy, stalls) of the focus kernel. */
 void kf_report_pct_chart(struct buf *b, const cJSON *an);
-/* Before and after a baseline (analysis.delta; lib/report_delta.c): the
+/* Before and after a baseline (analysis.delta; lib/report/report_delta.c): the
  * verdict, or why there is no comparison. */
 void kf_report_delta(struct buf *b, const cJSON *an);
 /* Its times as bars: total GPU time and the focus kernel's. */
@@ -56,7 +56,7 @@ void kf_report_delta_chart(struct buf *b, const cJSON *an);
 /* Its details: the focus kernel's metrics, the top n kernels, the rules. */
 void kf_report_delta_details(struct buf *b, const cJSON *an, int n);
 /* The focus kernel's launch statistics (analysis.focus.launch and
- * occupancy, lib/report_focus.c), its warp stalls on the hot lines as bars,
+ * occupancy, lib/report/report_focus.c), its warp stalls on the hot lines as bars,
  * and the hot lines with their stalls and excess sectors. */
 void kf_report_launch(struct buf *b, const cJSON *f);
 void kf_report_stalls(struct buf *b, const cJSON *f);

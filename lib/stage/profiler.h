@@ -1,15 +1,17 @@
-/* kf: the profilers (ncu, unitrace, vtune) behind one interface.
+/* kf: the profilers (ncu, unitrace, vtune, trace) behind one interface.
  *
- * Each profiler lives in its own folder (lib/ncu, lib/unitrace, lib/vtune)
- * and exports one descriptor, struct kf_profiler, that carries everything the
- * shared stages need: its name, vendor, passes, the languages it profiles,
- * the variable that pins a GPU, what kf-feedback may keep unparsed, the
- * per-pass fields that kf-collate drops, and its wrap, read, collate and
- * feedback functions. lib/profiler.c is the list of descriptors; select,
- * wrap, run, collate and feedback look a profiler up here and name none.
+ * Each profiler lives in its own folder (lib/ncu, lib/unitrace, lib/vtune,
+ * lib/trace) and exports one descriptor, struct kf_profiler, that carries
+ * everything the shared stages need: its name, vendor, passes, the
+ * languages it profiles, the variable that pins a GPU, what kf-feedback may
+ * keep unparsed, the per-pass fields that kf-collate drops, and its wrap,
+ * read, collate and feedback functions. lib/stage/profiler.c is the list of
+ * descriptors; select, wrap, run, collate and feedback look a profiler up
+ * here and name none.
  *
  * Adding a profiler: a folder lib/NAME with its functions and descriptor,
- * one line in lib/profiler.c, LIBDIRS in the Makefile, its tests and docs.
+ * one line in lib/stage/profiler.c, LIBDIRS in the Makefile, its tests and
+ * docs.
  * Descriptors and every string they point to are static: never freed. */
 #ifndef KF_PROFILER_H
 #define KF_PROFILER_H
@@ -95,7 +97,7 @@ typedef void kf_feedback_fn(const cJSON *rec, struct kf_fb *fb);
 
 /* A language the profiler can profile, and how. */
 struct kf_prof_lang {
-	const char *language;	/* canonical name, as in lib/select.c */
+	const char *language;	/* canonical name, as in lib/stage/select.c */
 	const char *mode;	/* "query" or "sampling" */
 	int rank;		/* 1: the language's default profiler, 2: the
 				 * next; 0: chosen by the arch's vendor */

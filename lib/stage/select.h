@@ -1,6 +1,6 @@
 /* kf: which profiler profiles a job, and what an architecture name means.
  *
- * Both are data tables in lib/select.c. Ownership: the strings and structs
+ * Both are data tables in lib/stage/select.c. Ownership: the strings and structs
  * returned point into those static tables and are never freed; error
  * messages are written into a caller's struct buf. */
 #ifndef KF_SELECT_H
