@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "collate.h"
+#include "err.h"
 #include "opt.h"
 #include "profiler.h"
 #include "record.h"

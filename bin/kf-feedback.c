@@ -4,9 +4,11 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "buf.h"
 #include "collate.h"
 #include "complete.h"
 #include "delta.h"
+#include "err.h"
 #include "feedback.h"
 #include "gpu_roofs.h"
 #include "opt.h"

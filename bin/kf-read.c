@@ -2,11 +2,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "buf.h"
 #include "complete.h"
+#include "err.h"
 #include "opt.h"
+#include "path.h"
 #include "profiler.h"
 #include "record.h"
-#include "text.h"
 
 static const char usage[] = "[-u] [FILE ...]\n"
 	"--profiler P --select K [--no-write] [--launch-ids] FILE";

@@ -5,6 +5,8 @@
 #include <string.h>
 #include <stdlib.h>
 
+#include "buf.h"
+#include "err.h"
 #include "gpu_roofs.h"
 #include "opt.h"
 #include "record.h"

@@ -17,14 +17,18 @@
 #include <unistd.h>
 #include <sys/wait.h>
 
+#include "buf.h"
 #include "env.h"
+#include "err.h"
 #include "job.h"
 #include "map.h"
+#include "mem.h"
+#include "num.h"
 #include "opt.h"
 #include "proc.h"
 #include "profiler.h"
 #include "record.h"
-#include "text.h"
+#include "signame.h"
 #include "worker.h"
 
 #define CHUNK 65536

@@ -3,7 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "complete.h"
+#include "err.h"
 #include "opt.h"
 #include "profiler.h"
 #include "record.h"

@@ -6,13 +6,17 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "complete.h"
+#include "err.h"
+#include "mem.h"
+#include "num.h"
 #include "opt.h"
+#include "path.h"
 #include "profiler.h"
 #include "record.h"
 #include "rundir.h"
 #include "select.h"
-#include "text.h"
 #include "wrap.h"
 
 static const char usage[] =

@@ -5,11 +5,13 @@
 #include <string.h>
 
 #include "complete.h"
+#include "err.h"
+#include "mem.h"
 #include "opt.h"
 #include "pipeline.h"
 #include "profiler.h"
 #include "record.h"
-#include "text.h"
+#include "signame.h"
 
 static const char usage[] =
 	"[--json] [-n N] [-t S] [-i S] [--no-collated] [--gpu NAME] PROFILER [options] -- CMD [ARG ...]";

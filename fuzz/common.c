@@ -6,12 +6,15 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "collate.h"
+#include "err.h"
 #include "feedback.h"
 #include "fuzz.h"
+#include "mem.h"
+#include "path.h"
 #include "profiler.h"
 #include "record.h"
-#include "text.h"
 
 #ifndef FUZZ_DATADIR
 #define FUZZ_DATADIR "share/kf"

@@ -1,8 +1,10 @@
 /* libFuzzer target: unitrace's Chrome trace through kf_chrome_read. */
 #include <stdlib.h>
 
+#include "buf.h"
 #include "chrome.h"
 #include "fuzz.h"
+#include "mem.h"
 #include "record.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n);

@@ -7,12 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "collate.h"
 #include "feedback.h"
 #include "fuzz.h"
 #include "profiler.h"
 #include "record.h"
-#include "util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n);
 

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "fuzz.h"
+#include "mem.h"
 #include "record.h"
 #include "unitrace.h"
 

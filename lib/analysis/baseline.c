@@ -5,11 +5,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "delta.h"
 #include "delta_int.h"
+#include "err.h"
+#include "lines.h"
 #include "map.h"
+#include "mem.h"
+#include "num.h"
+#include "path.h"
 #include "record.h"
-#include "text.h"
 
 /* What a comparison never reads stays unparsed text while the line is read. */
 static const char *const skip[] = { "collated", "data", "feedback", "passes", NULL };

@@ -8,11 +8,14 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "buf.h"
 #include "delta.h"
 #include "delta_int.h"
+#include "err.h"
+#include "mem.h"
+#include "num.h"
 #include "profiler.h"
 #include "record.h"
-#include "text.h"
 
 struct kent {
 	const char *name;

@@ -5,8 +5,8 @@
 
 #include <cJSON.h>
 
+#include "buf.h"
 #include "map.h"
-#include "util.h"
 
 struct kf_baseline {
 	char *path;

@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "diagnosis.h"
+#include "mem.h"
 #include "record.h"
 
 static const char *const kind_names[KF_NKINDS] = {

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <cJSON.h>
 
-#include "util.h"
+#include "buf.h"
 
 /* The words of the record contract, in this order (kf_find_kind_name). */
 enum kf_find_kind {

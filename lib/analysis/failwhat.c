@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "feedback.h"
+#include "mem.h"
 #include "record.h"
 
 static int

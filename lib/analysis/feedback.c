@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "feedback.h"
+#include "mem.h"
 #include "profiler.h"
 #include "record.h"
 

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <cJSON.h>
 
-#include "util.h"
+#include "buf.h"
 #include "diagnosis.h"
 #include "kname.h"
 #include "machinery.h"

@@ -7,9 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "gpu_roofs.h"
+#include "mem.h"
+#include "path.h"
 #include "record.h"
-#include "text.h"
 
 static cJSON *db;		/* an array of GPUs: the extra file's first */
 static char *db_err;

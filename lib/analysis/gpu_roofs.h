@@ -9,7 +9,7 @@
 
 #include <cJSON.h>
 
-#include "util.h"
+#include "buf.h"
 
 /* The GPU called name (exact name or alias, else a "match" substring;
  * case and runs of blanks ignored), or NULL with why added to msg (when not

@@ -3,8 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "feedback.h"
 #include "map.h"
+#include "mem.h"
 
 /* Index of the bracket closing the one at s[i], or -1. */
 static long

@@ -8,7 +8,8 @@
 #include <string.h>
 
 #include "feedback.h"
-#include "text.h"
+#include "mem.h"
+#include "path.h"
 
 static struct kf_machine *table;
 static size_t ntable;

@@ -5,9 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
+#include "mem.h"
 #include "program.h"
 #include "record.h"
-#include "text.h"
+#include "signame.h"
 
 static void
 grp_add(struct kf_launches *l, double total_ns, long n, double short_ns, long nshort)

@@ -9,6 +9,9 @@
 #include "program.h"
 #include "record.h"
 #include "map.h"
+#include "buf.h"
+#include "err.h"
+#include "mem.h"
 
 void
 kf_rank_add(struct kf_rank *r, const char *name, double ns, long launches)

@@ -6,8 +6,8 @@
 #include <stddef.h>
 #include <cJSON.h>
 
+#include "buf.h"
 #include "machinery.h"
-#include "util.h"
 
 struct kf_fb;
 

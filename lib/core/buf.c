@@ -1,9 +1,10 @@
-/* kf: struct buf, a growable NUL-terminated byte buffer (util.h). */
+/* kf: struct buf, a growable NUL-terminated byte buffer (buf.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "util.h"
+#include "buf.h"
+#include "mem.h"
 
 static void
 grow(struct buf *b, size_t extra)

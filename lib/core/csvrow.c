@@ -4,7 +4,9 @@
 #include <emmintrin.h>
 #endif
 
+#include "buf.h"
 #include "csvrow.h"
+#include "mem.h"
 
 /* libcsv */
 

@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <csv.h>
 
-#include "util.h"
+#include "buf.h"
 
 struct kf_csvrow {
 	struct csv_parser p;	/* libcsv's state (kf_csvrow_init_libcsv) */

@@ -1,4 +1,4 @@
-/* kf: the program's name, warnings and fatal errors on stderr (util.h);
+/* kf: the program's name, warnings and fatal errors on stderr (err.h);
  * standard descriptors held open so that nothing else takes them. */
 #include <errno.h>
 #include <fcntl.h>
@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "err.h"
 
 const char *kf_progname = "kf";
 

@@ -19,8 +19,11 @@
 #include <emmintrin.h>
 #endif
 
+#include "buf.h"
+#include "err.h"
+#include "mem.h"
+#include "num.h"
 #include "record.h"
-#include "text.h"
 
 /* Length of the valid UTF-8 sequence at s (n bytes left), or 0. */
 static size_t

@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
+#include "mem.h"
 #include "record.h"
 
 #define SNIP 200

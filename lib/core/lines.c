@@ -1,14 +1,14 @@
-/* Lines from a file, found in a buffer of the reader's own: no copy per
- * line (getline copies each out of stdio's buffer) and one pass for NUL
- * bytes per read, not per line. */
+/* kf: lines from a file (lines.h), found in a buffer of the reader's own:
+ * no copy per line (getline copies each out of stdio's buffer) and one
+ * pass for NUL bytes per read, not per line. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "text.h"
-#include "util.h"
+#include "lines.h"
+#include "mem.h"
 
 #define LINES_READ (1 << 16)
 

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "map.h"
-#include "util.h"
+#include "mem.h"
 
 static size_t order_next;
 

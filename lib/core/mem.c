@@ -1,11 +1,13 @@
 /* kf: allocation that cannot fail (it exits with a message), and
- * allocating string helpers (util.h). */
+ * allocating string helpers (mem.h). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "util.h"
+#include "buf.h"
+#include "err.h"
+#include "mem.h"
 
 void *
 xmalloc(size_t n)

@@ -1,12 +1,12 @@
 /* kf: numbers from text (exact decimal fast path, then strtod) and small
- * string tests (text.h). */
+ * string tests (num.h). */
 #include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#include "text.h"
+#include "num.h"
 
 /* Plain decimals with at most 15 significant digits and a power of ten
  * within 10^22 are exact as one product or quotient of two exact doubles

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "err.h"
+#include "mem.h"
 #include "opt.h"
 #include "record.h"
 

@@ -7,6 +7,7 @@
 #define KF_OPT_H
 
 #include <getopt.h>
+#include <stddef.h>
 
 enum { KF_OPT_HELP = 0x1000, KF_OPT_VERSION, KF_OPT_COMPLETE };
 

@@ -1,5 +1,5 @@
 /* kf: paths: joining, making directories, and finding kf's data and
- * helper files beside the program or where they were installed (text.h). */
+ * helper files beside the program or where they were installed (path.h). */
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -7,8 +7,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "text.h"
-#include "util.h"
+#include "mem.h"
+#include "path.h"
 
 #ifndef KF_DATADIR_DEFAULT
 #define KF_DATADIR_DEFAULT "/usr/local/share/kf"

@@ -9,6 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "buf.h"
+#include "err.h"
+#include "mem.h"
 #include "record.h"
 
 struct kf_in {

@@ -29,7 +29,7 @@
 #include <stdio.h>
 #include <cJSON.h>
 
-#include "util.h"
+#include "buf.h"
 
 /* The operands of a filter, in order ("-" or none: standard input). */
 struct kf_operands {

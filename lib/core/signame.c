@@ -1,8 +1,8 @@
-/* kf: signal names ("SIGKILL") for messages and records (text.h). */
+/* kf: signal names ("SIGKILL") for messages and records (signame.h). */
 #include <signal.h>
 #include <stdio.h>
 
-#include "text.h"
+#include "signame.h"
 
 static const char *const signames[] = {
 	NULL, "SIGHUP", "SIGINT", "SIGQUIT", "SIGILL", "SIGTRAP", "SIGABRT",

@@ -14,10 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "ncu_diag.h"
 #include "ncu_pages.h"
 #include "record.h"
-#include "text.h"
 
 /* A cause below this share of the time does not lead anything. */
 #define MIN_IMPACT 5

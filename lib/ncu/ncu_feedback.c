@@ -18,7 +18,10 @@
 #include "ncu_pages.h"
 #include "profiler.h"
 #include "record.h"
-#include "text.h"
+#include "buf.h"
+#include "lines.h"
+#include "mem.h"
+#include "path.h"
 
 /* The throughputs the reference reports, plus Memory; older ncu versions
  * named them differently. */

@@ -6,10 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "feedback.h"
 #include "ncu_pages.h"
+#include "num.h"
+#include "path.h"
 #include "record.h"
-#include "text.h"
 
 #define TEXT_LINES 3		/* lines in the first paragraph */
 #define MORE_LINES 3		/* lines in the second */

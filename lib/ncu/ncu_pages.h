@@ -11,8 +11,8 @@
 
 #include <cJSON.h>
 
+#include "buf.h"
 #include "feedback.h"
-#include "util.h"
 
 #define NCU_RAW_PAGE "ncu_raw.csv"
 #define NCU_SOURCE_PAGE "ncu_source.csv"

@@ -11,10 +11,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "csvrow.h"
+#include "lines.h"
+#include "mem.h"
 #include "ncu_pages.h"
+#include "num.h"
+#include "path.h"
 #include "record.h"
-#include "text.h"
 
 #define MAX_ROW_LINES 64
 

@@ -18,7 +18,12 @@
 #include "ncu_pages.h"
 #include "profiler.h"
 #include "record.h"
-#include "text.h"
+#include "buf.h"
+#include "err.h"
+#include "lines.h"
+#include "mem.h"
+#include "num.h"
+#include "path.h"
 
 #define NCU_REPORT "ncu_report.csv"
 /* A quoted field spanning more lines than this is taken for a stray quote. */

@@ -14,11 +14,12 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "buf.h"
 #include "gpu_roofs.h"
+#include "mem.h"
 #include "ncu_diag.h"
 #include "ncu_pages.h"
 #include "record.h"
-#include "text.h"
 
 #define IN_FLOP "smsp__sass_thread_inst_executed_op_%s%s_pred_on.sum.per_cycle_elapsed"
 #define IN_PEAK "sm__sass_thread_inst_executed_op_%sfma_pred_on.sum.peak_sustained"

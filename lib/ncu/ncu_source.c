@@ -13,10 +13,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "csvrow.h"
+#include "lines.h"
+#include "mem.h"
 #include "ncu_pages.h"
+#include "num.h"
+#include "path.h"
 #include "record.h"
-#include "text.h"
 
 #define TOP_LINES 10		/* lines kept per launch */
 #define TOP_SASS 3		/* instructions kept per line */

@@ -23,13 +23,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "csvrow.h"
+#include "err.h"
 #include "feedback.h"
+#include "lines.h"
 #include "map.h"
+#include "mem.h"
 #include "ncu.h"
+#include "num.h"
+#include "path.h"
 #include "program.h"
 #include "record.h"
-#include "text.h"
+#include "signame.h"
 
 #define MAX_ROW_LINES 64
 #define MAX_LISTED 1000		/* kernels listed in the ranking */

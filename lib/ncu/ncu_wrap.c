@@ -8,10 +8,14 @@
 #include <string.h>
 #include <stdio.h>
 
+#include "buf.h"
+#include "lines.h"
+#include "mem.h"
 #include "ncu.h"
+#include "num.h"
+#include "path.h"
 #include "profiler.h"
 #include "record.h"
-#include "text.h"
 
 /* An option that takes a value as the next word, unless given as NAME=V. */
 static int

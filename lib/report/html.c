@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "buf.h"
 #include "html.h"
 
 /* Length of the valid UTF-8 sequence at s (1 to 4), or 0 when it is not one. */

@@ -8,7 +8,7 @@
 #ifndef KF_HTML_H
 #define KF_HTML_H
 
-#include "util.h"
+#include "buf.h"
 
 /* s as HTML text or attribute value (quoted with "). */
 void html_text(struct buf *b, const char *s);

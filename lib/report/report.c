@@ -7,7 +7,9 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "buf.h"
 #include "html.h"
+#include "mem.h"
 #include "record.h"
 #include "report.h"
 

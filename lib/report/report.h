@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <cJSON.h>
 
-#include "util.h"
+#include "buf.h"
 
 struct kf_report_opts {
 	const char *title;	/* the page's title */

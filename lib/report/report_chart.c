@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "html.h"
+#include "mem.h"
 #include "record.h"
 #include "report.h"
 

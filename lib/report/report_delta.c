@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "buf.h"
 #include "html.h"
 #include "profiler.h"
 #include "record.h"

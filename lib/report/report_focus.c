@@ -9,7 +9,9 @@
 #include "feedback.h"
 #include "html.h"
 #include "record.h"
-#include "text.h"
+#include "buf.h"
+#include "mem.h"
+#include "path.h"
 #include "report.h"
 
 enum { STALLS_MAX = 8 };	/* stall reasons drawn; the rest are summed */

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "buf.h"
 #include "gpu_roofs.h"
 #include "html.h"
 #include "record.h"

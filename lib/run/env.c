@@ -4,8 +4,8 @@
 #include <string.h>
 
 #include "env.h"
-#include "text.h"
-#include "util.h"
+#include "mem.h"
+#include "num.h"
 
 extern char **environ;
 

@@ -10,9 +10,12 @@
 #include <unistd.h>
 #include <sys/wait.h>
 
+#include "buf.h"
 #include "job.h"
+#include "mem.h"
+#include "path.h"
 #include "record.h"
-#include "text.h"
+#include "signame.h"
 
 #define CHUNK 65536
 #define READS_PER_WAKE 16	/* 1 MiB per stream before others get a turn */

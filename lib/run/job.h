@@ -17,6 +17,7 @@
 #include <sys/types.h>
 #include <cJSON.h>
 
+#include "buf.h"
 #include "marker.h"
 #include "proc.h"
 

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "marker.h"
 #include "record.h"
 

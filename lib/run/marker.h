@@ -11,7 +11,7 @@
 
 #include <stddef.h>
 
-#include "util.h"
+#include "buf.h"
 
 /* One stream's watch for one marker. */
 struct kf_marker {

@@ -14,6 +14,9 @@
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 
+#include "buf.h"
+#include "err.h"
+#include "mem.h"
 #include "proc.h"
 #include "record.h"
 

@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "util.h"
+#include "buf.h"
 
 /* Seconds on the monotonic clock. */
 double kf_now(void);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "mem.h"
 #include "ptree.h"
 
 static int

@@ -5,9 +5,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "buf.h"
+#include "lines.h"
+#include "mem.h"
+#include "num.h"
 #include "proc.h"
 #include "record.h"
-#include "text.h"
 #include "worker.h"
 
 #ifndef KF_VERSION

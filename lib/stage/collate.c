@@ -7,6 +7,7 @@
 
 #include "collate.h"
 #include "map.h"
+#include "mem.h"
 #include "profiler.h"
 #include "record.h"
 

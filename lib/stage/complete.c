@@ -4,6 +4,7 @@
 
 #include "complete.h"
 #include "gpu_roofs.h"
+#include "mem.h"
 #include "profiler.h"
 #include "record.h"
 #include "select.h"

@@ -8,8 +8,9 @@
 #include <unistd.h>
 #include <sys/wait.h>
 
+#include "err.h"
+#include "mem.h"
 #include "pipeline.h"
-#include "util.h"
 
 #define MAX_STAGES 16
 

@@ -2,9 +2,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
+#include "mem.h"
+#include "num.h"
 #include "profiler.h"
 #include "record.h"
-#include "text.h"
 
 const struct kf_profiler *const kf_profilers[] = {
 	&kf_ncu, &kf_unitrace, &kf_vtune, &kf_trace, NULL,

@@ -6,9 +6,9 @@
 #include <sys/stat.h>
 
 #include "map.h"
+#include "mem.h"
+#include "path.h"
 #include "rundir.h"
-#include "text.h"
-#include "util.h"
 
 #define RUNS_MAX 100000
 

@@ -8,6 +8,7 @@
 #include "runend.h"
 #include "profiler.h"
 #include "record.h"
+#include "buf.h"
 
 /* The limit that stopped the run: run.limit_s, else the number in kf-run's
  * message ("timed out after 900 s", "no output for 600 s"). */

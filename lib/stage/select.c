@@ -5,7 +5,9 @@
 
 #include "select.h"
 #include "record.h"
-#include "text.h"
+#include "buf.h"
+#include "mem.h"
+#include "num.h"
 
 /*
  * Architectures. A row's word is matched against the words of an arch

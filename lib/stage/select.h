@@ -6,8 +6,8 @@
 #ifndef KF_SELECT_H
 #define KF_SELECT_H
 
+#include "buf.h"
 #include "profiler.h"
-#include "util.h"
 
 enum kf_vendor { KF_VENDOR_UNKNOWN, KF_VENDOR_NVIDIA, KF_VENDOR_INTEL };
 

@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
+#include "mem.h"
 #include "wrap.h"
 
 #define COMPONENT_MAX 200

@@ -8,7 +8,7 @@
 
 #include <cJSON.h>
 
-#include "util.h"
+#include "buf.h"
 
 /* A "cmd" value as argv: an array of strings as it is, a string S as
  * sh -c S. NULL with a message in err when it is absent, empty or of any

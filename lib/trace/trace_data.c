@@ -10,6 +10,7 @@
 
 #include "feedback.h"
 #include "map.h"
+#include "mem.h"
 #include "record.h"
 #include "trace.h"
 

@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "feedback.h"
+#include "mem.h"
 #include "program.h"
 #include "record.h"
 #include "trace.h"

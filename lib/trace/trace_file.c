@@ -10,9 +10,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "text.h"
+#include "buf.h"
+#include "mem.h"
+#include "num.h"
+#include "path.h"
 #include "trace.h"
-#include "util.h"
 
 #define MAX_FIELDS 24
 

@@ -5,7 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
+#include "err.h"
 #include "feedback.h"
+#include "mem.h"
 #include "record.h"
 #include "trace.h"
 

@@ -12,8 +12,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "err.h"
+#include "mem.h"
+#include "path.h"
 #include "record.h"
-#include "text.h"
 #include "trace.h"
 
 /* The names lib/ncu/ncu.h gives them (NCU_TIMING, NCU_TIMING_MANGLED). */

@@ -4,8 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mem.h"
+#include "path.h"
 #include "record.h"
-#include "text.h"
 #include "trace.h"
 
 int

@@ -7,9 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "chrome.h"
+#include "lines.h"
+#include "mem.h"
+#include "num.h"
+#include "path.h"
 #include "record.h"
-#include "text.h"
 
 /* An event is a few hundred bytes; one that grows past this is a bracket
  * that never closes (a broken file): dropped, so that memory stays bounded. */

@@ -9,7 +9,7 @@
 
 #include <cJSON.h>
 
-#include "util.h"
+#include "buf.h"
 
 /* The prefix of the ITT tasks that mark a benchmark's timed loop. */
 #define KF_ITT_RUN_LOOP "ittapi::model run loop"

@@ -8,7 +8,6 @@
 #include <cJSON.h>
 
 #include "profiler.h"
-#include "util.h"
 
 kf_wrap_fn unitrace_wrap;		/* unitrace_wrap.c */
 kf_read_fn unitrace_read;		/* unitrace_read.c */

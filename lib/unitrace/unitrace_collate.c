@@ -16,6 +16,7 @@
 #include "chrome.h"
 #include "feedback.h"
 #include "map.h"
+#include "mem.h"
 #include "profiler.h"
 #include "record.h"
 #include "unitrace.h"

@@ -9,9 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
+#include "lines.h"
 #include "map.h"
+#include "mem.h"
+#include "num.h"
 #include "record.h"
-#include "text.h"
 #include "unitrace.h"
 
 const char *const unitrace_groups[3] = {

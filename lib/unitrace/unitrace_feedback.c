@@ -17,6 +17,8 @@
 #include "program.h"
 #include "record.h"
 #include "unitrace.h"
+#include "buf.h"
+#include "mem.h"
 
 enum { NALU = 3 };
 

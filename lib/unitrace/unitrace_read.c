@@ -10,11 +10,15 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "chrome.h"
 #include "feedback.h"
+#include "lines.h"
+#include "mem.h"
+#include "num.h"
+#include "path.h"
 #include "profiler.h"
 #include "record.h"
-#include "text.h"
 #include "unitrace.h"
 
 enum { MIN_METRICS_LINES = 10, MAX_LOG_LINES = 20 };

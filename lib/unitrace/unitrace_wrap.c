@@ -9,9 +9,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "mem.h"
+#include "path.h"
 #include "profiler.h"
 #include "record.h"
-#include "text.h"
 #include "unitrace.h"
 
 /* A session id nobody else uses: 128 random bits in hex. */

@@ -14,11 +14,13 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "buf.h"
 #include "feedback.h"
+#include "mem.h"
+#include "num.h"
 #include "profiler.h"
 #include "program.h"
 #include "record.h"
-#include "text.h"
 #include "vtune.h"
 
 /* Kernels that are not the user's work: copies, fills, framework

@@ -23,7 +23,11 @@
 #include "profiler.h"
 #include "record.h"
 #include "vtune.h"
-#include "text.h"
+#include "buf.h"
+#include "lines.h"
+#include "mem.h"
+#include "num.h"
+#include "path.h"
 
 #define MAX_MESSAGES 5
 #define MAX_VARIANTS 32	/* rows of one kernel listed in "variants" */

@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "path.h"
 #include "profiler.h"
 #include "record.h"
-#include "text.h"
 #include "vtune.h"
 
 /* The reference's column list (its _VTUNE_HOTSPOTS_COLUMNS_PASS1). VTune

@@ -10,8 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
+#include "err.h"
 #include "record.h"
-#include "text.h"
 
 static unsigned long long rng;
 
