@@ -17,7 +17,7 @@ LIBEXECDIR = $(PREFIX)/libexec/kf
 DESTDIR ?=
 
 PROGS = kf-select kf-wrap kf-run kf-read kf-collate kf-feedback kf-report kf
-SCRIPTS = $(wildcard libexec/kf/*)
+SCRIPTS = $(filter-out %.so,$(wildcard libexec/kf/*))
 PIPELINES = $(wildcard pipelines/*)
 COMPLETIONDIR = $(PREFIX)/share/bash-completion/completions
 DATA = $(wildcard share/kf/*)
@@ -158,6 +158,7 @@ install: all
 	cp -f $(BINS) $(DESTDIR)$(BINDIR)/
 	for f in $(DATA); do cp -f $$f $(DESTDIR)$(DATADIR)/; done
 	for f in $(SCRIPTS); do cp -f $$f $(DESTDIR)$(LIBEXECDIR)/; chmod 755 $(DESTDIR)$(LIBEXECDIR)/$${f##*/}; done
+	if [ -f $(TRACER) ]; then cp -f $(TRACER) $(DESTDIR)$(LIBEXECDIR)/; fi
 	cp -f $(MAN1) $(DESTDIR)$(MANPREFIX)/man1/
 	cp -f $(MAN7) $(DESTDIR)$(MANPREFIX)/man7/
 	mkdir -p $(DESTDIR)$(DATADIR)/pipelines $(DESTDIR)$(COMPLETIONDIR)
@@ -169,6 +170,7 @@ uninstall:
 	for p in $(PROGS); do rm -f $(DESTDIR)$(BINDIR)/$$p $(DESTDIR)$(MANPREFIX)/man1/$$p.1; done
 	for f in $(DATA); do rm -f $(DESTDIR)$(DATADIR)/$${f##*/}; done
 	for f in $(SCRIPTS); do rm -f $(DESTDIR)$(LIBEXECDIR)/$${f##*/}; done
+	rm -f $(DESTDIR)$(LIBEXECDIR)/libkftrace.so
 	rm -f $(DESTDIR)$(MANPREFIX)/man7/kf.7
 	for f in $(PIPELINES); do rm -f $(DESTDIR)$(DATADIR)/pipelines/$${f##*/}; done
 	for p in $(PROGS); do rm -f $(DESTDIR)$(COMPLETIONDIR)/$$p; done

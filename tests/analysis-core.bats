@@ -40,11 +40,22 @@ core_keys='.analysis.focus | [has("name"), has("short_name"), has("total_ns"), h
 	assert_output '[true,"duration",true,true,true,true]'
 }
 
-@test "ncu: the limiter is the Speed Of Light throughput closest to its peak, no verdict without a roofline" {
+@test "ncu without a raw page: the limiter is ncu's own SOLBottleneck test, the diagnosis's verdict" {
 	ncu_fb sgemm_naive >"$T/n.json"
-	run jq -c '.analysis.focus | [.limiter.bound, .limiter.unit, .limiter.pct == .throughput.l1tex_pct,
-		([.throughput | to_entries[] | select(.key != "memory_pct") | .value] | max) == .limiter.pct]' "$T/n.json"
-	assert_output '[null,"l1",true,true]'
+	# Memory Throughput 98.6% >= 60% and above Compute (SM): memory, on the
+	# busiest memory level; the diagnosis's first finding says the same
+	run jq -c '.analysis | [.focus.limiter.bound, .focus.limiter.unit,
+		.focus.limiter.pct == .focus.throughput.l1tex_pct, .focus.limiter.metric,
+		.diagnosis[0].kind, .diagnosis[0].unit]' "$T/n.json"
+	assert_output '["memory","l1",true,"l1tex_pct","memory_bound","l1"]'
+	# below 60% on both: latency, as the rule's text says
+	mkdir -p "$T/r"
+	cp "$FIX/ncu-h200/detailed-resnet18-plain.csv" "$T/r/ncu_report.csv"
+	replay r ncu "$T/r" | kf-read | kf-collate | kf-feedback >"$T/r.json"
+	run jq -c '.analysis | [.focus.limiter.bound, (.diagnosis | map(.kind) | index("latency_bound") != null)]' "$T/r.json"
+	assert_output '["latency",true]'
+	run jq -r '.analysis.focus.bottleneck' "$T/r.json"
+	assert_output --partial 'below 60.0% of peak typically indicate latency issues'
 }
 
 @test "ncu with the raw page: the roof's first point is the roofline's own numbers" {

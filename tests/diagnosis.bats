@@ -99,7 +99,7 @@ evidence() { echo '[.evidence[] | "\(.metric)=\(.value)"] | join("; ")'; }
 	assert_line -n 3 null
 	assert_line -n 4 "gpu__time_duration.sum: launches=241; gpu__time_duration.sum: launches under 10 us=176; gpu__time_duration.sum: share of launches under 10 us=73; gpu__time_duration.sum: GPU time=2483104; gpu__time_duration.sum: GPU time in launches under 10 us=945216"
 	assert_line -n 5 "Most launches are too short to fill the GPU: 176 of 241 launches (73.0%) ran under 10 µs and hold 38.1% of the 2.48 ms of GPU time measured; between launches this short the GPU waits for the host"
-	assert_line -n 6 --partial "launch fewer, larger kernels: fuse the small ones"
+	assert_line -n 6 --partial "fewer, larger launches: fuse the small kernels"
 }
 
 @test "launch_bound: the detailed launches' own Durations (80 ResNet-18 launches, 59 short); none below 50 launches" {

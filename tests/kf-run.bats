@@ -146,13 +146,13 @@ await() {
 
 @test "a record's own timeout applies when -t is not given; a given -t beats it" {
 	MORE='{"timeout":0.3}' job r sleep 30 >"$T/in"
-	run kf-run --grace 0.2 "$T/in"
+	run kf-run --grace 3 "$T/in"
 	assert_success
 	assert_equal "$(jq -r .run.ended_by <<<"$output")" timeout
 	assert_equal "$(jq -r .run.message <<<"$output")" \
 		"timed out after 0.3 s: ended with SIGTERM; killed by SIGTERM"
 	MORE='{"timeout":100}' job r sleep 30 >"$T/in"
-	run kf-run -t 0.5 --grace 0.2 "$T/in"
+	run kf-run -t 0.5 --grace 3 "$T/in"
 	assert_success
 	assert_equal "$(jq -r .run.message <<<"$output")" \
 		"timed out after 0.5 s: ended with SIGTERM; killed by SIGTERM"

@@ -180,7 +180,7 @@ H200="$FIX/ncu-h200"
 	fb multi "$H200/detailed-multi.csv" --max-chars 800
 	run text multi
 	[ "${#output}" -le 800 ]
-	assert_line --index 1 --partial '1. Memory-bound: L1/TEX Cache Throughput 99.4% of its peak (Speed Of Light). Fix: '
+	assert_line --index 1 --partial '1. Memory-bound: Memory Throughput 98.6% of its peak, the busiest level L1/TEX Cache Throughput 99.4% (Speed Of Light). Fix: '
 	assert_line 'Kernel: sgemm_naive_k(const float *, const float *, float *, int)'
 	assert_line '  - DRAM Throughput: 0.3%'
 	refute_output --partial 'Kernels by total GPU time'

@@ -41,7 +41,7 @@ setup() {
 	# up to date: a second run compares nothing again
 	run sweep -q JOBS=new.jsonl OUT=new BASELINE=old
 	assert_success
-	run head -1 "$T/new/d.compared.txt"
+	run grep -m1 '^No comparison with the baseline' "$T/new/d.compared.txt"
 	assert_output 'No comparison with the baseline: cannot open old/d.json: No such file or directory.'
 }
 

@@ -46,17 +46,42 @@ kf_init(const char *argv0)
 	kf_progname = p ? p + 1 : argv0;
 }
 
+/* One write(2) for the whole line, so that the messages of processes that
+ * share the descriptor (kf's stages, a child whose exec failed) never
+ * interleave; a message too long for the buffer is cut, not lost. */
 void
 kf_vwarn(const char *fmt, va_list ap)
 {
-	int saved = errno;
-	size_t n = strlen(fmt);
+	char m[4096];
+	int saved = errno, len;
+	size_t n = strlen(fmt), used;
+	const char *p;
+	ssize_t w;
 
-	fprintf(stderr, "%s: ", kf_progname);
-	vfprintf(stderr, fmt, ap);
-	if (n > 0 && fmt[n - 1] == ':')
-		fprintf(stderr, " %s", strerror(saved));
-	fputc('\n', stderr);
+	len = snprintf(m, sizeof m, "%s: ", kf_progname);
+	used = len < 0 ? 0 : (size_t)len < sizeof m ? (size_t)len : sizeof m - 1;
+	len = vsnprintf(m + used, sizeof m - used, fmt, ap);
+	if (len > 0)
+		used += (size_t)len < sizeof m - used ? (size_t)len : sizeof m - used - 1;
+	if (n > 0 && fmt[n - 1] == ':' && used < sizeof m - 1) {
+		len = snprintf(m + used, sizeof m - used, " %s", strerror(saved));
+		if (len > 0)
+			used += (size_t)len < sizeof m - used ? (size_t)len : sizeof m - used - 1;
+	}
+	if (used >= sizeof m - 1)
+		used = sizeof m - 2;
+	m[used++] = '\n';
+	fflush(stderr);
+	for (p = m; used > 0; p += w, used -= (size_t)w) {
+		w = write(STDERR_FILENO, p, used);
+		if (w < 0 && errno == EINTR) {
+			w = 0;
+			continue;
+		}
+		if (w <= 0)
+			break;
+	}
+	errno = saved;
 }
 
 void

@@ -706,39 +706,110 @@ say_throughput(struct kf_fb *fb, const cJSON *k, cJSON *focus)
 	kf_fb_add_buf(fb, FB_HEAD, &b);
 }
 
+/* The limiter when the report has no raw page (no pipe counters, no
+ * roofline): the Speed Of Light throughputs alone (focus.throughput), by
+ * ncu's own SOLBottleneck test, so that the two agree: Compute (SM) or
+ * Memory Throughput at 60% or more of peak bounds the kernel (the higher
+ * one), else latency does. The memory level named is the busiest of
+ * L1/TEX, L2 and DRAM (Memory Throughput is ncu's maximum over memory
+ * units). The diagnosis (sol_diag) and the core's limiter (say_limiter)
+ * both say this one verdict. */
+#define SOL_BOUND_PCT 60
+
+struct sol_verdict {
+	const char *bound;	/* "compute", "memory", "latency" */
+	const char *unit;	/* "sm", "l1", "l2", "dram" */
+	const char *key;	/* its focus.throughput key */
+	double pct;		/* that unit's share of its peak */
+	double sm, mem;		/* Compute (SM), Memory Throughput: NAN if absent */
+	const char *level_label;	/* the busiest memory level, its label */
+	double level;		/* and its share */
+};
+
+static int
+sol_verdict(const cJSON *tp, struct sol_verdict *v)
+{
+	static const struct { const char *key, *unit; } lv[] = {
+		{ "l1tex_pct", "l1" }, { "l2_pct", "l2" }, { "dram_pct", "dram" },
+	};
+	const char *lunit = NULL, *lkey = NULL;
+	size_t i, j;
+
+	memset(v, 0, sizeof *v);
+	v->sm = kf_num(tp, "compute_sm_pct", NAN);
+	v->mem = kf_num(tp, "memory_pct", NAN);
+	v->level = NAN;
+	for (i = 0; i < sizeof lv / sizeof lv[0]; i++) {
+		double x = kf_num(tp, lv[i].key, NAN);
+
+		if (!isnan(x) && (isnan(v->level) || x > v->level)) {
+			v->level = x;
+			lunit = lv[i].unit;
+			lkey = lv[i].key;
+			for (j = 0; j < sizeof tps / sizeof tps[0]; j++)
+				if (strcmp(tps[j].key, lkey) == 0)
+					v->level_label = tps[j].label;
+		}
+	}
+	if (isnan(v->mem))
+		v->mem = v->level;	/* an old report without Memory Throughput */
+	if (isnan(v->sm) && isnan(v->mem))
+		return 0;
+	if (!isnan(v->sm) && v->sm >= SOL_BOUND_PCT && (isnan(v->mem) || v->sm >= v->mem)) {
+		v->bound = "compute";
+		v->unit = "sm";
+		v->key = "compute_sm_pct";
+		v->pct = v->sm;
+	} else if (!isnan(v->mem) && v->mem >= SOL_BOUND_PCT && lunit != NULL) {
+		v->bound = "memory";
+		v->unit = lunit;
+		v->key = lkey;
+		v->pct = v->level;
+	} else {
+		v->bound = "latency";
+		if (lunit != NULL && (isnan(v->sm) || v->level > v->sm)) {
+			v->unit = lunit;
+			v->key = lkey;
+			v->pct = v->level;
+		} else {
+			v->unit = "sm";
+			v->key = "compute_sm_pct";
+			v->pct = v->sm;
+		}
+	}
+	return 1;
+}
+
 /* The core's limiter (analysis.h): the roofline's verdict and the level
  * closest to its peak where the raw page gave a roofline, else the Speed Of
- * Light throughput closest to its peak, with no verdict. */
+ * Light verdict (sol_verdict), the one the diagnosis says. */
 static void
 say_limiter(cJSON *focus)
 {
 	static const char *const units[][2] = {
-		{ "compute_sm_pct", "sm" }, { "memory_pct", "memory" }, { "l1tex_pct", "l1" },
-		{ "l2_pct", "l2" }, { "dram_pct", "dram" },
 		{ "tensor", "tensor" }, { "fma", "fma" }, { "fp64", "fp64" }, { "alu", "alu" },
 		{ "xu", "xu" }, { "lsu", "lsu" }, { "shared", "shared" }, { "l1", "l1" },
 		{ "l2", "l2" }, { "dram", "dram" },
 	};
-	const cJSON *roof = kf_obj(focus, "roof"), *tp = kf_obj(focus, "throughput"), *x;
-	const char *key = NULL, *unit = NULL;
-	double best = NAN;
+	const cJSON *roof = kf_obj(focus, "roof");
+	const char *key, *unit = NULL;
+	struct sol_verdict v;
 	size_t i;
 
-	if (roof) {
-		key = kf_str(roof, "limiter");
-		best = kf_num(roof, "limiter_pct", NAN);
-	} else {
-		cJSON_ArrayForEach(x, tp)
-			if (cJSON_IsNumber(x) && strcmp(x->string, "memory_pct") != 0 &&
-			    !(x->valuedouble <= best))
-				best = x->valuedouble, key = x->string;
+	if (roof == NULL) {
+		if (sol_verdict(kf_obj(focus, "throughput"), &v))
+			kf_core_limiter(focus, v.bound, v.unit, v.pct, NULL, v.key);
+		else
+			kf_core_limiter(focus, NULL, NULL, NAN, NULL, NULL);
+		return;
 	}
+	key = kf_str(roof, "limiter");
 	for (i = 0; key && i < sizeof units / sizeof units[0]; i++)
 		if (strcmp(key, units[i][0]) == 0)
 			unit = units[i][1];
-	kf_core_limiter(focus, roof == NULL ? NULL : cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
-	    roof, "latency_bound")) ? "latency" : kf_str(roof, "bound"), unit, best, NULL,
-	    roof ? "roof.limiter_pct" : key);
+	kf_core_limiter(focus, cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(roof,
+	    "latency_bound")) ? "latency" : kf_str(roof, "bound"), unit,
+	    kf_num(roof, "limiter_pct", NAN), NULL, "roof.limiter_pct");
 }
 
 static void
@@ -1124,79 +1195,49 @@ program_findings(struct kf_fb *fb, const cJSON *data, const struct kf_rank *rank
 	kf_launches_free(&ls);
 }
 
-/* The limiter when the report has no raw page (no pipe counters, no
- * roofline): the Speed Of Light throughputs alone, said as such, by ncu's
- * own SOLBottleneck test, so that the two agree: Compute (SM) or Memory
- * Throughput at 60% or more of peak bounds the kernel (the higher one),
- * else latency does. The memory level named is the busiest of L1/TEX, L2
- * and DRAM (Memory Throughput is ncu's maximum over memory units). Like
- * every limiter it has no impact_pct: its cost is the whole kernel. */
-#define SOL_BOUND_PCT 60
-
 static void
-sol_diag(struct kf_fb *fb, const cJSON *k)
+sol_diag(struct kf_fb *fb, const cJSON *k, const cJSON *tp)
 {
-	static const struct { const char *key, *unit; } lv[] = {
-		{ "l1tex_pct", "l1" }, { "l2_pct", "l2" }, { "dram_pct", "dram" },
-	};
-	double sm = NAN, mem = NAN, v, best = NAN;
-	const char *unit, *bunit = NULL, *blabel = NULL;
+	struct sol_verdict v;
 	struct kf_finding *f;
-	size_t i, j;
 
-	for (j = 0; j < sizeof tps / sizeof tps[0]; j++) {
-		if (!sol_num(k, tps[j].names, &v, &unit))
-			continue;
-		if (strcmp(tps[j].key, "compute_sm_pct") == 0)
-			sm = v;
-		else if (strcmp(tps[j].key, "memory_pct") == 0)
-			mem = v;
-		for (i = 0; i < sizeof lv / sizeof lv[0]; i++)
-			if (strcmp(tps[j].key, lv[i].key) == 0 && (isnan(best) || v > best)) {
-				best = v;
-				bunit = lv[i].unit;
-				blabel = tps[j].label;
-			}
-	}
-	if (isnan(mem))
-		mem = best;	/* an old report without Memory Throughput */
-	if (isnan(sm) && isnan(mem))
+	if (!sol_verdict(tp, &v))
 		return;
-	if (!isnan(sm) && sm >= SOL_BOUND_PCT && (isnan(mem) || sm >= mem)) {
+	if (strcmp(v.bound, "compute") == 0) {
 		f = kf_diag_add(&fb->diag, KF_COMPUTE_BOUND, NULL, NAN,
 		    "Compute-bound: Compute (SM) Throughput %.1f%% of its peak (Speed Of Light; "
-		    "this report has no raw page, so which pipe is not known)", sm);
-		kf_finding_ev(f, "Compute (SM) Throughput", sm, "%");
+		    "this report has no raw page, so which pipe is not known)", v.sm);
+		kf_finding_ev(f, "Compute (SM) Throughput", v.sm, "%");
 		kf_finding_fix(f, "do less work per result on the busiest pipe: profile again "
 		    "with kf-wrap ncu, whose kf-ncu exports the raw page that names the pipe, "
 		    "before rewriting");
-	} else if (!isnan(mem) && mem >= SOL_BOUND_PCT && bunit != NULL) {
-		f = kf_diag_add(&fb->diag, KF_MEMORY_BOUND, bunit, NAN,
+	} else if (strcmp(v.bound, "memory") == 0) {
+		f = kf_diag_add(&fb->diag, KF_MEMORY_BOUND, v.unit, NAN,
 		    "Memory-bound: Memory Throughput %.1f%% of its peak, the busiest level "
-		    "%s %.1f%% (Speed Of Light)", mem, blabel, best);
-		kf_finding_ev(f, "Memory Throughput", mem, "%");
-		kf_finding_ev(f, blabel, best, "%");
-		kf_finding_fix(f, "%s", ncu_unit_fix(bunit));
+		    "%s %.1f%% (Speed Of Light)", v.mem, v.level_label, v.level);
+		kf_finding_ev(f, "Memory Throughput", v.mem, "%");
+		kf_finding_ev(f, v.level_label, v.level, "%");
+		kf_finding_fix(f, "%s", ncu_unit_fix(v.unit));
 	} else {
 		struct buf b = {0};
 
-		if (isnan(sm))
-			buf_printf(&b, "Memory Throughput (%.1f%%) does not", mem);
-		else if (isnan(mem))
-			buf_printf(&b, "Compute (SM) Throughput (%.1f%%) does not", sm);
+		if (isnan(v.sm))
+			buf_printf(&b, "Memory Throughput (%.1f%%) does not", v.mem);
+		else if (isnan(v.mem))
+			buf_printf(&b, "Compute (SM) Throughput (%.1f%%) does not", v.sm);
 		else
 			buf_printf(&b, "neither Compute (SM) Throughput (%.1f%%) nor Memory "
-			    "Throughput (%.1f%%)", sm, mem);
+			    "Throughput (%.1f%%)", v.sm, v.mem);
 		f = kf_diag_add(&fb->diag, KF_LATENCY_BOUND, NULL, NAN,
 		    "Latency-bound: %s reach%s %d%% of peak (Speed Of Light, ncu's SOLBottleneck "
 		    "threshold); this report has no raw page or stall counters, so what the warps "
-		    "wait for is not known", b.s, isnan(sm) || isnan(mem) ? "" : "es",
+		    "wait for is not known", b.s, isnan(v.sm) || isnan(v.mem) ? "" : "es",
 		    SOL_BOUND_PCT);
 		buf_free(&b);
-		if (!isnan(sm))
-			kf_finding_ev(f, "Compute (SM) Throughput", sm, "%");
-		if (!isnan(mem))
-			kf_finding_ev(f, "Memory Throughput", mem, "%");
+		if (!isnan(v.sm))
+			kf_finding_ev(f, "Compute (SM) Throughput", v.sm, "%");
+		if (!isnan(v.mem))
+			kf_finding_ev(f, "Memory Throughput", v.mem, "%");
 		kf_finding_fix(f, "give the GPU more independent work (more blocks, more work "
 		    "per thread in flight), and profile again with kf-wrap ncu (its kf-ncu exports "
 		    "the raw page, with the stall reasons)");
@@ -1274,7 +1315,7 @@ ncu_feedback(const cJSON *rec, struct kf_fb *fb)
 		    "roofline", focus);
 	ncu_diag(fb, f->k, has_roof ? &roof : NULL);
 	if (!has_roof)
-		sol_diag(fb, f->k);
+		sol_diag(fb, f->k, kf_obj(focus, "throughput"));
 	if (has_roof)
 		ncu_roof_free(&roof);
 	ncu_lines_say(fb, f->k, focus);
