@@ -449,6 +449,20 @@ prog() {
 	assert_output '[175,"void cudnn::wgrad2d_grouped_direct_kerne",47]'
 	run jq -r .feedback "$T/jax-fixed.json"
 	refute_output --partial "XLA's autotuning"
+	# its detailed run crashed too: the note says what made it run
+	assert_line --partial 'profile with XLA_FLAGS="--xla_gpu_enable_command_buffer= --xla_gpu_autotune_level=0" in the program'
+}
+
+@test "real --top of the Flax CNN with XLA's command buffers off (H200): the detailed run profiles the three convolutions" {
+	prog jax-nocmdbuf
+	run jq -c '[.collated.timing.launches, .collated.timing.detailed_run.status, .collated.kernel_count,
+		.collated.timing.missing, ([.collated.timing.kernels[] | select(.chosen and .detailed)] | length),
+		.analysis.focus.name[0:40], .analysis.diagnosis[0].kind]' "$T/jax-nocmdbuf.json"
+	assert_output '[175,"ok",3,[],3,"void cudnn::cnn::wgrad2d_grouped_direct_","uncoalesced_global"]'
+	# the same text kf gave on the device
+	run jq -r .feedback "$T/jax-nocmdbuf.json"
+	assert_output "$(sed 1d "$TOPFIX/programs/jax-nocmdbuf/feedback.txt")"
+	refute_output --partial 'command_buffer'
 }
 
 @test "a ranking file alone (another timing source) feeds --select and the feedback as the CSVs do" {

@@ -1058,6 +1058,31 @@ ncu_xla_note(struct kf_fb *fb, const struct kf_rank *rank)
 		    "(kf-wrap(1), JAX and XLA).", share);
 }
 
+/* A note when the detailed run of what looks like an XLA program (XLA's
+ * machinery in the ranking, or its fusions' names: "loop_add_fusion")
+ * failed. Measured on the H200 (ncu 2025.3.1) with a Flax CNN: the
+ * detailed run crashed (SIGSEGV) with XLA's command buffers (CUDA graphs)
+ * on, with or without autotuning, and with --replay-mode application; with
+ * XLA_FLAGS=--xla_gpu_enable_command_buffer= it profiled the three chosen
+ * convolutions. */
+static void
+xla_crash_note(struct kf_fb *fb, const struct kf_rank *rank)
+{
+	size_t i;
+	int xla = 0;
+
+	for (i = 0; i < rank->n && !xla; i++)
+		xla = (rank->v[i].machine && strcmp(rank->v[i].machine->framework, "XLA") == 0) ||
+		    strstr(rank->v[i].name, "_fusion") != NULL;
+	if (xla)
+		kf_fb_add(fb, FB_KEY, "Note: its kernels are XLA's (JAX, TensorFlow). ncu's "
+		    "detailed run of an XLA program crashed on an H200 while XLA replayed its "
+		    "steps as CUDA graphs (command buffers), and ran when they were off: profile "
+		    "with XLA_FLAGS=\"--xla_gpu_enable_command_buffer= "
+		    "--xla_gpu_autotune_level=0\" in the program's environment (kf-wrap(1), "
+		    "JAX and XLA).");
+}
+
 /* What the detailed run did, when it did not end well: "was stopped after
  * 120 s (...)", "failed: ncu exited with status 1"; NULL when it ended
  * well (kf-ncu's ncu_detailed.json: status "ok"), or no account is kept. */
@@ -1225,6 +1250,9 @@ ncu_timing_only(struct kf_fb *fb, const cJSON *data)
 		kf_fb_add_buf(fb, FB_KEY, &b);
 	}
 	ncu_xla_note(fb, &rank);
+	if (kf_str(kf_obj(kf_obj(data, "timing"), "detailed_run"), "status") &&
+	    strcmp(kf_str(kf_obj(kf_obj(data, "timing"), "detailed_run"), "status"), "ok") != 0)
+		xla_crash_note(fb, &rank);
 	kf_rank_text(&rank, &b, fb->opt->top);
 	kf_fb_add_buf(fb, FB_RANK, &b);
 	kf_set_str(fb->analysis, "status", "no_details");
