@@ -15,6 +15,7 @@
 
 #include "analysis.h"
 #include "buf.h"
+#include "feedback.h"
 #include "gpu_roofs.h"
 #include "mem.h"
 #include "ncu_diag.h"
@@ -442,7 +443,9 @@ say_roofline(struct buf *b, const struct ncu_roof *r, double tensor_pipe)
 	fmt_si(b, r->bw, "B/s");
 	buf_puts(b, " of ");
 	fmt_si(b, r->peak_bw, "B/s");
-	buf_printf(b, " (%.1f%%).", 100 * r->bw / r->peak_bw);
+	buf_puts(b, " (");
+	kf_fmt_pct(b, 100 * r->bw / r->peak_bw);
+	buf_puts(b, ").");
 	if (r->has_l2_tp)
 		buf_printf(b, " L2 throughput %.1f%% of peak (its busiest sub-unit)", r->l2_tp);
 	if (r->has_l2_bw) {
@@ -451,7 +454,9 @@ say_roofline(struct buf *b, const struct ncu_roof *r, double tensor_pipe)
 		if (r->has_l2_peak && r->l2_peak_bw > 0) {
 			buf_puts(b, " of ");
 			fmt_si(b, r->l2_peak_bw, "B/s");
-			buf_printf(b, " (%.1f%%)", 100 * r->l2_bw / r->l2_peak_bw);
+			buf_puts(b, " (");
+			kf_fmt_pct(b, 100 * r->l2_bw / r->l2_peak_bw);
+			buf_putc(b, ')');
 		}
 	}
 	if (r->has_l1_tp)

@@ -1212,6 +1212,7 @@ int
 ncu_timing_only(struct kf_fb *fb, const cJSON *data)
 {
 	const cJSON *t = kf_obj(data, "timing");
+	const char *st = kf_str(kf_obj(t, "detailed_run"), "status");
 	struct kf_rank rank = {0};
 	struct buf b = {0}, what = {0};
 	const struct kf_rank_ent *e;
@@ -1250,8 +1251,7 @@ ncu_timing_only(struct kf_fb *fb, const cJSON *data)
 		kf_fb_add_buf(fb, FB_KEY, &b);
 	}
 	ncu_xla_note(fb, &rank);
-	if (kf_str(kf_obj(kf_obj(data, "timing"), "detailed_run"), "status") &&
-	    strcmp(kf_str(kf_obj(kf_obj(data, "timing"), "detailed_run"), "status"), "ok") != 0)
+	if (st && strcmp(st, "ok") != 0)
 		xla_crash_note(fb, &rank);
 	kf_rank_text(&rank, &b, fb->opt->top);
 	kf_fb_add_buf(fb, FB_RANK, &b);
