@@ -270,3 +270,13 @@ H200="$FIX/ncu-h200"
 	run an mo '[.focus.id, .focus.duration_ns]'
 	assert_output '[0,5408]'
 }
+
+@test "Memory Throughput without its levels: memory-bound on memory as a whole, said as such; the core's limiter agrees" {
+	grep -v -e '"DRAM Throughput"' -e '"L1/TEX Cache Throughput"' -e '"L2 Cache Throughput"' \
+		"$H200/detailed-copy.csv" >"$BATS_TEST_TMPDIR/nolevels.csv"
+	fb nolevels "$BATS_TEST_TMPDIR/nolevels.csv"
+	run text nolevels
+	assert_line --index 1 '1. Memory-bound: Memory Throughput 81.3% of its peak (Speed Of Light; the report names no memory level). Fix: move fewer bytes: fuse with the kernels around it, keep data on chip, smaller types (bf16 or fp8).'
+	run an nolevels '[.focus.limiter.bound, .focus.limiter.unit, .focus.limiter.pct, .diagnosis[0].kind, .diagnosis[0].unit]'
+	assert_output '["memory","memory",81.32,"memory_bound",null]'
+}

@@ -760,11 +760,12 @@ sol_verdict(const cJSON *tp, struct sol_verdict *v)
 		v->unit = "sm";
 		v->key = "compute_sm_pct";
 		v->pct = v->sm;
-	} else if (!isnan(v->mem) && v->mem >= SOL_BOUND_PCT && lunit != NULL) {
+	} else if (!isnan(v->mem) && v->mem >= SOL_BOUND_PCT) {
+		/* no level in the report: memory as a whole */
 		v->bound = "memory";
-		v->unit = lunit;
-		v->key = lkey;
-		v->pct = v->level;
+		v->unit = lunit ? lunit : "memory";
+		v->key = lkey ? lkey : "memory_pct";
+		v->pct = lunit ? v->level : v->mem;
 	} else {
 		v->bound = "latency";
 		if (lunit != NULL && (isnan(v->sm) || v->level > v->sm)) {
@@ -1212,11 +1213,18 @@ sol_diag(struct kf_fb *fb, const cJSON *k, const cJSON *tp)
 		    "with kf-wrap ncu, whose kf-ncu exports the raw page that names the pipe, "
 		    "before rewriting");
 	} else if (strcmp(v.bound, "memory") == 0) {
-		f = kf_diag_add(&fb->diag, KF_MEMORY_BOUND, v.unit, NAN,
-		    "Memory-bound: Memory Throughput %.1f%% of its peak, the busiest level "
-		    "%s %.1f%% (Speed Of Light)", v.mem, v.level_label, v.level);
-		kf_finding_ev(f, "Memory Throughput", v.mem, "%");
-		kf_finding_ev(f, v.level_label, v.level, "%");
+		if (v.level_label) {
+			f = kf_diag_add(&fb->diag, KF_MEMORY_BOUND, v.unit, NAN,
+			    "Memory-bound: Memory Throughput %.1f%% of its peak, the busiest "
+			    "level %s %.1f%% (Speed Of Light)", v.mem, v.level_label, v.level);
+			kf_finding_ev(f, "Memory Throughput", v.mem, "%");
+			kf_finding_ev(f, v.level_label, v.level, "%");
+		} else {
+			f = kf_diag_add(&fb->diag, KF_MEMORY_BOUND, NULL, NAN,
+			    "Memory-bound: Memory Throughput %.1f%% of its peak (Speed Of Light; "
+			    "the report names no memory level)", v.mem);
+			kf_finding_ev(f, "Memory Throughput", v.mem, "%");
+		}
 		kf_finding_fix(f, "%s", ncu_unit_fix(v.unit));
 	} else {
 		struct buf b = {0};
