@@ -211,12 +211,15 @@ ncu_run() {
 	    ncu_timing_mangled.csv ncu_top.json; do
 		[ -s "$O/multi/ncu.000/$f" ]
 	done
-	# the source page: one export for each of the 2 launches, side by side,
-	# joined (the fake's source page is the same whatever the launch)
-	run bash -c 'grep -A1 -x -e --launch-skip "$1" | grep -x "[0-9]*" | sort | tr "\n" " "' _ "$FAKE_NCU_ARGV"
-	assert_output '0 1 '
+	# the source page: the report holds only the 2 chosen launches, so the
+	# whole page in one export beside the others (the fake writes its
+	# recorded page once a launch, as ncu writes a block a launch)
+	run grep -c -x -e --launch-skip "$FAKE_NCU_ARGV"
+	assert_output 0
+	run bash -c 'awk '"'"'$0 == "===" { print s; s = ""; next } { s = s " " $0 }'"'"' "$1" | grep -c -e " --page source --csv --print-source cuda,sass$"' _ "$FAKE_NCU_ARGV"
+	assert_output 1
 	cmp "$O/multi/ncu.000/ncu_source.csv" <(cat "$FAKE_NCU_SOURCE" "$FAKE_NCU_SOURCE")
-	[ "$(grep -c '^===$' "$FAKE_NCU_ARGV")" -eq 9 ]
+	[ "$(grep -c '^===$' "$FAKE_NCU_ARGV")" -eq 8 ]
 }
 
 @test "--top: ncu ends the detailed run once its launches are profiled (exit 0); the program's status is the timing run's" {
@@ -524,4 +527,85 @@ prog() {
 	run bash -c 'kf-read <"$1" 2>/dev/null | kf-collate | kf-feedback' _ "$T/st.run"
 	run jq -c '[.passes[0].run.ended_by, .collated.timing.detailed_run.status, .collated.timing.launches, .analysis.status]' <<<"$output"
 	assert_output '["timeout","stopped",4,"no_details"]'
+}
+
+# The recorded run of kf ncu --top 3 on ResNet-50 training that timed with
+# kf's tracer (H200): its trace replayed by tests/fake/traced-program where
+# kf-ncu loads the tracer, its detailed report's pages by the fake ncu.
+traced_rn50() {
+	R="$TOPFIX/programs/rn50-traced"
+	local f
+	for f in ncu_report ncu_report_mangled ncu_raw ncu_source; do
+		gzip -dc "$R/$f.csv.gz" >"$T/$f.csv"
+	done
+	: >"$T/libkftrace.so"
+	export KF_TRACE_LIB="$T/libkftrace.so" FAKE_NCU_CSV="$T/ncu_report.csv" \
+		FAKE_NCU_MANGLED="$T/ncu_report_mangled.csv" FAKE_NCU_RAW="$T/ncu_raw.csv" \
+		FAKE_NCU_SOURCE="$T/ncu_source.csv" FAKE_NCU_SOURCE_ALL=1
+	chain rt --top 3 -- "$TOP/tests/fake/traced-program" "$R/trace.881.kft.gz"
+	D=$(jq -r '.passes[0].output_dir' "$T/rt.json")
+}
+
+@test "--top with kf's tracer (real ResNet-50 trace, H200): the traced run ranks every launch, ncu never times, the 3 chosen are detailed by mangled name" {
+	traced_rn50
+	# ncu ran once, the detailed run, then its exports: no timing run
+	run grep -c -x -e gpu__time_duration.sum -e timing "$FAKE_NCU_ARGV"
+	assert_output 0
+	run ncu_run 1
+	assert_line --index 0 -- -o
+	assert_line --index 1 "$D/report"
+	# from the same trace kf-read chose what kf chose on the H200
+	[ "$(jq -c .filter "$D/ncu_top.json")" = "$(jq -c .filter "$R/ncu_top.json")" ]
+	run grep -c -x -e "$(jq -r '.filter[3]' "$R/ncu_top.json")" "$FAKE_NCU_ARGV"
+	assert_output 1
+	# every launch the trace's end line counts, the 3 chosen profiled
+	n=$(gzip -dc "$R/trace.881.kft.gz" | awk -F'\t' '$1 == "E" {
+		for (i = 2; i <= NF; i++) if ($i ~ /^kernels=/) print substr($i, 9) }')
+	[ "$n" -gt 0 ]
+	run jq -c '[.collated.timing.launches, .collated.timing.detailed_run.status,
+		([.collated.timing.kernels[] | select(.chosen and .detailed)] | length),
+		.collated.timing.missing, .passes[0].run.exit_code]' "$T/rt.json"
+	assert_output "[$n,\"ok\",3,[],0]"
+	# the text kf gave on the H200 for the ranking and the focus kernel
+	run jq -r .feedback "$T/rt.json"
+	for l in '^A timing run measured all' '^Kernel: ' '^Why this kernel: ' '^The numbers below are from'; do
+		assert_line "$(grep -m1 -e "$l" "$R/feedback.txt")"
+	done
+}
+
+@test "--top with kf's tracer: ncu's Compute (SM) Throughput of 69.2% is issue slots, no pipe near its peak: compute-bound on instruction issue, as ncu's SOLBottleneck says, never latency-bound" {
+	traced_rn50
+	run jq -c '.analysis.focus.limiter | [.bound, .unit, (.pct * 10 | round / 10)]' "$T/rt.json"
+	assert_output '["compute","issue",69.2]'
+	run jq -r .feedback "$T/rt.json"
+	assert_line '  - Compute (SM) Throughput: 69.2%'
+	assert_line --partial 'Compute is more heavily utilized than Memory'
+	assert_line --partial 'Units by share of their peak (pipes while the SM was active): alu 55.9%,'
+	assert_line "Verdict: compute-bound on the SM's instruction issue (its issue slots, over all pipes), at 69.2% of its peak."
+	refute_output --partial 'latency-bound'
+	# the same value in the raw page (sm__issue_active, per elapsed cycle)
+	run awk -F'","' 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "sm__issue_active.avg.pct_of_peak_sustained_elapsed") c = i }
+		/batch_norm_backward/ { printf "%.1f\n", $c }' "$T/ncu_raw.csv"
+	assert_output 69.2
+}
+
+@test "--top: a tracer whose run leaves no trace (no GPU, no CUPTI) times with ncu instead, and says so; KF_NCU_TIMING=ncu asks for ncu's" {
+	: >"$T/libkftrace.so"
+	export KF_TRACE_LIB="$T/libkftrace.so" FAKE_NCU_TIMING="$H200/detailed-multi.csv" \
+		FAKE_NCU_CSV="$H200/detailed-multi.csv"
+	chain nt --top 2 -- /bin/echo ran
+	run jq -r '.run.stderr' "$T/nt.run"
+	assert_output --partial 'kf-ncu: the tracer'"'"'s timing run (status 0) gave no kernel to choose from; timing with ncu'
+	run ncu_run 1
+	assert_line gpu__time_duration.sum
+	run jq -c '[.collated.timing.launches, ([.collated.timing.kernels[] | select(.chosen and .detailed)] | length)]' "$T/nt.json"
+	assert_output '[4,2]'
+	# asked for: ncu times though the tracer would
+	rm -f "$FAKE_NCU_ARGV"
+	KF_NCU_TIMING=ncu chain nt2 --top 2 -- "$TOP/tests/fake/traced-program" "$TOPFIX/programs/rn50-traced/trace.881.kft.gz"
+	run ncu_run 1
+	assert_line gpu__time_duration.sum
+	run jq -r '.run.stderr' "$T/nt2.run"
+	refute_output --partial 'tracer'
+	[ -z "$(find "$O" -name 'trace.*.kft')" ]
 }

@@ -133,6 +133,11 @@ ncu_unit_fix(const char *u)
 	if (strcmp(u, "alu") == 0)
 		return "fewer integer and logic instructions: hoist index math out of loops, "
 		    "use shifts and masks for powers of two";
+	if (strcmp(u, "issue") == 0)
+		return "fewer instructions per result, since no single pipe is the limit: "
+		    "wider loads and stores (float4, bf16x2), index and address math hoisted "
+		    "out of loops, fewer conversions; or fuse it with its neighbours so each "
+		    "instruction does more";
 	if (strcmp(u, "lsu") == 0)
 		return "fewer, wider memory instructions (float4 loads, one load reused from registers)";
 	if (strcmp(u, "shared") == 0)

@@ -790,7 +790,7 @@ say_limiter(cJSON *focus)
 	static const char *const units[][2] = {
 		{ "tensor", "tensor" }, { "fma", "fma" }, { "fp64", "fp64" }, { "alu", "alu" },
 		{ "xu", "xu" }, { "lsu", "lsu" }, { "shared", "shared" }, { "l1", "l1" },
-		{ "l2", "l2" }, { "dram", "dram" },
+		{ "l2", "l2" }, { "dram", "dram" }, { "issue", "issue" },
 	};
 	const cJSON *roof = kf_obj(focus, "roof");
 	const char *key, *unit = NULL;

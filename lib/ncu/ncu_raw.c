@@ -59,6 +59,7 @@ static const char *const wanted[] = {
 	"sm__throughput.avg.pct_of_peak_sustained_elapsed",
 	"sm__issue_active.avg.pct_of_peak_sustained_active",
 	"sm__inst_issued.avg.pct_of_peak_sustained_active",
+	"sm__issue_active.avg.pct_of_peak_sustained_elapsed",	/* the H200's raw page */
 	"sm__warps_active.avg.pct_of_peak_sustained_active",
 	"sm__maximum_warps_per_active_cycle_pct",
 	"sm__pipe_fmaheavy_cycles_active.avg.pct_of_peak_sustained_active",

@@ -65,6 +65,11 @@ static const struct usrc {
 	  NULL }, 1 },
 	{ "l1", { "l1tex__throughput.avg.pct_of_peak_sustained_active", NULL }, 1 },
 	{ "l2", { "lts__throughput.avg.pct_of_peak_sustained_elapsed", NULL }, 1 },
+	/* The SM's instruction issue: what ncu's Compute (SM) Throughput
+	 * takes when no pipe is busier (the H200's raw page has it per
+	 * elapsed cycle only). */
+	{ "issue", { "sm__issue_active" ACTIVE, "sm__inst_issued" ACTIVE,
+	  "sm__issue_active.avg.pct_of_peak_sustained_elapsed" }, 0 },
 };
 
 static int
@@ -248,19 +253,29 @@ unit_of(const struct ncu_roof *r, const char *name)
  * shared-memory wavefronts, and a GEMM's tensor pipe is fed through them:
  * within 10 points, the tensor pipe over the rest, and shared memory
  * over L1, DRAM over the caches its bytes pass through: name the cause
- * rather than the conduit. */
+ * rather than the conduit. The SM's instruction issue limits only where
+ * no pipe or memory level is near its peak and it is: issue slots spread
+ * over several pipes (ResNet-50's batch-norm backward on the H200: issue
+ * 69.2%, the busiest pipe, ALU, 55.9%, and ncu's Compute (SM) Throughput
+ * the 69.2% of issue), which is compute-bound, not latency-bound. */
 static void
 limiter(struct ncu_roof *r)
 {
 	const struct ncu_unit *best = NULL, *t = unit_of(r, "tensor"), *sh = unit_of(r, "shared");
-	const struct ncu_unit *dram = unit_of(r, "dram");
+	const struct ncu_unit *dram = unit_of(r, "dram"), *issue = unit_of(r, "issue");
 	size_t i;
 
 	for (i = 0; i < r->nunits; i++)
-		if (best == NULL || r->units[i].pct > best->pct)
+		if (&r->units[i] != issue && (best == NULL || r->units[i].pct > best->pct))
 			best = &r->units[i];
 	if (best == NULL)
 		return;
+	if (issue && best->pct < NCU_NEAR_PEAK && issue->pct >= NCU_NEAR_PEAK) {
+		r->limiter = issue;
+		r->latency = 0;
+		r->bound = "compute";
+		return;
+	}
 	if (t && t != best && t->pct >= NCU_NEAR_PEAK && t->pct >= best->pct - 10)
 		best = t;
 	else if (sh && strcmp(best->unit, "l1") == 0 && sh->pct >= best->pct - 10)
@@ -372,6 +387,7 @@ ncu_unit_label(const char *unit)
 		{ "lsu", "the LSU pipe (memory instructions)" },
 		{ "shared", "shared memory (its wavefronts)" }, { "l1", "L1/TEX" },
 		{ "l2", "L2" }, { "dram", "DRAM" },
+		{ "issue", "the SM's instruction issue (its issue slots, over all pipes)" },
 	};
 	size_t i;
 
@@ -397,6 +413,8 @@ say_units(struct buf *b, const struct ncu_roof *r)
 		if (best < 0 || r->units[best].pct < 5)
 			break;
 		used[best] = 1;
+		if (strcmp(r->units[best].unit, "issue") == 0)
+			continue;	/* not a pipe: the verdict names it where it limits */
 		buf_printf(b, "%s%s %.1f%%", n++ ? ", " : "\nUnits by share of their peak "
 		    "(pipes while the SM was active): ", r->units[best].unit, r->units[best].pct);
 	}

@@ -1,0 +1,61 @@
+#!/bin/bash
+# The tracer on the H200, fifth call: the end-to-end cost of
+# `kf ncu --top 3` (the tracer's timing run, the detailed run, one round of
+# exports) against plain runs of the same program, each kf run between two
+# plain ones (plain, kf, plain, kf, plain, ...), and traced against plain
+# runs of GPT-2 in both orders. Wall seconds, one line each.
+# usage: bench5.sh KF_PREFIX OUT   (KF_PREFIX holds bin/ share/ libexec/ lib/)
+kf=$1 out=$2
+here=$(cd "$(dirname "$0")" && pwd)
+so=$kf/libexec/kf/libkftrace.so
+export PATH=$kf/bin:$PATH LD_LIBRARY_PATH=$kf/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+mkdir -p "$out/runs"
+exec > >(tee -a "$out/bench5.log") 2>&1
+py=python3
+
+timed() {
+	local name=$1 lim=$2 s e rc
+	shift 2
+	s=$(date +%s.%N)
+	timeout -k 5 "$lim" "$@" >"$out/runs/$name.out" 2>&1
+	rc=$?
+	e=$(date +%s.%N)
+	awk -v n="$name" -v s="$s" -v e="$e" -v rc="$rc" 'BEGIN { printf "TIME %s rc=%d wall=%.2f\n", n, rc, e - s }'
+}
+traced() {
+	local name=$1
+	shift
+	mkdir -p "$out/runs/$name.trace"
+	CUDA_INJECTION64_PATH=$so KF_TRACE_DIR=$out/runs/$name.trace timed "$name" "$@"
+}
+kfrun() {
+	local name=$1
+	shift
+	timed "$name" 200 kf ncu --top 3 -a --clock-control -a none -o "$out/runs/$name" -- "$@"
+}
+rn=("$py" "$here/resnet50_train.py" 3)
+g2=("$py" "$here/gpt2_generate.py" 8)
+
+timed warmup 120 $py -c 'import torch, transformers, torchvision; torch.zeros(1).cuda(); print("warm")'
+timed ncu_warmup 60 ncu --clock-control none --metrics gpu__time_duration.sum $py -c 'import torch; print(torch.ones(4, device="cuda").sum().item())'
+timed resnet_plain_1 120 "${rn[@]}"
+kfrun resnet_kf_1 "${rn[@]}"
+timed resnet_plain_2 120 "${rn[@]}"
+kfrun resnet_kf_2 "${rn[@]}"
+timed resnet_plain_3 120 "${rn[@]}"
+kfrun resnet_kf_3 "${rn[@]}"
+timed resnet_plain_4 120 "${rn[@]}"
+timed gpt2_plain_1 120 "${g2[@]}"
+kfrun gpt2_kf_1 "${g2[@]}"
+timed gpt2_plain_2 120 "${g2[@]}"
+kfrun gpt2_kf_2 "${g2[@]}"
+timed gpt2_plain_3 120 "${g2[@]}"
+traced gpt2_traced_1 120 "${g2[@]}"
+timed gpt2_plain_4 120 "${g2[@]}"
+traced gpt2_traced_2 120 "${g2[@]}"
+grep TIME "$out/bench5.log" | awk '
+	{ split($2, n, "_"); sub("wall=", "", $4); k = n[1] "_" n[2]; s[k] += $4; c[k]++ }
+	END { for (k in s) printf "MEAN %s %.2f over %d\n", k, s[k] / c[k], c[k] }' | sort
+for f in "$out"/runs/*/*/ncu.000/ncu_detailed.json; do echo "$f: $(cat "$f")"; done
+(cd "$out" && find runs -name '*.ncu-rep' -delete; find runs -name 'ncu_timing*.csv' -delete; tar czf runs.tar.gz runs && rm -rf runs)
