@@ -50,7 +50,8 @@ struct kf_evidence {
 struct kf_finding {
 	enum kf_find_kind kind;
 	char *unit;		/* "tensor", "fma", "fp64", "alu", "xu", "lsu",
-				 * "shared", "l1", "l2", "dram", ...; NULL */
+				 * "shared", "l1", "l2", "dram", "issue", ...;
+				 * NULL */
 	char *kernel;		/* the kernel it concerns; NULL: the program */
 	char *file;		/* source file, when the profiler gives lines */
 	long line;		/* from 1; 0: none */
