@@ -97,3 +97,36 @@ kinds() {
 	run jq -c '[.analysis.focus.roof.bound, .analysis.focus.roof.limiter, .analysis.diagnosis[0].kind, .analysis.diagnosis[0].unit, (.analysis.focus.roof.dram_bytes_per_s / .analysis.focus.roof.peak_dram_bytes_per_s > 0.8)]' "$BATS_TEST_TMPDIR/gemm-decode.json"
 	assert_output '["memory","dram","memory_bound","dram",true]'
 }
+
+@test "fixes: a verdict agrees with ncu's Speed Of Light: SM Throughput at 76.1% of issue slots is compute-bound on instruction issue, L1/TEX at 64.8% memory-bound whatever shared memory's 56.7%" {
+	replay_job barrier_fix
+	run jq -c '[.analysis.focus.limiter.bound, .analysis.focus.limiter.unit, (.analysis.focus.limiter.pct * 10 | round / 10)]' "$BATS_TEST_TMPDIR/barrier_fix.json"
+	assert_output '["compute","issue",76.1]'
+	run jq -r .feedback "$BATS_TEST_TMPDIR/barrier_fix.json"
+	assert_line '  - Compute (SM) Throughput: 76.1%'
+	assert_line "Verdict: compute-bound on the SM's instruction issue (its issue slots, over all pipes), at 76.1% of its peak."
+	refute_output --partial 'latency-bound'
+	replay_job bank_fix
+	run jq -c '[.analysis.focus.limiter.bound, .analysis.focus.limiter.unit, (.analysis.focus.limiter.pct * 10 | round / 10)]' "$BATS_TEST_TMPDIR/bank_fix.json"
+	assert_output '["memory","l1",64.8]'
+	run jq -r .feedback "$BATS_TEST_TMPDIR/bank_fix.json"
+	assert_line --partial 'Units by share of their peak (pipes while the SM was active): l1 64.8%, lsu 63.1%, alu 62.0%, shared 56.7%,'
+	assert_line 'Verdict: memory-bound on L1/TEX, at 64.8% of its peak.'
+	refute_output --partial 'latency-bound'
+}
+
+@test "fixes: a unit over 60% that neither Speed Of Light figure reaches: the verdict names it and says where it parts from ncu's rule" {
+	replay_job strided_fix
+	run jq -r .feedback "$BATS_TEST_TMPDIR/strided_fix.json"
+	assert_line '  - Compute (SM) Throughput: 40.5%'
+	assert_line '  - Memory Throughput: 47.7%'
+	assert_line --partial 'below 60.0% of peak typically indicate latency issues'
+	assert_line "Verdict: memory-bound on L2, at 64.0% of its peak. ncu's Compute (SM) Throughput (40.5%) and Memory Throughput (47.7%) are both under 60%; the verdict takes the unit closest to its peak, L2 at 64.0% (lts__throughput.avg.pct_of_peak_sustained_elapsed)."
+	# the raw page's own number
+	run bash -c 'gzip -dc "$1" | awk -F"\",\"" "NR == 1 { for (i = 1; i <= NF; i++) if (\$i == \"lts__throughput.avg.pct_of_peak_sustained_elapsed\") c = i } NR == 3 { printf \"%.1f\\n\", \$c }"' _ "$DFIX/strided_fix/ncu_raw.csv.gz"
+	assert_output 64.0
+	# a verdict that agrees with the rule says nothing more
+	replay_job strided
+	run jq -r .feedback "$BATS_TEST_TMPDIR/strided.json"
+	assert_line 'Verdict: memory-bound on L2, at 95.8% of its peak.'
+}

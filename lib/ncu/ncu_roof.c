@@ -253,7 +253,9 @@ unit_of(const struct ncu_roof *r, const char *name)
  * shared-memory wavefronts, and a GEMM's tensor pipe is fed through them:
  * within 10 points, the tensor pipe over the rest, and shared memory
  * over L1, DRAM over the caches its bytes pass through: name the cause
- * rather than the conduit. The SM's instruction issue limits only where
+ * rather than the conduit, but never a cause under 60% for a conduit
+ * over it (an L1/TEX at 64.8% is memory-bound whatever its shared
+ * wavefronts' 56.7%, not latency-bound). The SM's instruction issue limits only where
  * no pipe or memory level is near its peak and it is: issue slots spread
  * over several pipes (ResNet-50's batch-norm backward on the H200: issue
  * 69.2%, the busiest pipe, ALU, 55.9%, and ncu's Compute (SM) Throughput
@@ -278,7 +280,8 @@ limiter(struct ncu_roof *r)
 	}
 	if (t && t != best && t->pct >= NCU_NEAR_PEAK && t->pct >= best->pct - 10)
 		best = t;
-	else if (sh && strcmp(best->unit, "l1") == 0 && sh->pct >= best->pct - 10)
+	else if (sh && strcmp(best->unit, "l1") == 0 && sh->pct >= best->pct - 10 &&
+	    (sh->pct >= NCU_NEAR_PEAK || best->pct < NCU_NEAR_PEAK))
 		best = sh;
 	else if (dram && dram != best && best->memory && strcmp(best->unit, "shared") != 0 &&
 	    dram->pct >= NCU_NEAR_PEAK && dram->pct >= best->pct - 10)
@@ -445,8 +448,32 @@ say_flops(struct buf *b, const struct ncu_roof *r)
 	buf_puts(b, ". ");
 }
 
+/* Where the verdict and ncu's Speed Of Light test (its Compute (SM) or
+ * Memory Throughput at 60% of peak) part, the numbers that part them: a
+ * unit over 60% that neither SOL figure reaches (the L2's busiest
+ * sub-unit at 69.2% beside a Memory Throughput of 50.5%), or a SOL figure
+ * over 60% that no pipe or level reaches. */
 static void
-say_roofline(struct buf *b, const struct ncu_roof *r, double tensor_pipe)
+say_sol_gap(struct buf *b, const struct ncu_roof *r, double sm, double mem)
+{
+	int high = (isfinite(sm) && sm >= NCU_NEAR_PEAK) || (isfinite(mem) && mem >= NCU_NEAR_PEAK);
+
+	if (r->limiter == NULL || !isfinite(sm) || !isfinite(mem))
+		return;
+	if (!r->latency && !high)
+		buf_printf(b, " ncu's Compute (SM) Throughput (%.1f%%) and Memory Throughput "
+		    "(%.1f%%) are both under %d%%; the verdict takes the unit closest to its peak, "
+		    "%s at %.1f%% (%s).", sm, mem, NCU_NEAR_PEAK, ncu_unit_label(r->limiter->unit),
+		    r->limiter->pct, r->limiter->metric);
+	else if (r->latency && high)
+		buf_printf(b, " ncu's %s (%.1f%%) is at or over %d%% while no pipe or level "
+		    "above reaches it: the two disagree, and the profile cannot say which unit "
+		    "limits.", sm >= mem ? "Compute (SM) Throughput" : "Memory Throughput",
+		    sm >= mem ? sm : mem, NCU_NEAR_PEAK);
+}
+
+static void
+say_roofline(struct buf *b, const struct ncu_roof *r, double tensor_pipe, double sm, double mem)
 {
 	buf_printf(b, "Roofline (%s, from the raw page's counters): ", r->precision);
 	if (r->flops == 0 && isfinite(tensor_pipe) && tensor_pipe >= 1)
@@ -497,6 +524,7 @@ say_roofline(struct buf *b, const struct ncu_roof *r, double tensor_pipe)
 	else
 		buf_printf(b, "\nVerdict: %s-bound on %s, at %.1f%% of its peak.", r->bound,
 		    ncu_unit_label(r->limiter->unit), r->limiter->pct);
+	say_sol_gap(b, r, sm, mem);
 }
 
 /* Analysis */
@@ -579,14 +607,14 @@ int
 ncu_roof_say(struct kf_fb *fb, const cJSON *k, const cJSON *gpu, cJSON *focus,
     struct ncu_roof *r)
 {
-	const cJSON *ri = kf_obj(k, "roofline_inputs");
+	const cJSON *ri = kf_obj(k, "roofline_inputs"), *sol = kf_obj(focus, "throughput");
 	struct buf b = {0};
 	double tp = NAN;
 
 	if (ri == NULL || !roof_compute(ri, gpu, r))
 		return 0;
 	roof_input(ri, "sm__pipe_tensor_cycles_active" ACTIVE, &tp);
-	say_roofline(&b, r, tp);
+	say_roofline(&b, r, tp, kf_num(sol, "compute_sm_pct", NAN), kf_num(sol, "memory_pct", NAN));
 	kf_fb_add_buf(fb, FB_KEY, &b);
 	cJSON_AddItemToObject(focus, "roof", roof_json(r, tp));
 	return 1;
