@@ -49,5 +49,5 @@ final() {	# final ID DIR: the final record of a replay of DIR as job ID
 	# L2's busiest sub-unit over 60% while ncu's two Speed Of Light figures
 	# (and so its SOLBottleneck rule) are under: the verdict says so
 	assert_line --partial 'below 60.0% of peak typically indicate latency issues'
-	assert_line "Verdict: memory-bound on L2, at 69.2% of its peak. ncu's Compute (SM) Throughput (21.8%) and Memory Throughput (50.5%) are both under 60%; the verdict takes the unit closest to its peak, L2 at 69.2% (lts__throughput.avg.pct_of_peak_sustained_elapsed)."
+	assert_line "Verdict: memory-bound on L2, at 69.2% of its peak. ncu's Compute (SM) Throughput (21.8%) and Memory Throughput (50.5%) are both under 60%; the verdict names L2 at 69.2% (lts__throughput.avg.pct_of_peak_sustained_elapsed), which neither reaches."
 }

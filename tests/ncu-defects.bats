@@ -121,7 +121,7 @@ kinds() {
 	assert_line '  - Compute (SM) Throughput: 40.5%'
 	assert_line '  - Memory Throughput: 47.7%'
 	assert_line --partial 'below 60.0% of peak typically indicate latency issues'
-	assert_line "Verdict: memory-bound on L2, at 64.0% of its peak. ncu's Compute (SM) Throughput (40.5%) and Memory Throughput (47.7%) are both under 60%; the verdict takes the unit closest to its peak, L2 at 64.0% (lts__throughput.avg.pct_of_peak_sustained_elapsed)."
+	assert_line "Verdict: memory-bound on L2, at 64.0% of its peak. ncu's Compute (SM) Throughput (40.5%) and Memory Throughput (47.7%) are both under 60%; the verdict names L2 at 64.0% (lts__throughput.avg.pct_of_peak_sustained_elapsed), which neither reaches."
 	# the raw page's own number
 	run bash -c 'gzip -dc "$1" | awk -F"\",\"" "NR == 1 { for (i = 1; i <= NF; i++) if (\$i == \"lts__throughput.avg.pct_of_peak_sustained_elapsed\") c = i } NR == 3 { printf \"%.1f\\n\", \$c }"' _ "$DFIX/strided_fix/ncu_raw.csv.gz"
 	assert_output 64.0
@@ -129,4 +129,20 @@ kinds() {
 	replay_job strided
 	run jq -r .feedback "$BATS_TEST_TMPDIR/strided.json"
 	assert_line 'Verdict: memory-bound on L2, at 95.8% of its peak.'
+}
+
+@test "fixes: a Speed Of Light figure over 60% that no pipe or level reaches: the verdict says the two disagree" {
+	# barrier_fix's raw page with its issue slots at 50% (ncu's SOL still
+	# says 76.1%): no unit at 60%, so latency-bound beside a SOL of 76.1%
+	local d="$BATS_TEST_TMPDIR/split" f
+	mkdir -p "$d"
+	for f in "$DFIX/barrier_fix"/*.csv.gz; do
+		gzip -dc "$f" >"$d/$(basename "$f" .gz)"
+	done
+	awk -F'","' -v OFS='","' 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "sm__issue_active.avg.pct_of_peak_sustained_elapsed") c = i }
+		NR >= 3 && c { $c = "50" } { print }' "$d/ncu_raw.csv" >"$d/raw" && mv "$d/raw" "$d/ncu_raw.csv"
+	replay split ncu "$d" | kf-read | kf-collate | kf-feedback >"$BATS_TEST_TMPDIR/split.json"
+	run jq -r .feedback "$BATS_TEST_TMPDIR/split.json"
+	assert_line '  - Compute (SM) Throughput: 76.1%'
+	assert_line "Verdict: no unit runs near its peak (the busiest is the FMA (FP32) pipe at 58.8%, under 60%): the kernel is latency-bound (the diagnosis above says on what its warps wait). ncu's Compute (SM) Throughput (76.1%) is at or over 60% while no pipe or level above is: the two disagree, and the profile cannot say which unit limits."
 }

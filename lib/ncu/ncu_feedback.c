@@ -713,8 +713,8 @@ say_throughput(struct kf_fb *fb, const cJSON *k, cJSON *focus)
  * one), else latency does. The memory level named is the busiest of
  * L1/TEX, L2 and DRAM (Memory Throughput is ncu's maximum over memory
  * units). The diagnosis (sol_diag) and the core's limiter (say_limiter)
- * both say this one verdict. */
-#define SOL_BOUND_PCT 60
+ * both say this one verdict. The threshold is NCU_NEAR_PEAK, the one the
+ * roofline's verdict uses. */
 
 struct sol_verdict {
 	const char *bound;	/* "compute", "memory", "latency" */
@@ -755,12 +755,12 @@ sol_verdict(const cJSON *tp, struct sol_verdict *v)
 		v->mem = v->level;	/* an old report without Memory Throughput */
 	if (isnan(v->sm) && isnan(v->mem))
 		return 0;
-	if (!isnan(v->sm) && v->sm >= SOL_BOUND_PCT && (isnan(v->mem) || v->sm >= v->mem)) {
+	if (!isnan(v->sm) && v->sm >= NCU_NEAR_PEAK && (isnan(v->mem) || v->sm >= v->mem)) {
 		v->bound = "compute";
 		v->unit = "sm";
 		v->key = "compute_sm_pct";
 		v->pct = v->sm;
-	} else if (!isnan(v->mem) && v->mem >= SOL_BOUND_PCT) {
+	} else if (!isnan(v->mem) && v->mem >= NCU_NEAR_PEAK) {
 		/* no level in the report: memory as a whole */
 		v->bound = "memory";
 		v->unit = lunit ? lunit : "memory";
@@ -1240,7 +1240,7 @@ sol_diag(struct kf_fb *fb, const cJSON *k, const cJSON *tp)
 		    "Latency-bound: %s reach%s %d%% of peak (Speed Of Light, ncu's SOLBottleneck "
 		    "threshold); this report has no raw page or stall counters, so what the warps "
 		    "wait for is not known", b.s, isnan(v.sm) || isnan(v.mem) ? "" : "es",
-		    SOL_BOUND_PCT);
+		    NCU_NEAR_PEAK);
 		buf_free(&b);
 		if (!isnan(v.sm))
 			kf_finding_ev(f, "Compute (SM) Throughput", v.sm, "%");

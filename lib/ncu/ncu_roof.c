@@ -462,13 +462,13 @@ say_sol_gap(struct buf *b, const struct ncu_roof *r, double sm, double mem)
 		return;
 	if (!r->latency && !high)
 		buf_printf(b, " ncu's Compute (SM) Throughput (%.1f%%) and Memory Throughput "
-		    "(%.1f%%) are both under %d%%; the verdict takes the unit closest to its peak, "
-		    "%s at %.1f%% (%s).", sm, mem, NCU_NEAR_PEAK, ncu_unit_label(r->limiter->unit),
+		    "(%.1f%%) are both under %d%%; the verdict names %s at %.1f%% (%s), which "
+		    "neither reaches.", sm, mem, NCU_NEAR_PEAK, ncu_unit_label(r->limiter->unit),
 		    r->limiter->pct, r->limiter->metric);
 	else if (r->latency && high)
 		buf_printf(b, " ncu's %s (%.1f%%) is at or over %d%% while no pipe or level "
-		    "above reaches it: the two disagree, and the profile cannot say which unit "
-		    "limits.", sm >= mem ? "Compute (SM) Throughput" : "Memory Throughput",
+		    "above is: the two disagree, and the profile cannot say which unit limits.",
+		    sm >= mem ? "Compute (SM) Throughput" : "Memory Throughput",
 		    sm >= mem ? sm : mem, NCU_NEAR_PEAK);
 }
 

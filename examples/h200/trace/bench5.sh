@@ -7,32 +7,13 @@
 # usage: bench5.sh KF_PREFIX OUT   (KF_PREFIX holds bin/ share/ libexec/ lib/)
 kf=$1 out=$2
 here=$(cd "$(dirname "$0")" && pwd)
-so=$kf/libexec/kf/libkftrace.so
-export PATH=$kf/bin:$PATH LD_LIBRARY_PATH=$kf/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
-mkdir -p "$out/runs"
+. "$here/common.sh"
 exec > >(tee -a "$out/bench5.log") 2>&1
-py=python3
 
-timed() {
-	local name=$1 lim=$2 s e rc
-	shift 2
-	s=$(date +%s.%N)
-	timeout -k 5 "$lim" "$@" >"$out/runs/$name.out" 2>&1
-	rc=$?
-	e=$(date +%s.%N)
-	awk -v n="$name" -v s="$s" -v e="$e" -v rc="$rc" 'BEGIN { printf "TIME %s rc=%d wall=%.2f\n", n, rc, e - s }'
-}
-traced() {
-	local name=$1
-	shift
-	mkdir -p "$out/runs/$name.trace"
-	CUDA_INJECTION64_PATH=$so KF_TRACE_DIR=$out/runs/$name.trace timed "$name" "$@"
-}
 kfrun() {
 	local name=$1
 	shift
-	timed "$name" 200 kf ncu --top 3 -a --clock-control -a none -o "$out/runs/$name" -- "$@"
+	timed "$name" 200 kf ncu --top 3 -a --clock-control -a none -o "$runs/$name" -- "$@"
 }
 rn=("$py" "$here/resnet50_train.py" 3)
 g2=("$py" "$here/gpt2_generate.py" 8)

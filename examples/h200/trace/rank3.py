@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 # Three timings of one program's kernels side by side, the top five of each
 # by total GPU time and their shares: kf's tracer (kf-read's record), ncu's
-# timing run (its details CSV), PyTorch's profiler (kineto_kernels.py).
-# usage: rank3.py TRACE_RECORD_JSON NCU_TIMING_CSV KINETO_JSON
+# timing run (its details CSV), PyTorch's profiler (kineto_kernels.py), the
+# last left out when not given.
+# usage: rank3.py TRACE_RECORD_JSON NCU_TIMING_CSV [KINETO_JSON]
 # Kernels are matched as each can be: ncu's CSV (exported with
 # --print-kernel-base mangled) by mangled name, through the trace's own
 # mangled-to-demangled pairs; PyTorch's by the demangled name that CUPTI
@@ -29,8 +30,9 @@ with opener(sys.argv[2]) as f:
             v = ncu.setdefault(dem.get(r[ki], r[ki]), [0.0, 0])
             v[0] += float(r[vi].replace(",", ""))
             v[1] += 1
-kin = {n: v for n, v in json.load(opener(sys.argv[3]))["kernels"].items()}
-srcs = [("trace", tr), ("ncu", ncu), ("kineto", kin)]
+srcs = [("trace", tr), ("ncu", ncu)]
+if len(sys.argv) > 3:
+    srcs.append(("kineto", json.load(opener(sys.argv[3]))["kernels"]))
 tops = {}
 for name, d in srcs:
     tot = sum(v[0] for v in d.values())
@@ -45,6 +47,8 @@ for i in range(5):
                    f"{100 * d.get(n, (0, 0))[0] / tot:5.2f}% ({d.get(n, (0, 0))[1]})")
     print(f"{i + 1}. " + "  ".join(row) + "  " + tops["trace"][i][:60])
 for a, b in (("trace", "kineto"), ("trace", "ncu"), ("ncu", "kineto")):
+    if a not in tops or b not in tops:
+        continue
     da, db = dict(srcs)[a], dict(srcs)[b]
     ta, tb = sum(v[0] for v in da.values()), sum(v[0] for v in db.values())
     worst = max(abs(100 * da.get(n, (0, 0))[0] / ta - 100 * db.get(n, (0, 0))[0] / tb)
