@@ -10,7 +10,10 @@ FIX="$TOP/tests/fixtures"
 PATH="${KF_BIN:-$TOP/bin}:$PATH"
 KF_DATADIR="$TOP/share/kf"
 KF_LIBEXECDIR="$TOP/libexec/kf"
-export TOP FIX PATH KF_DATADIR KF_LIBEXECDIR
+# kf-ncu times --top with the tracer beside it when one was built (where
+# CUDA is): tests name the one they replay, so that they run alike there.
+KF_TRACE_LIB="$TOP/tests/fake/no-such-tracer.so"
+export TOP FIX PATH KF_DATADIR KF_LIBEXECDIR KF_TRACE_LIB
 
 # A replay record for saved profiler output: replay ID PROFILER DIR [PASS]
 replay() {

@@ -195,7 +195,7 @@ ncu_run() {
 	# the timing run: the user's options but not --set; the detailed run: --set full and the filter
 	run ncu_run 1
 	assert_output "$(printf '%s\n' -o "$O/multi/ncu.000/timing" -f --metrics gpu__time_duration.sum \
-		--clock-control none /bin/echo ran)"
+		--cache-control none --clock-control none /bin/echo ran)"
 	# its exports, by name and mangled (the fake mangles: _Zf...), side by side
 	run bash -c 'for i in 2 3; do awk -v n=$i '"'"'$0 == "===" { i++; next } i == n - 1'"'"' "$1" | tr "\n" " "; echo; done | sort' _ "$FAKE_NCU_ARGV"
 	assert_line --index 0 "-i $O/multi/ncu.000/timing.ncu-rep --page details --csv --print-units base "
@@ -548,12 +548,31 @@ traced_rn50() {
 
 @test "--top with kf's tracer (real ResNet-50 trace, H200): the traced run ranks every launch, ncu never times, the 3 chosen are detailed by mangled name" {
 	traced_rn50
-	# ncu ran once, the detailed run, then its exports: no timing run
+	# ncu held the program at launch beside the traced run, then attached
+	# with the chosen filters, then exported: no timing run
 	run grep -c -x -e gpu__time_duration.sum -e timing "$FAKE_NCU_ARGV"
 	assert_output 0
 	run ncu_run 1
-	assert_line --index 0 -- -o
-	assert_line --index 1 "$D/report"
+	assert_line --index 0 -- --mode
+	assert_line --index 1 launch
+	assert_line --index 2 -- --port
+	assert_line --index 3 --regexp '^5[0-7][0-9]{3}$'
+	assert_line --index 4 -- --max-connections
+	assert_line --index 5 2
+	assert_line --index 6 "$TOP/tests/fake/traced-program"
+	assert_equal "${#lines[@]}" 8
+	P=${lines[3]}
+	run ncu_run 2
+	assert_equal "$(printf '%s\n' "${lines[@]:0:13}")" "$(printf '%s\n' --mode attach --hostname 127.0.0.1 \
+		--port "$P" --max-connections 2 -o "$D/report" -f --import-source yes)"
+	refute_line "$TOP/tests/fake/traced-program"
+	[ ! -e "/tmp/kf-ncu-port.$P" ]
+	# the program's output from both runs, the held run's after the traced run's
+	run jq -r .run.stdout "$T/rt.run"
+	assert_line "==PROF== Waiting for profiler to attach on ports $P-$((P + 1))"
+	[ "$(grep -c -x 'traced-program: ran' <<<"$output")" -eq 2 ]
+	run jq .collated.timing.detailed_run.overlapped "$T/rt.json"
+	assert_output true
 	# from the same trace kf-read chose what kf chose on the H200
 	[ "$(jq -c .filter "$D/ncu_top.json")" = "$(jq -c .filter "$R/ncu_top.json")" ]
 	run grep -c -x -e "$(jq -r '.filter[3]' "$R/ncu_top.json")" "$FAKE_NCU_ARGV"
@@ -596,8 +615,13 @@ traced_rn50() {
 	chain nt --top 2 -- /bin/echo ran
 	run jq -r '.run.stderr' "$T/nt.run"
 	assert_output --partial 'kf-ncu: the tracer'"'"'s timing run (status 0) gave no kernel to choose from; timing with ncu'
+	# the program held for the detailed run is let go, and ncu times
 	run ncu_run 1
+	assert_line launch
+	run ncu_run 2
 	assert_line gpu__time_duration.sum
+	run ncu_run 3
+	refute_line attach
 	run jq -c '[.collated.timing.launches, ([.collated.timing.kernels[] | select(.chosen and .detailed)] | length)]' "$T/nt.json"
 	assert_output '[4,2]'
 	# asked for: ncu times though the tracer would
@@ -608,4 +632,84 @@ traced_rn50() {
 	run jq -r '.run.stderr' "$T/nt2.run"
 	refute_output --partial 'tracer'
 	[ -z "$(find "$O" -name 'trace.*.kft')" ]
+}
+
+# The port pair of the held run (ncu_run 1's --port), not listening now.
+assert_port_free() {
+	local hex
+	hex=$(printf ':%04X' "$1")
+	run awk -v h="$hex" '$4 == "0A" && substr($2, length($2) - 4) == h' /proc/net/tcp /proc/net/tcp6
+	assert_output ''
+	[ ! -e "/tmp/kf-ncu-port.$1" ]
+}
+
+@test "--top: ncu's timing run leaves the caches as the program does (--cache-control none) unless the user sets it" {
+	export FAKE_NCU_TIMING="$H200/detailed-multi.csv" FAKE_NCU_CSV="$H200/detailed-multi.csv"
+	chain cc --top 2 -a --cache-control -a all -- /bin/echo ran
+	run ncu_run 1
+	assert_output "$(printf '%s\n' -o "$O/cc/ncu.000/timing" -f --metrics gpu__time_duration.sum \
+		--cache-control all /bin/echo ran)"
+}
+
+@test "--top with kf's tracer: the detailed run comes after the traced run when asked (KF_NCU_OVERLAP=0) or when an argument decides how ncu starts the program (--replay-mode)" {
+	export KF_NCU_OVERLAP=0
+	traced_rn50
+	run ncu_run 1
+	assert_line --index 0 -- -o
+	assert_line --index 1 "$D/report"
+	assert_line "$TOP/tests/fake/traced-program"
+	refute_line -- --mode
+	run jq -c '[.collated.timing.detailed_run.status, .collated.timing.detailed_run.overlapped,
+		([.collated.timing.kernels[] | select(.chosen and .detailed)] | length)]' "$T/rt.json"
+	assert_output '["ok",false,3]'
+	unset KF_NCU_OVERLAP
+	rm -f "$FAKE_NCU_ARGV"
+	R="$TOPFIX/programs/rn50-traced"
+	chain ra --top 3 -a --replay-mode -a application -- "$TOP/tests/fake/traced-program" "$R/trace.881.kft.gz"
+	run ncu_run 1
+	assert_line -- --replay-mode
+	refute_line -- --mode
+	run jq .collated.timing.detailed_run.overlapped "$T/ra.json"
+	assert_output false
+}
+
+@test "--top with kf's tracer: a program the trace saw in two processes is not held for ncu to attach to one; it is let go and detailed after the traced run" {
+	: >"$T/libkftrace.so"
+	export KF_TRACE_LIB="$T/libkftrace.so" FAKE_NCU_CSV="$H200/detailed-multi.csv"
+	chain tp --top 2 -- "$TOP/tests/fake/traced-program" "$FIX/trace/two_procs/trace.835.kft,$FIX/trace/two_procs/trace.836.kft"
+	run jq -r '.run.stderr' "$T/tp.run"
+	assert_output --partial 'kf-ncu: the timing run traced 2 processes and ncu attaches to one: the detailed run comes after it'
+	run ncu_run 1
+	assert_line launch
+	P=${lines[3]}
+	run ncu_run 2
+	refute_line attach
+	assert_line "$TOP/tests/fake/traced-program"
+	assert_port_free "$P"
+	run jq -c '[.collated.timing.process_count, .collated.timing.detailed_run.overlapped]' "$T/tp.json"
+	assert_output '[2,false]'
+}
+
+@test "--top with kf's tracer: a held program that ends before ncu attaches is run again after the traced run; one whose attached run hangs is stopped at the limit" {
+	export FAKE_NCU_LAUNCH=exit
+	traced_rn50
+	run jq -r '.run.stderr' "$T/rt.run"
+	assert_output --partial 'kf-ncu: the program held for ncu ended before it reached CUDA; the detailed run comes after the timing run'
+	run ncu_run 2
+	assert_line --index 0 -- -o
+	assert_line "$TOP/tests/fake/traced-program"
+	run jq -c '[.collated.timing.detailed_run.status, .collated.timing.detailed_run.overlapped,
+		([.collated.timing.kernels[] | select(.chosen and .detailed)] | length)]' "$T/rt.json"
+	assert_output '["ok",false,3]'
+	unset FAKE_NCU_LAUNCH
+	rm -f "$FAKE_NCU_ARGV"
+	export FAKE_NCU_DETAIL=hang KF_NCU_DETAIL_TIMEOUT=2
+	traced_rn50
+	run ncu_run 1
+	P=${lines[3]}
+	run ncu_run 2
+	assert_line attach
+	run jq -c '[.collated.timing.detailed_run.status, .collated.timing.detailed_run.limit_s, .analysis.status]' "$T/rt.json"
+	assert_output '["timeout",2,"no_details"]'
+	assert_port_free "$P"
 }
