@@ -709,7 +709,25 @@ assert_port_free() {
 	P=${lines[3]}
 	run ncu_run 2
 	assert_line attach
-	run jq -c '[.collated.timing.detailed_run.status, .collated.timing.detailed_run.limit_s, .analysis.status]' "$T/rt.json"
-	assert_output '["timeout",2,"no_details"]'
+	run jq -c '[.collated.timing.detailed_run.status, .collated.timing.detailed_run.limit_s,
+		.collated.timing.detailed_run.overlapped, .analysis.status]' "$T/rt.json"
+	assert_output '["timeout",2,true,"no_details"]'
+	assert_port_free "$P"
+}
+
+@test "--top with kf's tracer: kf-run's timeout while ncu is attached stops the held program with it and frees its ports" {
+	: >"$T/libkftrace.so"
+	R="$TOPFIX/programs/rn50-traced"
+	gzip -dc "$R/ncu_report.csv.gz" >"$T/ncu_report.csv"
+	export KF_TRACE_LIB="$T/libkftrace.so" FAKE_NCU_CSV="$T/ncu_report.csv" FAKE_NCU_DETAIL=hang
+	kf-wrap ncu --id st -o "$O" --tool "$FAKE" --top 3 -- "$TOP/tests/fake/traced-program" "$R/trace.881.kft.gz" |
+		kf-run -q -t 4 >"$T/st.run"
+	run ncu_run 1
+	P=${lines[3]}
+	run ncu_run 2
+	assert_line attach
+	run bash -c 'kf-read <"$1" 2>/dev/null | kf-collate | kf-feedback' _ "$T/st.run"
+	run jq -c '[.passes[0].run.ended_by, .collated.timing.detailed_run.status, .collated.timing.detailed_run.overlapped]' <<<"$output"
+	assert_output '["timeout","stopped",true]'
 	assert_port_free "$P"
 }
