@@ -19,7 +19,7 @@ timed resnet_plain_b 120 $py "$here/resnet50_train.py" 3
 timed graph_kf_trace 60 kf trace -o "$runs/graph_trace" -- $py "$here/graph_mlp.py"
 grep TIME "$out/bench2.log"
 ls -R "$runs" | head -40
-(cd "$out" && find runs -name '*.ncu-rep' -delete; tar czf runs.tar.gz runs && rm -rf runs)
+pack
 timeout -k 5 70 ncu --metrics gpu__time_duration.sum --clock-control none --cache-control none \
 	--csv --print-units base --print-kernel-base mangled --log-file "$out/gpt2_ncu_nocache.csv" \
 	$py "$here/gpt2_generate.py" 8 > /dev/null 2>&1

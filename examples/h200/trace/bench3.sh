@@ -29,4 +29,4 @@ timed jax_top3_nocmdbuf 100 kf ncu --top 3 -o "$runs/jax_nocmdbuf" -- env \
 timed jax_top3_appreplay 110 kf ncu --top 3 -a --replay-mode -a application \
 	-o "$runs/jax_appreplay" -- env XLA_FLAGS=--xla_gpu_autotune_level=0 $py "$top/flax_cnn.py"
 grep TIME "$out/bench3.log"
-(cd "$out" && find runs -name '*.ncu-rep' -delete; tar czf runs.tar.gz runs && rm -rf runs)
+pack

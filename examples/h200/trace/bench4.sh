@@ -70,4 +70,4 @@ $py "$here/rank3.py" "$out/gpt2_trace.json" "$out/gpt2_ncu_timing.csv" "$out/gpt
 grep TIME "$out/bench4.log"
 cat "$out/ncu_calls.log"
 for f in "$out"/runs/*/*/ncu.000/ncu_detailed.json; do echo "$f: $(cat "$f")"; done
-(cd "$out" && find runs -name '*.ncu-rep' -delete; tar czf runs.tar.gz runs && rm -rf runs)
+pack

@@ -9,11 +9,6 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/common.sh"
 exec > >(tee -a "$out/bench7.log") 2>&1
 
-kfrun() {
-	local name=$1 top=$2
-	shift 2
-	timed "$name" 200 kf ncu --top "$top" -a --clock-control -a none -o "$runs/$name" -- "$@"
-}
 rn=("$py" "$here/resnet50_train.py" 3)
 g2=("$py" "$here/gpt2_generate.py" 8)
 # kernels DIR: the kernels of a run's detailed report, and how it ran
@@ -42,4 +37,4 @@ kernels gpt2_ncutiming
 for n in both_gpt2 gpt2_ncutiming; do
 	echo "$n:"; grep -h -A6 '^A timing run measured' "$runs/$n.out" | head -n 7
 done
-(cd "$out" && find runs -name '*.ncu-rep' -delete; tar czf runs.tar.gz runs && rm -rf runs)
+pack
