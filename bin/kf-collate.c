@@ -43,6 +43,7 @@ main(int argc, char **argv)
 	kf_opt_complete(files, NULL);
 	while (kf_getopt(argc, argv, "u", longopts) != -1)
 		kf_usage();
+	kf_in_finish_on_interrupt();
 	in = kf_in_open(argc - optind, argv + optind);
 	/* Passes of one-pass profilers go through as they are: their "data"
 	 * is copied, not parsed (kf_collate_job parses it to merge). */

@@ -86,6 +86,7 @@ say_unused_options(const cJSON *analysis, const struct kf_fb_opts *opt)
 
 static const struct kf_baseline *baseline;
 static int program_failed;	/* a record's program failed: exit status 3 */
+static int profiler_failed;	/* a profiler's run failed, the program's not: 4 */
 
 static void
 feedback_one(cJSON *rec, const struct kf_fb_opts *opt, int text_only)
@@ -119,7 +120,11 @@ feedback_one(cJSON *rec, const struct kf_fb_opts *opt, int text_only)
 	}
 	if (strcmp(kf_str(fb.analysis, "status") ? kf_str(fb.analysis, "status") : "", "ok") != 0)
 		kf_set_failed();	/* written all the same; the status says it */
-	if (kf_prog_failed(&fb.diag, rec))
+	/* ncu's detailed run failing is not the program's failure, though
+	 * kf-run's timeout may have stopped the chain in it. */
+	if (kf_diag_find(&fb.diag, KF_PROFILER_FAILED))
+		profiler_failed = 1;
+	else if (kf_prog_failed(&fb.diag, rec))
 		program_failed = 1;
 	kf_fb_lead(&fb);
 	say_unused_options(fb.analysis, opt);
@@ -251,6 +256,7 @@ main(int argc, char **argv)
 	check_gpu_options(&opt);
 	if (base_file)
 		baseline = base = kf_baseline_load(base_file, noise);
+	kf_in_finish_on_interrupt();
 	in = kf_in_open(argc - optind, argv + optind);
 	kf_in_keep(in, kf_profiler_keep_paths());
 	while ((rec = kf_in_next(in)) != NULL) {
@@ -272,5 +278,7 @@ main(int argc, char **argv)
 	kf_baseline_free(base);
 	c = kf_finish();
 	/* A failed program outranks a failed profile: often its cause. */
-	return program_failed && c <= 1 ? 3 : c;
+	if (program_failed && c <= 1)
+		return 3;
+	return profiler_failed && c <= 1 ? 4 : c;
 }

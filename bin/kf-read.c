@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "buf.h"
+#include "collate.h"
 #include "complete.h"
 #include "err.h"
 #include "opt.h"
@@ -130,9 +131,21 @@ main(int argc, char **argv)
 	}
 	if (flags != KF_SELECT_WRITE || p)
 		kf_usage_error("--profiler, --no-write and --launch-ids go with --select");
+	kf_in_finish_on_interrupt();
 	in = kf_in_open(argc - optind, argv + optind);
 	while ((rec = kf_in_next(in)) != NULL) {
-		read_one(rec);
+		cJSON *passes = kf_error(rec) ? NULL : kf_job_passes(rec), *one;
+
+		/* A job's final record is read again pass by pass. */
+		if (passes) {
+			while ((one = cJSON_DetachItemFromArray(passes, 0)) != NULL) {
+				read_one(one);
+				cJSON_Delete(one);
+			}
+			cJSON_Delete(passes);
+		} else {
+			read_one(rec);
+		}
 		cJSON_Delete(rec);
 	}
 	kf_in_close(in);

@@ -89,6 +89,7 @@ main(int argc, char **argv)
 	if (o.gpus_file)
 		check_gpus_file(o.gpus_file);
 	r = kf_report_new(&o);
+	kf_in_finish_on_interrupt();
 	in = kf_in_open(argc - optind, argv + optind);
 	kf_in_keep(in, keep);
 	while ((rec = kf_in_next(in)) != NULL) {

@@ -12,6 +12,7 @@
 
 static const char *const kind_names[KF_NKINDS] = {
 	[KF_PROGRAM_FAILED] = "program_failed",
+	[KF_PROFILER_FAILED] = "profiler_failed",
 	[KF_LAUNCH_BOUND] = "launch_bound",
 	[KF_MACHINERY] = "machinery",
 	[KF_COMPUTE_BOUND] = "compute_bound",
@@ -123,11 +124,18 @@ kf_diag_find(const struct kf_diag *d, enum kf_find_kind kind)
 	return NULL;
 }
 
+/* A failure leads whatever is at stake: the program's, then the profiler's. */
+static int
+failed_rank(enum kf_find_kind k)
+{
+	return k == KF_PROGRAM_FAILED ? 2 : k == KF_PROFILER_FAILED;
+}
+
 static int
 by_stake(const void *pa, const void *pb)
 {
 	const struct kf_finding *a = pa, *b = pb;
-	int fa = a->kind == KF_PROGRAM_FAILED, fb = b->kind == KF_PROGRAM_FAILED;
+	int fa = failed_rank(a->kind), fb = failed_rank(b->kind);
 	int ka = !isnan(a->impact_pct), kb = !isnan(b->impact_pct);
 
 	if (fa != fb)

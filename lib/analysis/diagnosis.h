@@ -19,6 +19,7 @@
 /* The words of the record contract, in this order (kf_find_kind_name). */
 enum kf_find_kind {
 	KF_PROGRAM_FAILED,
+	KF_PROFILER_FAILED,
 	KF_LAUNCH_BOUND,
 	KF_MACHINERY,
 	KF_COMPUTE_BOUND,
@@ -90,7 +91,9 @@ void kf_finding_ev(struct kf_finding *f, const char *metric, double value,
 /* The first finding of kind, or NULL. */
 struct kf_finding *kf_diag_find(const struct kf_diag *d, enum kf_find_kind kind);
 
-/* Most time at stake first: program_failed always leads; then by
+/* Most time at stake first: program_failed always leads, then
+ * profiler_failed (what the run could not measure comes before what it
+ * did); then by
  * impact_pct, largest first, unknown impacts after the known ones; ties in
  * the order added. */
 void kf_diag_sort(struct kf_diag *d);

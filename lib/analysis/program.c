@@ -1,6 +1,7 @@
 /* kf: the findings about the whole program: program_failed from the runs a
  * record holds, launch_bound from the launches' durations, machinery from
  * the ranking. Every profiler's feedback uses them. */
+#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -302,6 +303,60 @@ tail_lines(const char *text, int max, struct buf *b)
 	}
 }
 
+/* A line where the program says what went wrong: a failed assertion (a
+ * device-side assert's "file:line: ... Assertion `...' failed", C's
+ * assert), an exception (Python's "torch.AcceleratorError: CUDA error:
+ * ...", "RuntimeError: ..."), C++'s "terminate called after throwing". */
+static int
+own_error_line(const char *s, size_t n)
+{
+	char *l = xstrndup(s, n), *c;
+	size_t k;
+	int yes = 0;
+
+	if ((strstr(l, "Assertion") && strstr(l, "failed")) ||
+	    strncmp(l, "terminate called", 16) == 0)
+		yes = 1;
+	else if ((c = strchr(l, ':')) != NULL && c > l) {
+		/* NAME: where NAME, dotted, ends in Error or Exception */
+		for (k = 0; l + k < c && (isalnum((unsigned char)l[k]) || l[k] == '_' ||
+		    l[k] == '.'); k++)
+			;
+		yes = l + k == c && ((k >= 5 && strncmp(c - 5, "Error", 5) == 0) ||
+		    (k >= 9 && strncmp(c - 9, "Exception", 9) == 0));
+	}
+	free(l);
+	return yes;
+}
+
+/* The program's own error lines in text (own_error_line), the first 3, at
+ * most 300 bytes each, joined by " | ". */
+static void
+own_errors(const char *text, struct buf *b)
+{
+	const char *s = text, *e;
+	int n = 0;
+
+	while (s && *s && n < 3) {
+		size_t len, l;
+
+		e = strchr(s, '\n');
+		len = e ? (size_t)(e - s) : strlen(s);
+		while (len > 0 && s[len - 1] == '\r')
+			len--;
+		if (!tool_line(s, len) && own_error_line(s, len)) {
+			l = len > 300 ? 300 : len;
+			while (l < len && l > 0 && (s[l] & 0xc0) == 0x80)
+				l--;
+			buf_puts(b, n++ ? " | " : "");
+			buf_add(b, s, l);
+			if (l < len)
+				buf_puts(b, "...");
+		}
+		s = e ? e + 1 : NULL;
+	}
+}
+
 /* The error lines in text that start with prefix, each once, into b. */
 static void
 error_lines(const char *text, const char *prefix, struct buf *b, int *said)
@@ -432,6 +487,13 @@ kf_prog_failed(struct kf_diag *d, const cJSON *rec)
 		return 0;
 	buf_printf(&b, "The program failed: its run%s%s %s", pass && npass > 1 ? " of pass " : "",
 	    pass && npass > 1 ? pass : "", how.s);
+	/* Its own words first: what an assert or exception said. */
+	own_errors(kf_str(run, "stderr"), &t);
+	if (t.len == 0)
+		own_errors(kf_str(run, "stdout"), &t);
+	if (t.len)
+		buf_printf(&b, ". It said: \"%s\"", t.s);
+	buf_reset(&t);
 	tool_errors(rec, run, &t);
 	if (t.len)
 		buf_printf(&b, ". %s said: %s", prof ? prof : "The profiler", t.s);

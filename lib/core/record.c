@@ -30,6 +30,27 @@ static char where_buf[512];
 static int status;
 static int unbuffered;
 static int out_failed;
+static volatile sig_atomic_t interrupted;
+
+static void
+on_interrupt(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+void
+kf_in_finish_on_interrupt(void)
+{
+	struct sigaction sa = { .sa_handler = on_interrupt, .sa_flags = SA_RESTART }, old;
+
+	if (isatty(STDIN_FILENO))
+		return;
+	sigemptyset(&sa.sa_mask);
+	/* An interrupt ignored already (a background job) stays ignored. */
+	if (sigaction(SIGINT, NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+		sigaction(SIGINT, &sa, NULL);
+}
 
 const char *
 kf_where(void)
@@ -372,7 +393,7 @@ kf_finish(void)
 			kf_warn("write error on standard output: %s", strerror(out_failed));
 		return 1;
 	}
-	return status;
+	return interrupted ? 128 + SIGINT : status;
 }
 
 const char *

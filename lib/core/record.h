@@ -73,6 +73,11 @@ cJSON *kf_in_next(struct kf_in *in);
  * "data"; kf-feedback: each ncu launch's metric sections and rules). */
 void kf_in_keep(struct kf_in *in, const char *const *paths);
 void kf_in_close(struct kf_in *in);
+/* A stage after kf-run: an interrupt (SIGINT: a terminal's ^C reaches the
+ * whole pipeline) does not stop it while its input is not a terminal. It
+ * reads to the end of what the stages before it write (kf-run's record of
+ * what was interrupted among it), and kf_finish() then returns 130. */
+void kf_in_finish_on_interrupt(void);
 /* One line of input (its line end may be left on), parsed as kf_in_next()
  * does: the record, NULL for a blank line, or an error record. For readers
  * that cannot block in stdio (kf-run). file is NULL for standard input;
@@ -149,7 +154,8 @@ void kf_fail_hint(cJSON *rec, const char *fmt, ...)
 const cJSON *kf_error(const cJSON *rec);
 
 /* Flush and check standard output; return the exit status for main():
- * 0, or 1 when a record was marked or output failed. */
+ * 0, or 1 when a record was marked or output failed; 130 after an
+ * interrupt that kf_in_finish_on_interrupt() held off. */
 int kf_finish(void);
 /* Make the exit status at least 1 (an error reported some other way). */
 void kf_set_failed(void);

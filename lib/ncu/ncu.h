@@ -56,6 +56,9 @@ int ncu_timing_rank(const cJSON *data, struct kf_rank *rank);
 /* What the timing run covered, and the chosen kernels the detailed run
  * missed, and why. */
 void ncu_timing_say(struct kf_fb *fb, const cJSON *data, size_t nl);
+/* profiler_failed, when ncu's detailed run of a --top run failed, hung or
+ * was stopped while the program's own run, the timing run, was clean. */
+void ncu_profiler_failed(struct kf_fb *fb, const cJSON *data);
 /* The feedback of a --top run whose detailed run profiled nothing; 0 when
  * data has no timing run. */
 int ncu_timing_only(struct kf_fb *fb, const cJSON *data);

@@ -1274,6 +1274,7 @@ ncu_feedback(const cJSON *rec, struct kf_fb *fb)
 			l[nl].ns = 0;
 		nl++;
 	}
+	ncu_profiler_failed(fb, data);
 	if (nl == 0 && ncu_timing_only(fb, data)) {
 		free(l);
 		return;

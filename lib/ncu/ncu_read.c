@@ -1060,7 +1060,10 @@ emit_end(struct ncu_reader *r)
 	if (r->l.nuls)
 		note(r, "%ld NUL byte%s dropped", r->l.nuls, r->l.nuls == 1 ? "" : "s");
 	printf("],\"kernel_count\":%ld", r->kernels);
-	if (app_error(r, &code)) {
+	/* With a timing run (kf-wrap --top) the program's status is that run's,
+	 * kf-ncu's own (run.exit_code): ncu's word on a detailed run, or on an
+	 * attempt of it that failed, is the profiler's. */
+	if (r->timing == NULL && app_error(r, &code)) {
 		printf(",\"app_exit_code\":%ld", code);
 		note(r, "the profiled program exited with status %ld (ncu: \"The "
 		    "application returned an error code\"), yet the %ld kernel launch%s "

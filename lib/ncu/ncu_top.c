@@ -963,11 +963,15 @@ ncu_timing_data(struct ncu_timing *t, long profiled, const cJSON *msgs)
 	}
 	run = t->run ? cJSON_Duplicate(t->run, 1) : cJSON_CreateObject();
 	kf_set_num(run, "profiled", (double)profiled);
+	/* ncu's own words: its first error, else that the program under it
+	 * returned an error code (the status, said already) */
 	cJSON_ArrayForEach(m, msgs)
 		if (strcmp(kf_str(m, "level") ? kf_str(m, "level") : "", "error") == 0 &&
-		    kf_str(m, "text") && !strstr(kf_str(m, "text"), "returned an error code")) {
+		    kf_str(m, "text") && (!kf_str(run, "ncu_error") ||
+		    strstr(kf_str(run, "ncu_error"), "returned an error code"))) {
 			kf_set_str(run, "ncu_error", kf_str(m, "text"));
-			break;
+			if (!strstr(kf_str(m, "text"), "returned an error code"))
+				break;
 		}
 	cJSON_AddItemToObject(o, "detailed_run", run);
 	cJSON_AddBoolToObject(o, "truncated", cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
@@ -1111,6 +1115,32 @@ run_what(const cJSON *t, struct buf *b)
 		buf_printf(b, " (ncu: \"%s\")", err);
 }
 
+static void attempt_what(const cJSON *a, struct buf *b);
+
+/* A detailed run that ended well after attempts that did not: which, and
+ * how they ended (what failed is not left unsaid). */
+static void
+retried_say(struct kf_fb *fb, const cJSON *t)
+{
+	const cJSON *r = kf_obj(t, "detailed_run"), *a;
+	struct buf b = {0};
+	int n = 0;
+
+	if (strcmp(kf_str(r, "status") ? kf_str(r, "status") : "", "ok") != 0)
+		return;
+	cJSON_ArrayForEach(a, kf_arr(r, "attempts")) {
+		buf_puts(&b, n++ ? "; another " : "Note: ncu's detailed run was tried first held "
+		    "beside the timing run (ncu --mode launch, then attach), where it ");
+		attempt_what(a, &b);
+	}
+	if (n == 0)
+		return;
+	buf_puts(&b, "; it was run again after the timing run, and the details below are "
+	    "from that run.");
+	kf_fb_add_buf(fb, FB_KEY, &b);
+	buf_free(&b);
+}
+
 void
 ncu_timing_say(struct kf_fb *fb, const cJSON *data, size_t nl)
 {
@@ -1145,6 +1175,7 @@ ncu_timing_say(struct kf_fb *fb, const cJSON *data, size_t nl)
 		buf_printf(&b, "the details below come from %zu profiled launch%s.", nl,
 		    nl == 1 ? "" : "es");
 	kf_fb_add_buf(fb, FB_KEY, &b);
+	retried_say(fb, t);
 	run_what(t, &what);
 	cJSON_ArrayForEach(c, missing) {
 		char *s = kf_kernel_short(c->valuestring, 60);
@@ -1154,6 +1185,12 @@ ncu_timing_say(struct kf_fb *fb, const cJSON *data, size_t nl)
 		else if (what.len)
 			buf_printf(&b, "Note: the detailed run %s before it profiled these "
 			    "kernels chosen from the timing run, so they have no details: ", what.s);
+		else if (kf_str(kf_obj(t, "detailed_run"), "xla_flags_added"))
+			buf_printf(&b, "Note: the detailed run ran with XLA_FLAGS+=\"%s\" (ncu "
+			    "crashed on XLA's command buffers and autotuning), and with them XLA "
+			    "chose other kernels than in the timing run for these, chosen from it, "
+			    "so they have no details: ",
+			    kf_str(kf_obj(t, "detailed_run"), "xla_flags_added"));
 		else
 			buf_puts(&b, "Note: the program runs twice (timing, then details), and "
 			    "these kernels chosen from the timing run did not run in the "
@@ -1263,4 +1300,96 @@ ncu_timing_only(struct kf_fb *fb, const cJSON *data)
 	buf_free(&what);
 	buf_free(&b);
 	return 1;
+}
+
+/* How one attempt of the detailed run ended, into b: "exited with status 11
+ * (SIGSEGV) after 5 s", "was stopped at kf-ncu's limit of 142 s", "was
+ * stopped from outside after 30 s". */
+static void
+attempt_what(const cJSON *a, struct buf *b)
+{
+	const char *st = kf_str(a, "status");
+	double code = kf_num(a, "exit_code", 0), s = kf_num(a, "seconds", 0);
+
+	if (st && strcmp(st, "timeout") == 0)
+		buf_printf(b, "was stopped at kf-ncu's limit of %.0f s for it "
+		    "(KF_NCU_DETAIL_TIMEOUT; by default twice the timing run's %.0f s, plus 120 s)",
+		    kf_num(a, "limit_s", s), kf_num(a, "timing_s", 0));
+	else if (st && strcmp(st, "stopped") == 0)
+		buf_printf(b, "was stopped from outside after %.0f s (kf-run's --timeout or "
+		    "an interrupt)", s);
+	else
+		buf_printf(b, "exited with status %.0f%s%s%s after %.0f s%s", code,
+		    code > 128 ? " (" : "", code > 128 ? signame_of(code - 128) : "",
+		    code > 128 ? ")" : "", s, cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(a,
+		    "report")) ? " and left no report" : "");
+}
+
+void
+ncu_profiler_failed(struct kf_fb *fb, const cJSON *data)
+{
+	const cJSON *t = kf_obj(data, "timing"), *r = kf_obj(t, "detailed_run"), *a;
+	const char *st = kf_str(r, "status"), *err = kf_str(r, "ncu_error");
+	const char *xla = kf_str(r, "xla_flags_added");
+	double chosen = cJSON_GetArraySize(kf_arr(t, "chosen"));
+	double missing = cJSON_GetArraySize(kf_arr(t, "missing"));
+	double profiled = chosen - missing;
+	struct buf b = {0};
+	struct kf_finding *f;
+	int n = 0;
+
+	/* The program's own run is the timing run: only when it was clean
+	 * (kf-ncu says so: timing_exit_code) is the failure the profiler's. */
+	if (st == NULL || strcmp(st, "ok") == 0 ||
+	    !cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(r, "timing_exit_code")) ||
+	    kf_num(r, "timing_exit_code", 1) != 0)
+		return;
+	if (profiled < 0 || chosen == 0)
+		profiled = 0;
+	buf_printf(&b, "ncu's detailed run failed, not the program: the program's own run "
+	    "(the timing run, %s) exited with status 0 after %.0f s, and ncu's detailed run "
+	    "of it%s ", strcmp(kf_str(r, "timing") ? kf_str(r, "timing") : "", "trace") == 0 ?
+	    "under kf's tracer" : "under ncu", kf_num(r, "timing_s", 0),
+	    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "overlapped")) ?
+	    " (held beside the timing run, then attached to)" : " (after the timing run)");
+	attempt_what(r, &b);
+	if (err)
+		buf_printf(&b, " (ncu: \"%s\")", err);
+	cJSON_ArrayForEach(a, kf_arr(r, "attempts")) {
+		buf_puts(&b, n++ ? "; and one " : ". kf tried it first held beside the timing "
+		    "run (ncu --mode launch, then attach), where it ");
+		attempt_what(a, &b);
+	}
+	if (xla)
+		buf_printf(&b, ". Its kernels are XLA's, so it ran with XLA_FLAGS+=\"%s\" "
+		    "(XLA's command buffers, CUDA graphs, crashed ncu's detailed run on an H200)",
+		    xla);
+	buf_printf(&b, ". The timing run's ranking of all %.0f launches is whole; ",
+	    kf_num(t, "launches", 0));
+	if (profiled > 0)
+		buf_printf(&b, "%.0f of the %.0f kernels chosen have ncu's details, the other "
+		    "%.0f none", profiled, chosen, missing);
+	else
+		buf_puts(&b, "no kernel has ncu's details");
+	f = kf_diag_add(&fb->diag, KF_PROFILER_FAILED, NULL, NAN, "%s", b.s);
+	kf_finding_ev(f, "detailed_run.exit_code", kf_num(r, "exit_code", 0), NULL);
+	kf_finding_ev(f, "detailed_run.seconds", kf_num(r, "seconds", 0), "s");
+	if (strcmp(st, "timeout") == 0)
+		kf_finding_ev(f, "detailed_run.limit_s", kf_num(r, "limit_s", 0), "s");
+	kf_finding_ev(f, "detailed_run.timing_exit_code", 0, NULL);
+	kf_finding_ev(f, "detailed_run.timing_s", kf_num(r, "timing_s", 0), "s");
+	kf_finding_ev(f, "timing.launches", kf_num(t, "launches", 0), NULL);
+	kf_finding_ev(f, "kernels detailed", profiled, NULL);
+	if (strcmp(st, "timeout") == 0)
+		kf_finding_fix(f, "give the detailed run more time (KF_NCU_DETAIL_TIMEOUT=SECONDS "
+		    "in kf's environment) or detail fewer kernels (--top 1); the timing run's "
+		    "ranking needs no second run");
+	else if (strcmp(st, "stopped") == 0)
+		kf_finding_fix(f, "give kf-run a longer --timeout (kf -t SECONDS): the detailed "
+		    "run needs about the timing run's time plus ncu's replay of each chosen kernel");
+	else
+		kf_finding_fix(f, "the program is not at fault: detail fewer kernels (--top 1), or "
+		    "run ncu on it by hand (the command in the record's argv) to see where ncu "
+		    "fails; the timing run's ranking needs no second run");
+	buf_free(&b);
 }

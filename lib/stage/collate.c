@@ -268,3 +268,57 @@ kf_collator_free(struct kf_collator *c)
 	kf_map_free(&c->jobs);
 	free(c);
 }
+
+/* Splitting a job back into its passes */
+
+/* Fields of a job's record that its stages after kf-read made: re-reading
+ * makes them again. */
+static const char *const made_after_read[] = {
+	"passes", "collated", "analysis", "feedback", "data", "error", NULL,
+};
+
+static int
+made_after(const char *key)
+{
+	int i;
+
+	for (i = 0; made_after_read[i]; i++)
+		if (strcmp(key, made_after_read[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/* An error of a stage before kf-read: nothing was left to re-read. */
+static int
+before_read(const cJSON *e)
+{
+	const char *st = kf_str(e, "stage");
+
+	return st && (strcmp(st, "kf-select") == 0 || strcmp(st, "kf-wrap") == 0 ||
+	    strcmp(st, "kf-run") == 0);
+}
+
+cJSON *
+kf_job_passes(const cJSON *rec)
+{
+	const cJSON *passes = kf_arr(rec, "passes"), *p, *c;
+	cJSON *out, *one;
+	int n = cJSON_GetArraySize(passes);
+
+	if (n == 0 || cJSON_GetObjectItemCaseSensitive(rec, "output_dir"))
+		return NULL;
+	out = cJSON_CreateArray();
+	cJSON_ArrayForEach(p, passes) {
+		one = cJSON_CreateObject();
+		for (c = rec->child; c; c = c->next)
+			if (c->string && !made_after(c->string))
+				cJSON_AddItemToObject(one, c->string, cJSON_Duplicate(c, 1));
+		for (c = p->child; c; c = c->next)
+			if (c->string && strcmp(c->string, "status") != 0 &&
+			    (strcmp(c->string, "error") != 0 || before_read(c)))
+				kf_set(one, c->string, cJSON_Duplicate(c, 1));
+		kf_set_num(one, "passes_total", n);
+		cJSON_AddItemToArray(out, one);
+	}
+	return out;
+}

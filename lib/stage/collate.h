@@ -23,6 +23,14 @@ extern const char *const kf_collate_keep[];
  * and "collated", or the error of its passes when none of them is good. */
 cJSON *kf_collate_job(cJSON **recs, int n);
 
+/* A job's record as kf-collate (or kf-feedback) wrote it, split back into
+ * one pass record for each of its "passes": the job's fields, the pass's
+ * (its name, output_dir, run, and an error of a stage before kf-read) and
+ * passes_total, for kf-read to read again (a saved final record keeps the
+ * run's status). NULL when rec has no passes or has an output_dir of its
+ * own (a pass record). The array is the caller's. */
+cJSON *kf_job_passes(const cJSON *rec);
+
 struct kf_collator;
 struct kf_collator *kf_collator_new(void);
 /* Add a pass record: the job's merged record when this was its last pass,
