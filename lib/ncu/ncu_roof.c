@@ -613,6 +613,7 @@ ncu_roof_say(struct kf_fb *fb, const cJSON *k, const cJSON *gpu, cJSON *focus,
 
 	if (ri == NULL || !roof_compute(ri, gpu, r))
 		return 0;
+	r->gpu = gpu;
 	roof_input(ri, "sm__pipe_tensor_cycles_active" ACTIVE, &tp);
 	say_roofline(&b, r, tp, kf_num(sol, "compute_sm_pct", NAN), kf_num(sol, "memory_pct", NAN));
 	kf_fb_add_buf(fb, FB_KEY, &b);
