@@ -310,14 +310,14 @@ bound_impact(struct kf_finding *f, const cJSON *k, const struct ncu_roof *r, str
 		buf_printf(what, "; on the tensor cores (TF32, %.1f TFLOP/s peak, share/kf/gpus.json) "
 		    "its %.1f TFLOP/s of FP32 matrix math would take %.0f%% of this time",
 		    tf32 / 1e12, r->flops / 1e12, 100 * r->flops / tf32);
-		kf_finding_impact(f, 100 * (1 - r->flops / tf32), "1 - achieved FLOP/s / %s's "
-		    "TENSOR_TF32_TFLOPS (%.1f TFLOP/s, share/kf/gpus.json): the same FLOPs at the "
+		kf_finding_impact(f, 100 * (1 - r->flops / tf32), "100 x (1 - achieved FLOP/s / %s's "
+		    "TENSOR_TF32_TFLOPS, %.1f TFLOP/s in share/kf/gpus.json): the same FLOPs at the "
 		    "tensor cores' TF32 peak", kf_str(r->gpu, "name"), tf32 / 1e12);
 	} else if (strcmp(u->unit, "fp64") == 0 && isfinite(fp32) && isfinite(fp64) && fp64 < fp32) {
 		buf_printf(what, "; in FP32 (%.0f TFLOP/s peak against FP64's %.0f, "
 		    "share/kf/gpus.json) the same math would take %.0f%% of this time",
 		    fp32, fp64, 100 * fp64 / fp32);
-		kf_finding_impact(f, 100 * (1 - fp64 / fp32), "1 - FP64_TFLOPS / FP32_TFLOPS of "
+		kf_finding_impact(f, 100 * (1 - fp64 / fp32), "100 x (1 - FP64_TFLOPS / FP32_TFLOPS) of "
 		    "%s (share/kf/gpus.json): the same math at the FP32 peak", kf_str(r->gpu, "name"));
 	} else {
 		if (strcmp(u->unit, "tensor") == 0)
