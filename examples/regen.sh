@@ -6,6 +6,7 @@
 #   h200-chain/JOB.json, .feedback.txt          from examples/h200-chain/JOB/ncu.000
 #   h200-sweep/JOB.json, .feedback.txt, summary.tsv   from h200-sweep/runs/
 #   h200-pages/KERNEL.feedback.txt              from tests/fixtures/ncu-h200-pages/KERNEL
+#   h200-defects/JOB.feedback.txt               from tests/fixtures/ncu-h200-defects/JOB
 #   report.html                                 kf-report of h200-chain and h200
 # A final record is remade from its own recorded fields (the job, the
 # worker, the pass's output_dir and run): kf-read | kf-collate |
@@ -60,6 +61,24 @@ for d in tests/fixtures/ncu-h200-pages/*/; do
 	jq -cn --arg id "$k" --arg d "${d%/}" '{id: $id, profiler: "ncu", output_dir: $d}' |
 		kf-read 2>/dev/null | kf-collate | kf-feedback --text \
 		>"$dest/h200-pages/$k.feedback.txt" || true
+done
+
+# the defect kernels' pages are gzipped: unpacked into a scratch folder
+# named as the job, whose path the texts never print
+mkdir -p "$dest/h200-defects"
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+for d in tests/fixtures/ncu-h200-defects/*/; do
+	k=${d%/}
+	k=${k##*/}
+	ls "$d"*.csv.gz >/dev/null 2>&1 || continue
+	mkdir -p "$scratch/$k"
+	for f in "$d"*.csv.gz; do
+		gzip -dc "$f" >"$scratch/$k/$(basename "$f" .gz)"
+	done
+	jq -cn --arg id "$k" --arg d "$scratch/$k" '{id: $id, profiler: "ncu", output_dir: $d}' |
+		kf-read 2>/dev/null | kf-collate | kf-feedback --text |
+		sed 1d >"$dest/h200-defects/$k.feedback.txt" || true
 done
 
 kf-report -T 'kf report: examples/h200 and h200-chain (real H200 captures)' \

@@ -125,10 +125,12 @@ kinds() {
 	# the raw page's own number
 	run bash -c 'gzip -dc "$1" | awk -F"\",\"" "NR == 1 { for (i = 1; i <= NF; i++) if (\$i == \"lts__throughput.avg.pct_of_peak_sustained_elapsed\") c = i } NR == 3 { printf \"%.1f\\n\", \$c }"' _ "$DFIX/strided_fix/ncu_raw.csv.gz"
 	assert_output 64.0
-	# a verdict that agrees with the rule says nothing more
+	# a verdict that agrees with the rule says nothing more: DRAM at its
+	# roof (81.2%) under L2's 95.8%, where ncu's rule says to start
 	replay_job strided
 	run jq -r .feedback "$BATS_TEST_TMPDIR/strided.json"
-	assert_line 'Verdict: memory-bound on L2, at 95.8% of its peak.'
+	assert_line --partial 'Start by analyzing DRAM in the Memory Workload Analysis section.'
+	assert_line 'Verdict: memory-bound on DRAM, at 81.2% of its peak.'
 }
 
 @test "fixes: a Speed Of Light figure over 60% that no pipe or level reaches: the verdict says the two disagree" {

@@ -734,8 +734,8 @@ say_throughput(struct kf_fb *fb, const cJSON *k, cJSON *focus)
  * test, which a level over 60% under a Memory Throughput below it parts
  * from: cuDNN's bn_fw_inf with L2 at 69.1% and Memory Throughput 50.5%).
  * The memory level named is the busiest, DRAM over the caches its bytes
- * pass through within 10 points (a float4 copy at 81% of DRAM and 87% of
- * L2 is DRAM-bound, where ncu's rule says to start). The diagnosis
+ * pass through within 10 points or at its roof (a float4 copy at 81% of
+ * DRAM and 87% of L2 is DRAM-bound, where ncu's rule says to start). The diagnosis
  * (sol_diag) and the core's limiter (say_limiter) both say this one
  * verdict. The threshold is NCU_NEAR_PEAK, the one the roofline's
  * verdict uses. */
@@ -783,7 +783,7 @@ sol_verdict(const cJSON *tp, struct sol_verdict *v)
 		double dram = kf_num(tp, "dram_pct", NAN);
 
 		if (lunit && strcmp(lunit, "dram") != 0 && dram >= NCU_NEAR_PEAK &&
-		    dram >= v->level - 10) {
+		    (dram >= v->level - 10 || dram >= NCU_AT_ROOF)) {
 			v->level = dram;
 			lunit = "dram";
 			lkey = "dram_pct";
