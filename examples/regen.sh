@@ -3,6 +3,8 @@
 # recorded profiler output with the programs of this build (bin/), no GPU
 # needed; `make examples` runs it. DEST (default: examples) receives
 #   h200/JOB.json, h200/JOB.feedback.txt        from examples/h200/JOB/ncu.000
+#   h200/ops/OP.json, .feedback.txt, summary.tsv, check.tsv
+#                                               from h200/ops/runs/ (once recorded)
 #   h200-chain/JOB.json, .feedback.txt          from examples/h200-chain/JOB/ncu.000
 #   h200-sweep/JOB.json, .feedback.txt, summary.tsv   from h200-sweep/runs/
 #   h200-pages/KERNEL.feedback.txt              from tests/fixtures/ncu-h200-pages/KERNEL
@@ -48,6 +50,13 @@ records() {
 }
 
 records h200
+# the single-op sweep, once its records are recorded (examples/h200/ops/run.sh)
+if ls examples/h200/ops/*.json >/dev/null 2>&1; then
+	records h200/ops
+	kf-sweep-summary "$dest/h200/ops" $(jq -r .id examples/h200/ops/jobs.jsonl) \
+		>"$dest/h200/ops/summary.tsv"
+	sh examples/h200/ops/check.sh "$dest/h200/ops" >"$dest/h200/ops/check.tsv" || true
+fi
 records h200-chain
 records h200-sweep
 # the sweep's summary, in the order of its jobs
