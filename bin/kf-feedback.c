@@ -42,9 +42,6 @@ static const char help[] =
 
 static int no_collated;	/* --no-collated: leave the profile data out */
 
-static const char *const intro =
-	"Your code has been analysed with a profiler. Here is a summary of the results:";
-
 static void
 explain_error(const cJSON *rec, struct kf_fb *fb)
 {
@@ -111,7 +108,6 @@ feedback_one(cJSON *rec, const struct kf_fb_opts *opt, int text_only)
 		kf_fail(rec, "bad_record", "no \"collated\" object: run kf-read and kf-collate first");
 		explain_error(rec, &fb);
 	} else {
-		kf_fb_add(&fb, FB_DETAIL, "%s", intro);
 		kf_set_str(fb.analysis, "status", "ok");
 		kf_fb_say_run(&fb, rec);
 		p->feedback(rec, &fb);

@@ -3,9 +3,12 @@
 # recorded profiler output with the programs of this build (bin/), no GPU
 # needed; `make examples` runs it. DEST (default: examples) receives
 #   h200/JOB.json, h200/JOB.feedback.txt        from examples/h200/JOB/ncu.000
+#   h200/ops/OP.json, .feedback.txt, summary.tsv, check.tsv
+#                                               from h200/ops/runs/ (once recorded)
 #   h200-chain/JOB.json, .feedback.txt          from examples/h200-chain/JOB/ncu.000
 #   h200-sweep/JOB.json, .feedback.txt, summary.tsv   from h200-sweep/runs/
 #   h200-pages/KERNEL.feedback.txt              from tests/fixtures/ncu-h200-pages/KERNEL
+#   h200-defects/JOB.feedback.txt               from tests/fixtures/ncu-h200-defects/JOB
 #   report.html                                 kf-report of h200-chain and h200
 # A final record is remade from its own recorded fields (the job, the
 # worker, the pass's output_dir and run): kf-read | kf-collate |
@@ -47,6 +50,13 @@ records() {
 }
 
 records h200
+# the single-op sweep, once its records are recorded (examples/h200/ops/run.sh)
+if ls examples/h200/ops/*.json >/dev/null 2>&1; then
+	records h200/ops
+	kf-sweep-summary "$dest/h200/ops" $(jq -r .id examples/h200/ops/jobs.jsonl) \
+		>"$dest/h200/ops/summary.tsv"
+	sh examples/h200/ops/check.sh "$dest/h200/ops" >"$dest/h200/ops/check.tsv" || true
+fi
 records h200-chain
 records h200-sweep
 # the sweep's summary, in the order of its jobs
@@ -60,6 +70,24 @@ for d in tests/fixtures/ncu-h200-pages/*/; do
 	jq -cn --arg id "$k" --arg d "${d%/}" '{id: $id, profiler: "ncu", output_dir: $d}' |
 		kf-read 2>/dev/null | kf-collate | kf-feedback --text \
 		>"$dest/h200-pages/$k.feedback.txt" || true
+done
+
+# the defect kernels' pages are gzipped: unpacked into a scratch folder
+# named as the job, whose path the texts never print
+mkdir -p "$dest/h200-defects"
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+for d in tests/fixtures/ncu-h200-defects/*/; do
+	k=${d%/}
+	k=${k##*/}
+	ls "$d"*.csv.gz >/dev/null 2>&1 || continue
+	mkdir -p "$scratch/$k"
+	for f in "$d"*.csv.gz; do
+		gzip -dc "$f" >"$scratch/$k/$(basename "$f" .gz)"
+	done
+	jq -cn --arg id "$k" --arg d "$scratch/$k" '{id: $id, profiler: "ncu", output_dir: $d}' |
+		kf-read 2>/dev/null | kf-collate | kf-feedback --text |
+		sed 1d >"$dest/h200-defects/$k.feedback.txt" || true
 done
 
 kf-report -T 'kf report: examples/h200 and h200-chain (real H200 captures)' \

@@ -48,14 +48,21 @@ core_keys='.analysis.focus | [has("name"), has("short_name"), has("total_ns"), h
 		.focus.limiter.pct == .focus.throughput.l1tex_pct, .focus.limiter.metric,
 		.diagnosis[0].kind, .diagnosis[0].unit]' "$T/n.json"
 	assert_output '["memory","l1",true,"l1tex_pct","memory_bound","l1"]'
-	# below 60% on both: latency, as the rule's text says
+	# Compute (SM) 22.3% and Memory Throughput 51.5% below 60%, L2 at
+	# 70.6% over it: memory-bound on L2, as the raw page's units would say
+	# (its ResNet-18 launch with the raw page, h200-chain's resnet18-top3),
+	# where the rule's text weighs Memory Throughput alone and says latency
 	mkdir -p "$T/r"
 	cp "$FIX/ncu-h200/detailed-resnet18-plain.csv" "$T/r/ncu_report.csv"
 	replay r ncu "$T/r" | kf-read | kf-collate | kf-feedback >"$T/r.json"
-	run jq -c '.analysis | [.focus.limiter.bound, (.diagnosis | map(.kind) | index("latency_bound") != null)]' "$T/r.json"
-	assert_output '["latency",true]'
+	run jq -c '.analysis | [.focus.limiter.bound, .focus.limiter.unit, .focus.limiter.pct, .focus.throughput.memory_pct, .diagnosis[1].kind, .diagnosis[1].unit]' "$T/r.json"
+	assert_output '["memory","l2",70.64,51.55,"memory_bound","l2"]'
 	run jq -r '.analysis.focus.bottleneck' "$T/r.json"
 	assert_output --partial 'below 60.0% of peak typically indicate latency issues'
+	# below 60% on every figure: latency, as the rule's text says
+	ncu_fb reduce_atomic >"$T/a.json"
+	run jq -c '.analysis | [.focus.limiter.bound, ([.focus.throughput[]] | max < 60), .diagnosis[0].kind]' "$T/a.json"
+	assert_output '["latency",true,"latency_bound"]'
 }
 
 @test "ncu with the raw page: the roof's first point is the roofline's own numbers" {

@@ -165,15 +165,17 @@ replay_rec() {
 		cmp -s "$BATS_TEST_TMPDIR/ex/$f" "examples/$f" ||
 			fail "examples/$f is not what the build prints (run make examples): $(diff "examples/$f" "$BATS_TEST_TMPDIR/ex/$f" | head -n 20)"
 	done < <(cd "$BATS_TEST_TMPDIR/ex" && find . -type f | sed 's|^\./||' | sort)
-	# 23 + 3 + 6 jobs with a record and a text, the summary, 5 pages, the report
-	[ "$n" -eq 71 ] || fail "$n files"
+	# 23 + 3 + 6 jobs with a record and a text, the summary, 5 pages, 22
+	# defect kernels' texts, the report
+	[ "$n" -eq 93 ] || fail "$n files"
 	# nothing of the run itself: no path of this build or of the folder it
 	# ran in (the recorded profiles' own source paths are data)
 	! grep -rlF -e "$TOP/bin" -e "$TOP/share" -e "$TOP/tests" -e "$BATS_TEST_TMPDIR" \
 		"$BATS_TEST_TMPDIR/ex" || fail "an absolute path"
 	# every committed text has its generator
 	for f in examples/h200/*.feedback.txt examples/h200-chain/*.feedback.txt \
-		examples/h200-sweep/*.feedback.txt examples/h200-pages/*.feedback.txt; do
+		examples/h200-sweep/*.feedback.txt examples/h200-pages/*.feedback.txt \
+		examples/h200-defects/*.feedback.txt; do
 		[ -f "$BATS_TEST_TMPDIR/ex/${f#examples/}" ] || fail "nothing makes $f"
 	done
 }

@@ -125,10 +125,12 @@ kinds() {
 	# the raw page's own number
 	run bash -c 'gzip -dc "$1" | awk -F"\",\"" "NR == 1 { for (i = 1; i <= NF; i++) if (\$i == \"lts__throughput.avg.pct_of_peak_sustained_elapsed\") c = i } NR == 3 { printf \"%.1f\\n\", \$c }"' _ "$DFIX/strided_fix/ncu_raw.csv.gz"
 	assert_output 64.0
-	# a verdict that agrees with the rule says nothing more
+	# a verdict that agrees with the rule says nothing more: DRAM at its
+	# roof (81.2%) under L2's 95.8%, where ncu's rule says to start
 	replay_job strided
 	run jq -r .feedback "$BATS_TEST_TMPDIR/strided.json"
-	assert_line 'Verdict: memory-bound on L2, at 95.8% of its peak.'
+	assert_line --partial 'Start by analyzing DRAM in the Memory Workload Analysis section.'
+	assert_line 'Verdict: memory-bound on DRAM, at 81.2% of its peak.'
 }
 
 @test "fixes: a Speed Of Light figure over 60% that no pipe or level reaches: the verdict says the two disagree" {
@@ -145,4 +147,106 @@ kinds() {
 	run jq -r .feedback "$BATS_TEST_TMPDIR/split.json"
 	assert_line '  - Compute (SM) Throughput: 76.1%'
 	assert_line "Verdict: no unit runs near its peak (the busiest is the FMA (FP32) pipe at 58.8%, under 60%): the kernel is latency-bound (the diagnosis above says on what its warps wait). ncu's Compute (SM) Throughput (76.1%) is at or over 60% while no pipe or level above is: the two disagree, and the profile cannot say which unit limits."
+}
+
+# unpack JOB NAME: JOB's pages into $BATS_TEST_TMPDIR/NAME, to change.
+unpack() {
+	local d="$BATS_TEST_TMPDIR/$2" f
+	mkdir -p "$d"
+	for f in "$DFIX/$1"/*.csv.gz; do
+		gzip -dc "$f" >"$d/$(basename "$f" .gz)"
+	done
+}
+
+# set_raw NAME METRIC VALUE: METRIC's value on NAME's raw page (every launch).
+set_raw() {
+	local d="$BATS_TEST_TMPDIR/$1"
+	awk -F'","' -v OFS='","' -v m="$2" -v v="$3" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == m) c = i }
+		NR >= 3 && c { $c = v } { print }' "$d/ncu_raw.csv" >"$d/raw" && mv "$d/raw" "$d/ncu_raw.csv"
+}
+
+# raw JOB METRIC: the value of METRIC on JOB's raw page.
+raw() {
+	gzip -dc "$DFIX/$1/ncu_raw.csv.gz" | awk -F'","' -v m="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == m) c = i }
+		NR == 3 { print $c }'
+}
+
+feedback_of() {
+	replay "$1" ncu "$BATS_TEST_TMPDIR/$1" | kf-read | kf-collate | kf-feedback >"$BATS_TEST_TMPDIR/$1.json"
+}
+
+@test "impact: the FP32 GEMM at the FMA pipe's roof gains most on the tensor cores: 1 - its FLOP/s over TF32's peak, before 13% of bank conflicts" {
+	replay_job gemm-fp32
+	# 51.1 TFLOP/s of FP32 FMA against the H200's TENSOR_TF32_TFLOPS
+	run jq -c '.analysis | [.diagnosis[0].kind, .diagnosis[0].unit, .diagnosis[0].impact_pct == ((1 - .focus.roof.achieved_flops / 494.5e12) * 1000 | round / 10), .diagnosis[0].impact_pct]' "$BATS_TEST_TMPDIR/gemm-fp32.json"
+	assert_output '["compute_bound","fma",true,89.7]'
+	run jq -r '.analysis.diagnosis[0].evidence[-1].metric' "$BATS_TEST_TMPDIR/gemm-fp32.json"
+	assert_output "impact_pct: 100 x (1 - achieved FLOP/s / NVIDIA H200 141GB's TENSOR_TF32_TFLOPS, 494.5 TFLOP/s in share/kf/gpus.json): the same FLOPs at the tensor cores' TF32 peak"
+	run jq -r .feedback "$BATS_TEST_TMPDIR/gemm-fp32.json"
+	assert_line --index 1 --partial '1. Compute-bound on the FMA (FP32) pipe: 78.9% of its peak; on the tensor cores (TF32, 494.5 TFLOP/s peak, share/kf/gpus.json) its 51.1 TFLOP/s of FP32 matrix math would take 10% of this time (about 90% of its time at stake).'
+	# the same launch with 30% more shared wavefronts than ideal: the
+	# conflicts waste (w - ideal) / w of shared memory's 58.6% busy share
+	unpack gemm-fp32 conflicts
+	ideal=$(raw gemm-fp32 memory_l1_wavefronts_shared_ideal)
+	sh=$(raw gemm-fp32 l1tex__data_pipe_lsu_wavefronts_mem_shared.sum.pct_of_peak_sustained_elapsed)
+	w=$(awk -v i="$ideal" 'BEGIN { printf "%.0f", i * 1.3 }')
+	set_raw conflicts memory_l1_wavefronts_shared "$w"
+	feedback_of conflicts
+	want=$(awk -v w="$w" -v i="$ideal" -v s="$sh" 'BEGIN { printf "%.1f", (w - i) / w * s }')
+	run jq -c '[.analysis.diagnosis[] | [.kind, .impact_pct]]' "$BATS_TEST_TMPDIR/conflicts.json"
+	assert_output "[[\"compute_bound\",89.7],[\"shared_bank_conflict\",$want]]"
+	[ "$want" = 13.5 ]
+}
+
+@test "impact: the decode GEMM memory-bound on DRAM (100 - 90.8 at stake) leads a small grid of 128 blocks for 132 SMs (3.0)" {
+	replay_job gemm-decode
+	run jq -c '.analysis.diagnosis[0] | [.kind, .unit, .impact_pct, .evidence[-1].metric]' "$BATS_TEST_TMPDIR/gemm-decode.json"
+	assert_output "[\"memory_bound\",\"dram\",9.2,\"impact_pct: 100 - dram__bytes.sum.per_second / dram__bytes.sum.peak_sustained (headroom to the unit's roof)\"]"
+	unpack gemm-decode small-decode
+	set_raw small-decode launch__grid_size 128
+	feedback_of small-decode
+	run jq -c '[.analysis.diagnosis[] | [.kind, .impact_pct]]' "$BATS_TEST_TMPDIR/small-decode.json"
+	# 1 - 128 / 132 = 3.03%
+	assert_output '[["memory_bound",9.2],["small_grid",3]]'
+	run jq -r .feedback "$BATS_TEST_TMPDIR/small-decode.json"
+	assert_line --index 1 --partial '1. Memory-bound on DRAM: 90.8% of its peak; 4.37 TB/s of 4.81; at its roof: only fewer bytes gain more than its headroom (about 9% of its time at stake).'
+	assert_line --index 2 --partial '2. Small grid: 128 blocks for 132 SMs, so 4 SMs idle'
+}
+
+@test "impact: atomics lead the latency they cause; the limiter keeps the stall no cause explains" {
+	replay_job atomic
+	# drain 491337 and the atomic's line are the atomics'; short scoreboard,
+	# 226169 of 930675 samples, is the limiter's own
+	run jq -c '[.analysis.diagnosis[] | [.kind, .impact_pct]]' "$BATS_TEST_TMPDIR/atomic.json"
+	assert_output '[["atomic_contention",75.3],["latency_bound",24.3]]'
+	run jq -r '.analysis.diagnosis[1] | .evidence[-1].metric, .fix' "$BATS_TEST_TMPDIR/atomic.json"
+	assert_output 'impact_pct: smsp__pcsamp_warps_issue_stalled_short_scoreboard / smsp__pcsamp_sample_count (the samples that wait on the top stall reason that no other finding explains)
+fewer shared-memory round trips and transcendentals per result'
+	# without the source page (PyTorch's index_add_, cuBLAS: no line
+	# information), atomics that are half the global memory instructions
+	# are still the first finding, by the samples that wait on them
+	unpack atomic atomic-nolines
+	rm "$BATS_TEST_TMPDIR/atomic-nolines/ncu_source.csv"
+	feedback_of atomic-nolines
+	run jq -c '[.analysis.diagnosis[] | [.kind, .impact_pct]]' "$BATS_TEST_TMPDIR/atomic-nolines.json"
+	# (491337 drain + 1876 lg_throttle + 0 membar) / 930675
+	assert_output '[["atomic_contention",53],["latency_bound",24.3]]'
+	run jq -r '.analysis.diagnosis[0].what' "$BATS_TEST_TMPDIR/atomic-nolines.json"
+	assert_output 'Atomics: 50% of the global memory instructions are atomics (smsp__inst_executed_op_global_red, generic_atom), and 53% of the warp samples wait on the memory queue or at exit for them to drain'
+}
+
+@test "impact: at the tensor cores' roof the gain is small and named; every kernel-level finding has one or says why not" {
+	replay_job gemm-bf16
+	run jq -c '.analysis.diagnosis[0] | [.kind, .impact_pct]' "$BATS_TEST_TMPDIR/gemm-bf16.json"
+	assert_output '["compute_bound",3.1]'
+	run jq -r '.analysis.diagnosis[0].what' "$BATS_TEST_TMPDIR/gemm-bf16.json"
+	assert_output --partial 'at its roof, with no quicker unit at this precision: its gain is the 3.1% headroom'
+	for j in local fp64 barrier bank strided atomic diverge small local_fix fp64_fix barrier_fix bank_fix strided_fix atomic_fix diverge_fix small_fix gemm-fp8 gemm-tf32; do
+		replay_job "$j"
+		run jq -r '.analysis.diagnosis[] | select(.kernel != null) | select(.impact_pct == null and ([.evidence[].metric | startswith("impact_pct: not estimated")] | any | not)) | "\(.kind) has no impact_pct"' "$BATS_TEST_TMPDIR/$j.json"
+		assert_output ''
+		# sorted by impact, largest first
+		run jq -c '[.analysis.diagnosis[].impact_pct | select(. != null)] | . == (sort | reverse)' "$BATS_TEST_TMPDIR/$j.json"
+		assert_output true
+	done
 }

@@ -101,8 +101,12 @@ H200="$FIX/ncu-h200"
 	run text full
 	assert_line --partial '1. [OPT] MemoryCacheAccessPattern (estimated global speedup 43.2%): The memory access pattern for global loads from L1TEX might not be optimal.'
 	# [INF] HighPipeUtilization is not an optimisation rule: in
-	# analysis.rules, not in the list; MemoryL2Compression (0.22%) last.
-	assert_line --partial '4. [OPT] MemoryL2Compression'
+	# analysis.rules, not in the list; MemoryL2Compression (0.22%, and not
+	# actionable) after the ranked ones, apart and unnumbered.
+	assert_line --partial '3. [OPT] CPIStall'
+	refute_line --partial '4. [OPT]'
+	assert_line "Rules ncu reported that kf does not rank (not actionable by the kernel's author, share/kf/ncu_rules.tsv, or estimated under 1%):"
+	assert_line --partial '- [OPT] MemoryL2Compression (estimated global speedup 0.2%)'
 	refute_output --partial '[INF]'
 	refute_output --partial 'http'
 }
@@ -180,7 +184,7 @@ H200="$FIX/ncu-h200"
 	fb multi "$H200/detailed-multi.csv" --max-chars 800
 	run text multi
 	[ "${#output}" -le 800 ]
-	assert_line --index 1 --partial '1. Memory-bound: Memory Throughput 98.6% of its peak, the busiest level L1/TEX Cache Throughput 99.4% (Speed Of Light). Fix: '
+	assert_line --index 1 --partial '1. Memory-bound on L1/TEX: L1/TEX Cache Throughput 99.4% of its peak, Memory Throughput 98.6% (Speed Of Light); at its roof: only fewer bytes gain more than its headroom (about 1% of its time at stake). Fix: '
 	assert_line 'Kernel: sgemm_naive_k(const float *, const float *, float *, int)'
 	assert_line '  - DRAM Throughput: 0.3%'
 	refute_output --partial 'Kernels by total GPU time'
@@ -276,7 +280,10 @@ H200="$FIX/ncu-h200"
 		"$H200/detailed-copy.csv" >"$BATS_TEST_TMPDIR/nolevels.csv"
 	fb nolevels "$BATS_TEST_TMPDIR/nolevels.csv"
 	run text nolevels
-	assert_line --index 1 '1. Memory-bound: Memory Throughput 81.3% of its peak (Speed Of Light; the report names no memory level). Fix: move fewer bytes: fuse with the kernels around it, keep data on chip, smaller types (bf16 or fp8).'
+	# 100 - 81.32 = 18.68 at stake, the headroom to the memory's roof
+	assert_line --index 1 '1. Memory-bound: Memory Throughput 81.3% of its peak (Speed Of Light; the report names no memory level) (about 19% of its time at stake). Fix: move fewer bytes: fuse with the kernels around it, keep data on chip, smaller types (bf16 or fp8).'
+	run an nolevels '.diagnosis[0] | [.impact_pct, .evidence[-1].metric]'
+	assert_output "[18.7,\"impact_pct: 100 - Memory Throughput (headroom to the memory's roof)\"]"
 	run an nolevels '[.focus.limiter.bound, .focus.limiter.unit, .focus.limiter.pct, .diagnosis[0].kind, .diagnosis[0].unit]'
 	assert_output '["memory","memory",81.32,"memory_bound",null]'
 }

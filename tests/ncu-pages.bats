@@ -82,7 +82,10 @@ k0() {
 	# lts__throughput (the busiest L2 sub-unit).
 	assert_output --partial 'L2 throughput 19.1% of peak (its busiest sub-unit); L2 bytes 1.32 TB/s of 15.4 TB/s (8.6%)'
 	assert_output --partial 'Verdict: memory-bound on L1/TEX, at 99.4% of its peak.'
-	assert_output --partial '1. Memory-bound on L1/TEX: 99.4% of its peak. Fix: '
+	# at its roof: its headroom, 100 - 99.44, is what it gains at the same traffic
+	assert_output --partial '1. Memory-bound on L1/TEX: 99.4% of its peak; at its roof: only fewer bytes gain more than its headroom (about 1% of its time at stake). Fix: '
+	run an sg '.diagnosis[0] | [.impact_pct, .evidence[-1].metric]'
+	assert_output "[0.6,\"impact_pct: 100 - l1tex__throughput.avg.pct_of_peak_sustained_active (headroom to the unit's roof)\"]"
 	refute_output --partial "Roofline (ncu's SOLFPRoofline rule):"
 	refute_output --partial 'achieved 0% of'
 }

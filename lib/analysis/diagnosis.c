@@ -113,6 +113,29 @@ kf_finding_ev(struct kf_finding *f, const char *metric, double value, const char
 	f->nev++;
 }
 
+void
+kf_finding_impact(struct kf_finding *f, double pct, const char *fmt, ...)
+{
+	struct buf b = {0};
+	va_list ap;
+	size_t i;
+
+	buf_puts(&b, "impact_pct: ");
+	va_start(ap, fmt);
+	buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	f->impact_pct = isfinite(pct) ? fmax(0, fmin(100, pct)) : NAN;
+	for (i = 0; i < f->nev; i++)
+		if (strncmp(f->ev[i].metric, "impact_pct: ", 12) == 0) {
+			free(f->ev[i].metric);
+			f->ev[i].metric = buf_take(&b);
+			f->ev[i].value = round(f->impact_pct * 10) / 10;
+			return;
+		}
+	kf_finding_ev(f, b.s, round(f->impact_pct * 10) / 10, "%");
+	buf_free(&b);
+}
+
 struct kf_finding *
 kf_diag_find(const struct kf_diag *d, enum kf_find_kind kind)
 {

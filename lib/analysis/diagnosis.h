@@ -88,6 +88,12 @@ void kf_finding_fix(struct kf_finding *f, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void kf_finding_ev(struct kf_finding *f, const char *metric, double value,
     const char *unit);
+/* The finding's impact_pct (NAN: not known) and how it was estimated, as
+ * its evidence "impact_pct: <how>" with the value in % (null when NAN: the
+ * how then says why it cannot be estimated); how is printf-formatted. A
+ * second call replaces the first's. */
+void kf_finding_impact(struct kf_finding *f, double pct, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 /* The first finding of kind, or NULL. */
 struct kf_finding *kf_diag_find(const struct kf_diag *d, enum kf_find_kind kind);
 

@@ -6,8 +6,12 @@
  * impact_pct is the share of the launch's time at stake: the share of its
  * warp samples on the lines the cause holds (ncu samples warps at a fixed
  * interval, so samples are time), or for causes that waste a unit, the
- * wasted share of that unit's work times how busy it is. The limiter
- * itself has no impact (its cost is the whole kernel, not a part). Source
+ * wasted share of that unit's work times how busy it is. The limiter's
+ * is what its fix saves: a pipe's work moved to a faster unit (FP32
+ * matrix math onto the tensor cores, FP64 onto FP32), else the headroom to
+ * its unit's roof; a latency-bound kernel's, the share of the samples on
+ * its top stall reason (bound_impact, latency; man/kf.7). Every finding
+ * says how in its evidence "impact_pct: ...". Source
  * lines count once, in the kernel's own file: code inlined from a header
  * is in the header's block and at its call site. */
 #include <math.h>
@@ -15,6 +19,8 @@
 #include <string.h>
 
 #include "buf.h"
+#include "gpu_roofs.h"
+#include "mem.h"
 #include "ncu_diag.h"
 #include "ncu_pages.h"
 #include "record.h"
@@ -172,6 +178,59 @@ static const struct { const char *metric, *word, *fix; } reasons[] = {
 	{ "not_selected", "not selected (other warps issued)", NULL },
 };
 
+/* The stall reasons a cause finding of its own explains (with its line
+ * and change): their samples are that finding's, not the limiter's. */
+static int
+claimed(const struct kf_diag *d, const char *reason)
+{
+	if (strcmp(reason, "barrier") == 0)
+		return kf_diag_find(d, KF_BARRIER_STALL) != NULL;
+	if (strcmp(reason, "drain") == 0 || strcmp(reason, "lg_throttle") == 0 ||
+	    strcmp(reason, "membar") == 0)
+		return kf_diag_find(d, KF_ATOMIC_CONTENTION) != NULL;
+	return 0;
+}
+
+/* The latency finding's impact and fix: the share of the samples on its
+ * top stall reason that no cause finding claims (ncu samples warps at a
+ * fixed interval, so the samples that wait on a reason are the share of
+ * the time its fix can save, as ncu's CPIStall rule weighs it); with none
+ * of 5% or more, the headroom to the busiest unit's roof. Run after the
+ * causes. */
+static void
+latency_impact(struct kf_diag *d, const cJSON *k, const struct ncu_roof *r)
+{
+	struct kf_finding *f = kf_diag_find(d, KF_LATENCY_BOUND);
+	long pick = -1;
+	double p, skipped = 0;
+	size_t i;
+
+	if (f == NULL)
+		return;
+	for (i = 0; i < sizeof reasons / sizeof reasons[0]; i++) {
+		p = ncu_stall_pct(k, reasons[i].metric);
+		if (!isfinite(p))
+			continue;
+		if (claimed(d, reasons[i].metric)) {
+			skipped += p;
+			continue;
+		}
+		if (pick < 0 || p > ncu_stall_pct(k, reasons[pick].metric))
+			pick = (long)i;
+	}
+	if (pick >= 0 && (p = ncu_stall_pct(k, reasons[pick].metric)) >= 5) {
+		kf_finding_impact(f, p, "smsp__pcsamp_warps_issue_stalled_%s / "
+		    "smsp__pcsamp_sample_count (the samples that wait on the top stall reason%s)",
+		    reasons[pick].metric, skipped > 0 ? " that no other finding explains" : "");
+		if (reasons[pick].fix)
+			kf_finding_fix(f, "%s", reasons[pick].fix);
+	} else {
+		kf_finding_impact(f, 100 - r->limiter->pct, "100 - %s (headroom to the busiest "
+		    "unit's roof; no stall reason of its own holds 5%% of the samples)",
+		    r->limiter->metric);
+	}
+}
+
 static void
 latency(struct kf_fb *fb, const cJSON *k, const struct ncu_roof *r)
 {
@@ -210,12 +269,68 @@ latency(struct kf_fb *fb, const cJSON *k, const struct ncu_roof *r)
 
 		snprintf(m, sizeof m, "smsp__pcsamp_warps_issue_stalled_%s", reasons[top].metric);
 		kf_finding_ev(f, m, best, "% of samples");
-		if (reasons[top].fix)
-			kf_finding_fix(f, "%s", reasons[top].fix);
-	} else {
-		kf_finding_fix(f, "more independent work per thread and more warps in flight");
 	}
+	kf_finding_fix(f, "more independent work per thread and more warps in flight");
 	buf_free(&b);
+}
+
+/* FP32 math that is matrix math (a GEMM or a convolution: tiles staged
+ * through shared memory, or a name that says so) can move to the tensor
+ * cores; other FP32 math has no faster unit. */
+static int
+matrix_math(const cJSON *k, const struct ncu_roof *r)
+{
+	static const char *const says[] = { "gemm", "GEMM", "conv", "matmul", "xmma", "mma_" };
+	const char *name = kf_str(k, "name");
+	size_t i;
+
+	for (i = 0; i < r->nunits; i++)
+		if (strcmp(r->units[i].unit, "shared") == 0 && r->units[i].pct >= 10)
+			return 1;
+	for (i = 0; name && i < sizeof says / sizeof says[0]; i++)
+		if (strstr(name, says[i]))
+			return 1;
+	return 0;
+}
+
+/* What the limiter's fix saves, how, and a clause for the text: the FP32
+ * pipe's matrix math on the tensor cores (TF32's peak in gpus.json
+ * against the FLOP/s now), FP64 math on FP32 (their peaks' ratio), else
+ * the headroom to the unit's roof, named small for the tensor pipe (no
+ * faster unit at its precision). */
+static void
+bound_impact(struct kf_finding *f, const cJSON *k, const struct ncu_roof *r, struct buf *what)
+{
+	const struct ncu_unit *u = r->limiter;
+	double tf32 = kf_gpu_roof(r->gpu, "TENSOR_TF32_TFLOPS") * 1e12;
+	double fp32 = kf_gpu_roof(r->gpu, "FP32_TFLOPS"), fp64 = kf_gpu_roof(r->gpu, "FP64_TFLOPS");
+
+	if (strcmp(u->unit, "fma") == 0 && !r->tensor && r->flops > 0 && isfinite(tf32) &&
+	    r->flops < tf32 && matrix_math(k, r)) {
+		buf_printf(what, "; on the tensor cores (TF32, %.1f TFLOP/s peak, share/kf/gpus.json) "
+		    "its %.1f TFLOP/s of FP32 matrix math would take %.0f%% of this time",
+		    tf32 / 1e12, r->flops / 1e12, 100 * r->flops / tf32);
+		kf_finding_impact(f, 100 * (1 - r->flops / tf32), "100 x (1 - achieved FLOP/s / %s's "
+		    "TENSOR_TF32_TFLOPS, %.1f TFLOP/s in share/kf/gpus.json): the same FLOPs at the "
+		    "tensor cores' TF32 peak", kf_str(r->gpu, "name"), tf32 / 1e12);
+	} else if (strcmp(u->unit, "fp64") == 0 && isfinite(fp32) && isfinite(fp64) && fp64 < fp32) {
+		buf_printf(what, "; in FP32 (%.0f TFLOP/s peak against FP64's %.0f, "
+		    "share/kf/gpus.json) the same math would take %.0f%% of this time",
+		    fp32, fp64, 100 * fp64 / fp32);
+		kf_finding_impact(f, 100 * (1 - fp64 / fp32), "100 x (1 - FP64_TFLOPS / FP32_TFLOPS) of "
+		    "%s (share/kf/gpus.json): the same math at the FP32 peak", kf_str(r->gpu, "name"));
+	} else {
+		if (strcmp(u->unit, "tensor") == 0)
+			buf_printf(what, "; at its roof, with no quicker unit at this precision: "
+			    "its gain is the %.1f%% headroom", 100 - u->pct);
+		else if (u->memory && u->pct >= NCU_AT_ROOF)
+			buf_puts(what, "; at its roof: only fewer bytes gain more than its headroom");
+		else if (u->pct >= NCU_AT_ROOF)
+			buf_puts(what, "; at its roof, and no other unit does this work: only "
+			    "fewer instructions gain more than its headroom");
+		kf_finding_impact(f, 100 - u->pct, "100 - %s (headroom to the unit's roof)",
+		    u->metric);
+	}
 }
 
 static void
@@ -223,7 +338,7 @@ bound(struct kf_fb *fb, const cJSON *k, const struct ncu_roof *r)
 {
 	const struct ncu_unit *u = r->limiter;
 	struct kf_finding *f;
-	struct buf b = {0};
+	struct buf b = {0}, est = {0};
 
 	if (r->tensor && strcmp(u->unit, "tensor") == 0 && isfinite(r->peak_flops)) {
 		buf_printf(&b, "; %.0f TFLOP/s %s of %.0f peak (%.0f%%)", r->flops / 1e12,
@@ -243,15 +358,42 @@ bound(struct kf_fb *fb, const cJSON *k, const struct ncu_roof *r)
 		kf_finding_ev(f, r->tensor ? "sm__ops_path_tensor_src_*.sum / gpu__time_duration.sum" :
 		    "smsp__sass_thread_inst_executed_op_{fadd,fmul,ffma,...}_pred_on", r->flops,
 		    "FLOP/s");
+	bound_impact(f, k, r, &est);
+	if (est.len) {
+		char *w = xasprintf("%s%s", f->what, est.s);
+
+		free(f->what);
+		f->what = w;
+	}
 	kf_finding_fix(f, "%s", ncu_unit_fix(r->limiter->unit));
 	buf_free(&b);
+	buf_free(&est);
 }
 
 /* Causes */
 
-static void
-local_memory(struct kf_fb *fb, const cJSON *k)
+/* The busiest memory level's share of its peak: what traffic wasted on a
+ * level costs at most. */
+static double
+memory_busy(const struct ncu_roof *r, const char **metric)
 {
+	double busy = 0;
+	size_t i;
+
+	*metric = "no memory level measured";
+	for (i = 0; r && i < r->nunits; i++)
+		if (r->units[i].memory && r->units[i].pct > busy) {
+			busy = r->units[i].pct;
+			*metric = r->units[i].metric;
+		}
+	return busy;
+}
+
+static void
+local_memory(struct kf_fb *fb, const cJSON *k, const struct ncu_roof *r)
+{
+	const char *bm;
+	double busy = memory_busy(r, &bm);
 	double ld = 0, st = 0, rq = 0, v, glob = 0;
 	struct hit h = lines_with(k, "LDL", "STL");
 	struct kf_finding *f;
@@ -268,7 +410,7 @@ local_memory(struct kf_fb *fb, const cJSON *k)
 	if (ld + st + rq <= 0 || !(h.pct >= MIN_IMPACT ||
 	    (h.line == NULL && ld + st > 0.05 * (ld + st + glob))))
 		return;
-	f = kf_diag_add(&fb->diag, KF_LOCAL_MEMORY, "l1", h.line ? h.pct : NAN,
+	f = kf_diag_add(&fb->diag, KF_LOCAL_MEMORY, "l1", NAN,
 	    "Local memory: %.3g sectors loaded and %.3g stored (l1tex__t_sectors_pipe_lsu_mem_"
 	    "local_op_ld/st)%s", ld, st, h.line ? "; LDL/STL on the line" : "");
 	kf_finding_kernel(f, kf_str(k, "name"));
@@ -277,6 +419,12 @@ local_memory(struct kf_fb *fb, const cJSON *k)
 	ev(f, k, "l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum", "sectors");
 	ev(f, k, "l1tex__t_requests_pipe_lsu_mem_local_op_ld.sum", "requests");
 	ev(f, k, "sass__inst_executed_register_spilling_mem_local", "inst");
+	if (h.line)
+		kf_finding_impact(f, h.pct, "the samples on lines with LDL or STL instructions");
+	else
+		kf_finding_impact(f, (ld + st) / (ld + st + glob) * busy, "local sectors / "
+		    "(local + lts__t_sectors.sum) x %s (the local share of the memory traffic, "
+		    "times how busy the busiest level is; no source lines)", bm);
 	kf_finding_fix(f, "keep the per-thread array in registers: index it only with "
 	    "compile-time constants (unrolled loops), or move it to shared memory; "
 	    "nvcc -Xptxas -v shows the stack frame and spills");
@@ -306,9 +454,14 @@ fp64_math(struct kf_fb *fb, const cJSON *k, const struct ncu_roof *r)
 	at_line(f, h.line);
 	ev(f, k, "sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_active", "%");
 	ev(f, k, "sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active", "%");
-	if (h.line)
+	if (h.line) {
 		kf_finding_ev(f, "source: samples on lines with F2F.F64 or FP64 instructions",
 		    h.pct, "% of samples");
+		kf_finding_impact(f, h.pct, "the samples on lines with F2F.F64 or FP64 instructions");
+	} else {
+		kf_finding_impact(f, p64, "sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_"
+		    "active (the FP64 pipe's busy share; no source lines)");
+	}
 	kf_finding_fix(f, "write float literals (0.999f, not 0.999) and float functions "
 	    "(sqrtf, expf), so the math stays on the FP32 pipe");
 }
@@ -336,6 +489,8 @@ barrier(struct kf_fb *fb, const cJSON *k, const struct ncu_roof *r)
 	at_line(f, bl);
 	ev(f, k, "smsp__pcsamp_warps_issue_stalled_barrier", "samples");
 	ev(f, k, "smsp__pcsamp_sample_count", "samples");
+	kf_finding_impact(f, p, "smsp__pcsamp_warps_issue_stalled_barrier / "
+	    "smsp__pcsamp_sample_count (the samples that wait at a barrier)");
 	kf_finding_fix(f, "fewer __syncthreads: give each warp its own share of the work and "
 	    "combine within the warp (__shfl_down_sync), one barrier where the block's "
 	    "results meet");
@@ -366,6 +521,9 @@ bank_conflict(struct kf_fb *fb, const cJSON *k)
 	kf_finding_ev(f, "memory_l1_wavefronts_shared_ideal", ideal, "wavefronts");
 	kf_finding_ev(f, "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum.pct_of_peak_"
 	    "sustained_elapsed", sh, "%");
+	kf_finding_impact(f, ex * sh, "(memory_l1_wavefronts_shared - its ideal) / "
+	    "memory_l1_wavefronts_shared x shared memory's busy share (the wasted wavefronts' "
+	    "share of its work)");
 	kf_finding_fix(f, "pad the tile by one column (float tile[32][33]) or swizzle the "
 	    "index, so a warp's accesses fall in 32 different banks");
 }
@@ -373,18 +531,16 @@ bank_conflict(struct kf_fb *fb, const cJSON *k)
 static void
 uncoalesced(struct kf_fb *fb, const cJSON *k, const struct ncu_roof *r)
 {
-	double s, ideal, ex, busy = 0;
+	double s, ideal, ex, busy;
 	const cJSON *ln = line_most(k, "l2_excessive_sectors");
 	struct kf_finding *f;
-	size_t i;
+	const char *bm;
 
 	if (!ncu_in(k, "memory_l2_theoretical_sectors_global", &s) ||
 	    !ncu_in(k, "memory_l2_theoretical_sectors_global_ideal", &ideal) || s <= 0)
 		return;
 	ex = (s - ideal) / s;
-	for (i = 0; r && i < r->nunits; i++)
-		if (r->units[i].memory && r->units[i].pct > busy)
-			busy = r->units[i].pct;
+	busy = memory_busy(r, &bm);
 	if (ex < 0.25 || ex * busy < MIN_IMPACT)
 		return;
 	f = kf_diag_add(&fb->diag, KF_UNCOALESCED_GLOBAL, "l2", ex * busy, "Uncoalesced global "
@@ -397,12 +553,53 @@ uncoalesced(struct kf_fb *fb, const cJSON *k, const struct ncu_roof *r)
 	if (ln)
 		kf_finding_ev(f, "source: L2 Theoretical Sectors Global Excessive on the line",
 		    num_or_0(ln, "l2_excessive_sectors"), "sectors");
+	kf_finding_impact(f, ex * busy, "(memory_l2_theoretical_sectors_global - its ideal) / "
+	    "memory_l2_theoretical_sectors_global x %s (the wasted sectors' share of the "
+	    "traffic, times how busy the busiest level is)", bm);
 	kf_finding_fix(f, "make neighbouring threads access neighbouring addresses "
 	    "(threadIdx.x in the fastest-moving index), or stage the tile through shared memory");
 }
 
 /* The end-of-kernel drain of a kernel whose only global writes are
- * atomics is the atomics' cost too. */
+ * atomics is the atomics' cost too. Without source lines (cuBLAS, PyTorch's
+ * own kernels), atomics that are a fair share of the global memory
+ * instructions cost what the warps wait on at the memory queue and at exit. */
+static void
+atomics_unlined(struct kf_fb *fb, const cJSON *k)
+{
+	double red = 0, atom = 0, ld = 0, st = 0, at, w = 0, p;
+	static const char *const waits[] = { "drain", "lg_throttle", "membar" };
+	struct kf_finding *f;
+	size_t i;
+
+	ncu_in(k, "smsp__inst_executed_op_global_red.sum", &red);
+	ncu_in(k, "smsp__inst_executed_op_generic_atom_dot_alu.sum", &atom);
+	ncu_in(k, "smsp__sass_inst_executed_op_global_ld.sum", &ld);
+	ncu_in(k, "smsp__sass_inst_executed_op_global_st.sum", &st);
+	at = red + atom;
+	if (!(at > 0) || at < 0.1 * (at + ld + st))
+		return;
+	for (i = 0; i < sizeof waits / sizeof waits[0]; i++)
+		if (isfinite(p = ncu_stall_pct(k, waits[i])))
+			w += p;
+	if (!(w >= 10))
+		return;
+	f = kf_diag_add(&fb->diag, KF_ATOMIC_CONTENTION, "l2", NAN, "Atomics: %.0f%% of the "
+	    "global memory instructions are atomics (smsp__inst_executed_op_global_red, "
+	    "generic_atom), and %.0f%% of the warp samples wait on the memory queue or at exit "
+	    "for them to drain", 100 * at / (at + ld + st), w);
+	kf_finding_kernel(f, kf_str(k, "name"));
+	ev(f, k, "smsp__inst_executed_op_global_red.sum", "inst");
+	ev(f, k, "smsp__inst_executed_op_generic_atom_dot_alu.sum", "inst");
+	ev(f, k, "smsp__sass_inst_executed_op_global_ld.sum", "inst");
+	ev(f, k, "smsp__sass_inst_executed_op_global_st.sum", "inst");
+	kf_finding_impact(f, w, "smsp__pcsamp_warps_issue_stalled_{drain,lg_throttle,membar} / "
+	    "smsp__pcsamp_sample_count (the samples that wait on the atomics; no source lines)");
+	kf_finding_fix(f, "combine the updates before the atomic: reduce within the warp "
+	    "(__shfl_down_sync) and the block, or sort or segment the indices so each address "
+	    "gets one atomic per block");
+}
+
 static void
 atomics(struct kf_fb *fb, const cJSON *k)
 {
@@ -410,8 +607,12 @@ atomics(struct kf_fb *fb, const cJSON *k)
 	double drain = ncu_stall_pct(k, "drain"), st = 0, pct;
 	struct kf_finding *f;
 
-	if (h.line == NULL)
+	if (h.line == NULL) {
+		if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(kf_obj(k, "source"),
+		    "line_info")))
+			atomics_unlined(fb, k);
 		return;
+	}
 	ncu_in(k, "smsp__sass_inst_executed_op_global_st.sum", &st);
 	pct = h.pct + (stg.line == NULL && st == 0 && isfinite(drain) ? drain : 0);
 	if (!(pct >= 10))
@@ -425,6 +626,9 @@ atomics(struct kf_fb *fb, const cJSON *k)
 	ev(f, k, "l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum", "requests");
 	if (pct > h.pct)
 		kf_finding_ev(f, "smsp__pcsamp_warps_issue_stalled_drain", drain, "% of samples");
+	kf_finding_impact(f, pct, "the samples on lines with ATOM or RED instructions%s",
+	    pct > h.pct ? ", and smsp__pcsamp_warps_issue_stalled_drain / "
+	    "smsp__pcsamp_sample_count (no global store but the atomics)" : "");
 	kf_finding_fix(f, "reduce within the warp (__shfl_down_sync) and the block first, "
 	    "then one atomic per block");
 }
@@ -460,6 +664,8 @@ divergence(struct kf_fb *fb, const cJSON *k)
 		at_line(f, worst);
 		kf_finding_ev(f, "source: Thread Instructions Executed / Instructions Executed",
 		    kf_num(worst, "avg_threads_executed", 0), "threads");
+		kf_finding_impact(f, 100 * lost / total, "the samples on each line times its "
+		    "idle lanes (1 - threads executed / 32), over all samples");
 		kf_finding_fix(f, "make the branch the same for a whole warp (branch on "
 		    "threadIdx.x / 32, or order the work so neighbouring threads take one path)");
 	}
@@ -480,6 +686,8 @@ grid(struct kf_fb *fb, const cJSON *k)
 		kf_finding_kernel(f, kf_str(k, "name"));
 		kf_finding_ev(f, "launch__grid_size", g, "blocks");
 		kf_finding_ev(f, "launch__sm_count", sms, "SMs");
+		kf_finding_impact(f, 100 * (1 - g / sms), "1 - launch__grid_size / "
+		    "launch__sm_count (the idle SMs' share)");
 		kf_finding_fix(f, "launch at least one block per SM, better several: split the "
 		    "work over more blocks (grid = elements / block size)");
 		return;
@@ -493,6 +701,8 @@ grid(struct kf_fb *fb, const cJSON *k)
 	    "last %.0f%% full", w, 100 * (w - floor(w)));
 	kf_finding_kernel(f, kf_str(k, "name"));
 	kf_finding_ev(f, "launch__waves_per_multiprocessor", w, "waves");
+	kf_finding_impact(f, 100 * (ceil(w) - w) / ceil(w), "(ceil(waves) - waves) / "
+	    "ceil(waves) of launch__waves_per_multiprocessor (the last wave's idle share)");
 	kf_finding_fix(f, "size the grid to whole waves (a multiple of SMs x blocks per SM) or "
 	    "loop over the work in a persistent grid");
 }
@@ -527,8 +737,38 @@ occupancy(struct kf_fb *fb, const cJSON *k, const struct ncu_roof *r)
 	    why ? why : "");
 	kf_finding_kernel(f, kf_str(k, "name"));
 	kf_finding_ev(f, "sm__warps_active.avg.pct_of_peak_sustained_active", occ, "%");
+	if (ncu_rule_speedup(k, "TheoreticalOccupancy", &v))
+		kf_finding_impact(f, v, "ncu's TheoreticalOccupancy rule's estimated speedup");
+	else if (ncu_rule_speedup(k, "AchievedOccupancy", &v))
+		kf_finding_impact(f, v, "ncu's AchievedOccupancy rule's estimated speedup");
+	else
+		kf_finding_impact(f, NAN, "not estimated: ncu gave no occupancy rule with an "
+		    "estimate, and more warps help only as far as they hide the latency");
 	kf_finding_fix(f, "more warps per SM: fewer registers (__launch_bounds__), less "
 	    "shared memory per block, or larger blocks");
+}
+
+void
+ncu_limiter_rules(struct kf_diag *d, const cJSON *k)
+{
+	static const struct { const char *unit, *rule; enum kf_find_kind cause; } t[] = {
+		{ "l1", "MemoryCacheAccessPattern", KF_UNCOALESCED_GLOBAL },
+		{ "l1", "UncoalescedGlobalAccess", KF_UNCOALESCED_GLOBAL },
+		{ "l2", "MemoryCacheAccessPattern", KF_UNCOALESCED_GLOBAL },
+		{ "l2", "UncoalescedGlobalAccess", KF_UNCOALESCED_GLOBAL },
+		{ "dram", "MemoryCacheAccessPattern", KF_UNCOALESCED_GLOBAL },
+		{ "dram", "UncoalescedGlobalAccess", KF_UNCOALESCED_GLOBAL },
+		{ "shared", "UncoalescedSharedAccess", KF_SHARED_BANK_CONFLICT },
+	};
+	struct kf_finding *f = kf_diag_find(d, KF_MEMORY_BOUND);
+	double v;
+	size_t i;
+
+	for (i = 0; f && f->unit && i < sizeof t / sizeof t[0]; i++)
+		if (strcmp(f->unit, t[i].unit) == 0 && kf_diag_find(d, t[i].cause) == NULL &&
+		    ncu_rule_speedup(k, t[i].rule, &v) && v > f->impact_pct)
+			kf_finding_impact(f, v, "ncu's %s rule's estimated speedup (the bytes its "
+			    "accesses waste; more than the headroom to the level's roof)", t[i].rule);
 }
 
 void
@@ -540,7 +780,7 @@ ncu_diag(struct kf_fb *fb, const cJSON *k, const struct ncu_roof *r)
 		else
 			bound(fb, k, r);
 	}
-	local_memory(fb, k);
+	local_memory(fb, k, r);
 	fp64_math(fb, k, r);
 	barrier(fb, k, r);
 	bank_conflict(fb, k);
@@ -549,4 +789,7 @@ ncu_diag(struct kf_fb *fb, const cJSON *k, const struct ncu_roof *r)
 	divergence(fb, k);
 	grid(fb, k);
 	occupancy(fb, k, r);
+	if (r && r->limiter && r->latency)
+		latency_impact(&fb->diag, k, r);
+	ncu_limiter_rules(&fb->diag, k);
 }

@@ -16,6 +16,9 @@
 /* Below this share of its peak, nothing is near its peak: latency-bound
  * (ncu's SOLBottleneck rule draws the line at 60 %). */
 #define NCU_NEAR_PEAK 60
+/* At or over this share of its peak a unit is at its roof: its headroom is
+ * what it gains at the same work (ncu's SOLBottleneck rule says 80 %). */
+#define NCU_AT_ROOF 80
 
 struct ncu_unit {
 	const char *unit;	/* "tensor", "fma", ..., "dram" */
@@ -43,6 +46,7 @@ struct ncu_roof {
 	const struct ncu_unit *limiter;	/* the unit that limits, or the busiest */
 	int latency;		/* nothing near its peak */
 	double duration_s;
+	const cJSON *gpu;	/* its roofs (gpus.json); NULL: unknown */
 };
 
 /* analysis.focus.roof and its paragraph, for launch k; the GPU (NULL:
@@ -57,9 +61,20 @@ void ncu_roof_free(struct ncu_roof *r);
  * launch had no roofline inputs) and every cause the counters show. */
 void ncu_diag(struct kf_fb *fb, const cJSON *k, const struct ncu_roof *r);
 
+/* A memory-bound finding of d whose level's waste ncu's own rules estimate
+ * (MemoryCacheAccessPattern, UncoalescedGlobalAccess; for shared memory
+ * UncoalescedSharedAccess) above its headroom takes their estimate, unless
+ * a cause finding of d (uncoalesced access, bank conflicts) already
+ * claims that waste. */
+void ncu_limiter_rules(struct kf_diag *d, const cJSON *k);
+
 /* The change that relieves a limiting unit ("l2", "dram", "tensor", as in
  * ncu_roof.c), one sentence. */
 const char *ncu_unit_fix(const char *unit);
+
+/* ncu's estimated speedup of rule name on launch k (its best row): 1 and
+ * *v, or 0 when ncu reported no estimate for it (ncu_feedback.c). */
+int ncu_rule_speedup(const cJSON *k, const char *name, double *v);
 
 /* A value of the launch's roofline_inputs: 1 and *v, or 0. */
 int ncu_in(const cJSON *k, const char *name, double *v);

@@ -232,6 +232,25 @@ find_rule(const cJSON *k, const char *name)
 	return NULL;
 }
 
+int
+ncu_rule_speedup(const cJSON *k, const char *name, double *v)
+{
+	const cJSON *r;
+	int found = 0;
+
+	cJSON_ArrayForEach(r, rules(k)) {
+		const char *n = kf_str(r, "name");
+		const cJSON *sp = cJSON_GetObjectItemCaseSensitive(r, "speedup");
+
+		if (n && strcmp(n, name) == 0 && cJSON_IsNumber(sp) && isfinite(sp->valuedouble) &&
+		    (!found || sp->valuedouble > *v)) {
+			*v = sp->valuedouble;
+			found = 1;
+		}
+	}
+	return found;
+}
+
 /* share/kf/ncu_rules.tsv: the rules that never lead, read once. */
 static char **never_lead;
 static size_t nnever;
@@ -707,14 +726,19 @@ say_throughput(struct kf_fb *fb, const cJSON *k, cJSON *focus)
 }
 
 /* The limiter when the report has no raw page (no pipe counters, no
- * roofline): the Speed Of Light throughputs alone (focus.throughput), by
- * ncu's own SOLBottleneck test, so that the two agree: Compute (SM) or
- * Memory Throughput at 60% or more of peak bounds the kernel (the higher
- * one), else latency does. The memory level named is the busiest of
- * L1/TEX, L2 and DRAM (Memory Throughput is ncu's maximum over memory
- * units). The diagnosis (sol_diag) and the core's limiter (say_limiter)
- * both say this one verdict. The threshold is NCU_NEAR_PEAK, the one the
- * roofline's verdict uses. */
+ * roofline): the Speed Of Light throughputs alone (focus.throughput), read
+ * as the raw page's units are (ncu_roof.c's limiter), so that a launch
+ * gets one verdict whichever pages its report has: Compute (SM), Memory
+ * Throughput or a memory level (L1/TEX, L2, DRAM) at 60% or more of peak
+ * bounds the kernel (the highest), else latency does (ncu's SOLBottleneck
+ * test, which a level over 60% under a Memory Throughput below it parts
+ * from: cuDNN's bn_fw_inf with L2 at 69.1% and Memory Throughput 50.5%).
+ * The memory level named is the busiest, DRAM over the caches its bytes
+ * pass through within 10 points or at its roof (a float4 copy at 81% of
+ * DRAM and 87% of L2 is DRAM-bound, where ncu's rule says to start). The diagnosis
+ * (sol_diag) and the core's limiter (say_limiter) both say this one
+ * verdict. The threshold is NCU_NEAR_PEAK, the one the roofline's
+ * verdict uses. */
 
 struct sol_verdict {
 	const char *bound;	/* "compute", "memory", "latency" */
@@ -755,12 +779,25 @@ sol_verdict(const cJSON *tp, struct sol_verdict *v)
 		v->mem = v->level;	/* an old report without Memory Throughput */
 	if (isnan(v->sm) && isnan(v->mem))
 		return 0;
-	if (!isnan(v->sm) && v->sm >= NCU_NEAR_PEAK && (isnan(v->mem) || v->sm >= v->mem)) {
+	{
+		double dram = kf_num(tp, "dram_pct", NAN);
+
+		if (lunit && strcmp(lunit, "dram") != 0 && dram >= NCU_NEAR_PEAK &&
+		    (dram >= v->level - 10 || dram >= NCU_AT_ROOF)) {
+			v->level = dram;
+			lunit = "dram";
+			lkey = "dram_pct";
+			v->level_label = "DRAM Throughput";
+		}
+	}
+	if (!isnan(v->sm) && v->sm >= NCU_NEAR_PEAK && (isnan(v->mem) || v->sm >= v->mem) &&
+	    (isnan(v->level) || v->sm >= v->level)) {
 		v->bound = "compute";
 		v->unit = "sm";
 		v->key = "compute_sm_pct";
 		v->pct = v->sm;
-	} else if (!isnan(v->mem) && v->mem >= NCU_NEAR_PEAK) {
+	} else if ((!isnan(v->mem) && v->mem >= NCU_NEAR_PEAK) ||
+	    (!isnan(v->level) && v->level >= NCU_NEAR_PEAK)) {
 		/* no level in the report: memory as a whole */
 		v->bound = "memory";
 		v->unit = lunit ? lunit : "memory";
@@ -872,9 +909,17 @@ say_launch(struct kf_fb *fb, const cJSON *k, cJSON *focus)
 		buf_printf(&b, ", %s ", ls[i].label);
 		if (ok) {
 			/* The label says "per thread", "per block": "16", "0 bytes",
-			 * not "16 register/thread", "0 byte/block". */
-			fmt_value(&b, v, !strchr(unit, '/') ? unit :
-			    strncmp(unit, "byte/", 5) == 0 ? (v == 1 ? "byte" : "bytes") : "");
+			 * "13.06 Kbytes", not "16 register/thread", "0 byte/block". */
+			const char *sl = strchr(unit, '/');
+			char u[32];
+
+			if (sl == NULL || strncmp(unit, "register/", 9) == 0)
+				snprintf(u, sizeof u, "%s", sl ? "" : unit);
+			else
+				snprintf(u, sizeof u, "%.*s%s", (int)(sl - unit), unit,
+				    v != 1 && sl - unit >= 4 && strncmp(sl - 4, "byte", 4) == 0 ?
+				    "s" : "");
+			fmt_value(&b, v, u);
 		} else {
 			buf_puts(&b, "missing");
 		}
@@ -934,12 +979,28 @@ say_rules(struct kf_fb *fb, const cJSON *k, cJSON *analysis)
 		kf_fb_add(fb, FB_KEY, "ncu reported no optimisation rule for this kernel "
 		    "beyond the bottleneck and roofline above.");
 	} else if (listed > 0) {
-		buf_printf(&b, "Rules ncu reported for this kernel (evidence, not the verdict), "
-		    "by estimated speedup; those kf cannot act on (share/kf/ncu_rules.tsv) and "
-		    "those under 1%% last:");
-		for (i = 0; i < listed; i++) {
-			buf_printf(&b, "\n%zu. ", i + 1);
-			put_rule(&b, &v[i]);
+		/* The rules kf cannot act on (and estimates under 1%) are never
+		 * ranked among those it can: they follow, apart, unnumbered. */
+		size_t nact;
+
+		for (nact = 0; nact < listed && rule_class(&v[nact]) < 3; nact++)
+			;
+		if (nact > 0) {
+			buf_printf(&b, "Rules ncu reported for this kernel that its author can act "
+			    "on (evidence, not the verdict), by estimated speedup:");
+			for (i = 0; i < nact; i++) {
+				buf_printf(&b, "\n%zu. ", i + 1);
+				put_rule(&b, &v[i]);
+			}
+		}
+		if (nact < listed) {
+			buf_printf(&b, "%sRules ncu reported that kf does not rank (not actionable "
+			    "by the kernel's author, share/kf/ncu_rules.tsv, or estimated under 1%%):",
+			    nact ? "\n\n" : "");
+			for (i = nact; i < listed; i++) {
+				buf_puts(&b, "\n- ");
+				put_rule(&b, &v[i]);
+			}
 		}
 		if (listed < nopt)
 			buf_printf(&b, "\n(%zu more rule%s left out)", nopt - listed,
@@ -1196,34 +1257,110 @@ program_findings(struct kf_fb *fb, const cJSON *data, const struct kf_rank *rank
 	kf_launches_free(&ls);
 }
 
+/* The pipe ncu's HighPipeUtilization rule names ("FMA is the
+ * highest-utilized pipeline (60.6%)"), as ncu_roof.c's unit, and its
+ * share: 1, or 0 when the rule names none. */
+static int
+rule_pipe(const cJSON *k, const char **unit, char *name, size_t nname, double *pct)
+{
+	static const struct { const char *ncu, *unit; } pipes[] = {
+		{ "FMA", "fma" }, { "ALU", "alu" }, { "FP64", "fp64" }, { "XU", "xu" },
+		{ "LSU", "lsu" }, { "Tensor", "tensor" }, { "FP16", "fma" },
+	};
+	const cJSON *r = find_rule(k, "HighPipeUtilization");
+	const char *d = r ? kf_str(r, "description") : NULL, *q;
+	char word[32];
+	size_t i;
+
+	if (d == NULL || (q = strstr(d, " is the highest-utilized pipeline (")) == NULL ||
+	    sscanf(q, " is the highest-utilized pipeline (%lf%%)", pct) != 1 ||
+	    sscanf(d, "%31s", word) != 1)
+		return 0;
+	/* The Shared pipe is the sum of FP64 and tensor pipes: the rule says
+	 * which sub-pipeline dominates it. */
+	if (strcmp(word, "Shared") == 0 && (q = strstr(d, "dominated by its ")) != NULL)
+		sscanf(q, "dominated by its %31s", word);
+	*unit = NULL;
+	for (i = 0; i < sizeof pipes / sizeof pipes[0]; i++)
+		if (strncmp(word, pipes[i].ncu, strlen(pipes[i].ncu)) == 0)
+			*unit = pipes[i].unit;
+	snprintf(name, nname, "%s", word);
+	return 1;
+}
+
+/* ncu's own estimate for a latency-bound launch: the best of its rules
+ * on issue slots and stalls. */
+static int
+latency_rule(const cJSON *k, const char **name, double *v)
+{
+	static const char *const names[] = { "CPIStall", "IssueSlotUtilization" };
+	double x;
+	size_t i;
+	int found = 0;
+
+	for (i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (ncu_rule_speedup(k, names[i], &x) && (!found || x > *v)) {
+			*v = x;
+			*name = names[i];
+			found = 1;
+		}
+	return found;
+}
+
 static void
 sol_diag(struct kf_fb *fb, const cJSON *k, const cJSON *tp)
 {
 	struct sol_verdict v;
 	struct kf_finding *f;
+	const char *pu = NULL, *rn;
+	char pname[32];
+	double pp, est;
 
 	if (!sol_verdict(tp, &v))
 		return;
-	if (strcmp(v.bound, "compute") == 0) {
+	if (strcmp(v.bound, "compute") == 0 && rule_pipe(k, &pu, pname, sizeof pname, &pp)) {
+		f = kf_diag_add(&fb->diag, KF_COMPUTE_BOUND, pu, NAN,
+		    "Compute-bound: Compute (SM) Throughput %.1f%% of its peak (Speed Of Light), "
+		    "the busiest pipe %s at %.1f%% (ncu's HighPipeUtilization rule)", v.sm,
+		    pu ? ncu_unit_label(pu) : pname, pp);
+		kf_finding_ev(f, "Compute (SM) Throughput", v.sm, "%");
+		kf_finding_ev(f, "HighPipeUtilization: the highest-utilized pipeline", pp, "%");
+		kf_finding_impact(f, 100 - v.sm, "100 - Compute (SM) Throughput (headroom to the "
+		    "SM's roof; the report has no raw page to measure the pipe's own)");
+		if (pu)
+			kf_finding_fix(f, "%s", ncu_unit_fix(pu));
+		else
+			kf_finding_fix(f, "fewer instructions per result on the %s pipe", pname);
+	} else if (strcmp(v.bound, "compute") == 0) {
 		f = kf_diag_add(&fb->diag, KF_COMPUTE_BOUND, NULL, NAN,
 		    "Compute-bound: Compute (SM) Throughput %.1f%% of its peak (Speed Of Light; "
-		    "this report has no raw page, so which pipe is not known)", v.sm);
+		    "this report has no raw page, and ncu's rules name no pipe)", v.sm);
 		kf_finding_ev(f, "Compute (SM) Throughput", v.sm, "%");
+		kf_finding_impact(f, 100 - v.sm, "100 - Compute (SM) Throughput (headroom to the "
+		    "SM's roof)");
 		kf_finding_fix(f, "do less work per result on the busiest pipe: profile again "
 		    "with kf-wrap ncu, whose kf-ncu exports the raw page that names the pipe, "
 		    "before rewriting");
 	} else if (strcmp(v.bound, "memory") == 0) {
 		if (v.level_label) {
 			f = kf_diag_add(&fb->diag, KF_MEMORY_BOUND, v.unit, NAN,
-			    "Memory-bound: Memory Throughput %.1f%% of its peak, the busiest "
-			    "level %s %.1f%% (Speed Of Light)", v.mem, v.level_label, v.level);
+			    "Memory-bound on %s: %s %.1f%% of its peak, Memory Throughput %.1f%% "
+			    "(Speed Of Light)%s", ncu_unit_label(v.unit), v.level_label, v.pct, v.mem,
+			    v.mem < NCU_NEAR_PEAK ? "; ncu's SOLBottleneck rule weighs Memory "
+			    "Throughput alone, under 60%, and says latency: the level is over 60%" :
+			    v.pct >= NCU_AT_ROOF ? "; at its roof: only fewer bytes gain more than its "
+			    "headroom" : "");
+			kf_finding_ev(f, v.level_label, v.pct, "%");
 			kf_finding_ev(f, "Memory Throughput", v.mem, "%");
-			kf_finding_ev(f, v.level_label, v.level, "%");
+			kf_finding_impact(f, 100 - v.pct, "100 - %s (headroom to the level's roof)",
+			    v.level_label);
 		} else {
 			f = kf_diag_add(&fb->diag, KF_MEMORY_BOUND, NULL, NAN,
 			    "Memory-bound: Memory Throughput %.1f%% of its peak (Speed Of Light; "
 			    "the report names no memory level)", v.mem);
 			kf_finding_ev(f, "Memory Throughput", v.mem, "%");
+			kf_finding_impact(f, 100 - v.mem, "100 - Memory Throughput (headroom to the "
+			    "memory's roof)");
 		}
 		kf_finding_fix(f, "%s", ncu_unit_fix(v.unit));
 	} else {
@@ -1246,6 +1383,12 @@ sol_diag(struct kf_fb *fb, const cJSON *k, const cJSON *tp)
 			kf_finding_ev(f, "Compute (SM) Throughput", v.sm, "%");
 		if (!isnan(v.mem))
 			kf_finding_ev(f, "Memory Throughput", v.mem, "%");
+		if (latency_rule(k, &rn, &est))
+			kf_finding_impact(f, est, "ncu's %s rule's estimated speedup", rn);
+		else
+			kf_finding_impact(f, 100 - fmax(isnan(v.sm) ? 0 : v.sm, isnan(v.mem) ? 0 :
+			    v.mem), "100 - the higher Speed Of Light throughput (headroom to its "
+			    "roof; ncu gave no estimate for issue slots or stalls)");
 		kf_finding_fix(f, "give the GPU more independent work (more blocks, more work "
 		    "per thread in flight), and profile again with kf-wrap ncu (its kf-ncu exports "
 		    "the raw page, with the stall reasons)");
@@ -1323,8 +1466,10 @@ ncu_feedback(const cJSON *rec, struct kf_fb *fb)
 		say_rule_text(fb, FB_ADVICE, f->k, raw, "SOLFPRoofline", "Roofline (ncu's SOLFPRoofline rule)",
 		    "roofline", focus);
 	ncu_diag(fb, f->k, has_roof ? &roof : NULL);
-	if (!has_roof)
+	if (!has_roof) {
 		sol_diag(fb, f->k, kf_obj(focus, "throughput"));
+		ncu_limiter_rules(&fb->diag, f->k);
+	}
 	if (has_roof)
 		ncu_roof_free(&roof);
 	ncu_lines_say(fb, f->k, focus);

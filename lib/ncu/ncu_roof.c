@@ -252,7 +252,9 @@ unit_of(const struct ncu_roof *r, const char *name)
 /* What limits: the unit closest to its peak. L1/TEX throughput counts the
  * shared-memory wavefronts, and a GEMM's tensor pipe is fed through them:
  * within 10 points, the tensor pipe over the rest, and shared memory
- * over L1, DRAM over the caches its bytes pass through: name the cause
+ * over L1, DRAM over the caches its bytes pass through (within 10 points,
+ * or at its roof itself: a strided copy at 81.2% of DRAM and 95.8% of L2
+ * is where ncu's SOLBottleneck rule says to start, DRAM): name the cause
  * rather than the conduit, but never a cause under 60% for a conduit
  * over it (an L1/TEX at 64.8% is memory-bound whatever its shared
  * wavefronts' 56.7%, not latency-bound). The SM's instruction issue limits only where
@@ -284,7 +286,7 @@ limiter(struct ncu_roof *r)
 	    (sh->pct >= NCU_NEAR_PEAK || best->pct < NCU_NEAR_PEAK))
 		best = sh;
 	else if (dram && dram != best && best->memory && strcmp(best->unit, "shared") != 0 &&
-	    dram->pct >= NCU_NEAR_PEAK && dram->pct >= best->pct - 10)
+	    dram->pct >= NCU_NEAR_PEAK && (dram->pct >= best->pct - 10 || dram->pct >= NCU_AT_ROOF))
 		best = dram;
 	r->limiter = best;
 	r->latency = best->pct < NCU_NEAR_PEAK;
@@ -613,6 +615,7 @@ ncu_roof_say(struct kf_fb *fb, const cJSON *k, const cJSON *gpu, cJSON *focus,
 
 	if (ri == NULL || !roof_compute(ri, gpu, r))
 		return 0;
+	r->gpu = gpu;
 	roof_input(ri, "sm__pipe_tensor_cycles_active" ACTIVE, &tp);
 	say_roofline(&b, r, tp, kf_num(sol, "compute_sm_pct", NAN), kf_num(sol, "memory_pct", NAN));
 	kf_fb_add_buf(fb, FB_KEY, &b);

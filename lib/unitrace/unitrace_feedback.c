@@ -550,6 +550,8 @@ diag_memory(struct kf_fb *fb, const struct kernel_analysis *a, const char *name,
 	kf_finding_kernel(f, name);
 	ev_gmem(f, a);
 	ev_ai(f, a);
+	kf_finding_impact(f, 100 - a->gmem_pct, "100 - GPU memory bandwidth's share of its peak "
+	    "(headroom to the roof)");
 	kf_finding_fix(f, "move fewer bytes: reuse data from SLM or registers, fuse with the "
 	    "kernels that touch the same tensors, or use narrower types (bf16, fp16)");
 }
@@ -571,6 +573,14 @@ diag_compute(struct kf_fb *fb, const struct kernel_analysis *a, const char *name
 	ev_alu(f, a, i);
 	if (a->bound_alu == i)
 		ev_ai(f, a);
+	if (is64)
+		kf_finding_impact(f, fp64 * fmin(100, a->util[i]) / 100, "XVE_INST_EXECUTED_FP64 "
+		    "/ XVE_INST_EXECUTED_ALU1_ALL x ALU1's share of its peak (the FP64 share of "
+		    "the busy pipe's work, which FP32 does at many times the rate)");
+	else
+		kf_finding_impact(f, 100 - a->util[i], "100 - %s's share of its peak instruction "
+		    "rate (headroom to the roof; gpus.json gives no other unit's FLOP rate to move "
+		    "to)", alu_name[i]);
 	if (is64) {
 		kf_finding_ev(f, "XVE_INST_EXECUTED_FP64[events] / XVE_INST_EXECUTED_ALU1_ALL[events]",
 		    round(fp64 * 100) / 100, "%");
@@ -601,6 +611,7 @@ diag_latency(struct kf_fb *fb, const struct kernel_analysis *a, const char *name
 	kf_finding_ev(f, "XVE_STALL[%]", a->stall, "%");
 	ev_gmem(f, a);
 	ev_alu(f, a, top);
+	kf_finding_impact(f, a->stall, "XVE_STALL[%%] (the time the vector engines wait)");
 	kf_finding_fix(f, "give each vector engine more independent work in flight: more "
 	    "loads issued before their results are used (unroll, prefetch), and enough "
 	    "work-groups to fill the GPU");
@@ -609,6 +620,8 @@ diag_latency(struct kf_fb *fb, const struct kernel_analysis *a, const char *name
 		    "%.1f%%, little other work to run while threads wait", name, a->occupancy);
 		kf_finding_kernel(f, name);
 		kf_finding_ev(f, "XVE_THREADS_OCCUPANCY_ALL[%]", a->occupancy, "%");
+		kf_finding_impact(f, NAN, "not estimated: more threads help only as far as they "
+		    "hide the stalls, which the counters do not split");
 		kf_finding_fix(f, "more work-groups, or fewer registers and less SLM per "
 		    "work-group so that more of them fit");
 	}
@@ -629,6 +642,9 @@ diag_slm(struct kf_fb *fb, const struct kernel_analysis *a, const char *name)
 	kf_finding_ev(f, "SLM_ACCESS_COUNT[events]", m(a->mp, "SLM_ACCESS_COUNT[events]"), NULL);
 	kf_finding_ev(f, "SLM_BANK_CONFLICT_COUNT / SLM_ACCESS_COUNT", round(a->conflicts * 100) / 100,
 	    "%");
+	kf_finding_impact(f, a->conflicts * a->slm_pct / 100, "SLM_BANK_CONFLICT_COUNT / "
+	    "SLM_ACCESS_COUNT x SLM bandwidth's share of its peak (the conflicting share of "
+	    "SLM's work)");
 	kf_finding_fix(f, "pad each SLM row by one element or swizzle the index, so that a "
 	    "sub-group's work-items reach different banks");
 }

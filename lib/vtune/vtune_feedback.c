@@ -251,6 +251,8 @@ diag_occupancy(struct kf_fb *fb, const cJSON *m, const char *name)
 		ev(f, m, lim_key[lim], lim == 0 ? "Peak XVE Threads Occupancy:Work Size Limit" :
 		    lim == 1 ? "Peak XVE Threads Occupancy:SLM Use Limit" :
 		    "Peak XVE Threads Occupancy:Barriers Use Limit", "%");
+	kf_finding_impact(f, NAN, "not estimated: more threads help only as far as they hide "
+	    "the stalls, which VTune's columns do not split");
 	kf_finding_fix(f, "%s", lim >= 0 ? fixes[lim][1] : "more work-groups, or fewer "
 	    "registers and less SLM per work-group so that more of them fit");
 }
@@ -269,6 +271,8 @@ diag_verdict(struct kf_fb *fb, const cJSON *m, const char *bound, const char *na
 		ev(f, m, "stall_send_pct", "XVE Stall Reasons:Send", "%");
 		ev(f, m, "xve_stalled_pct", "XVE Array:Stalled", "%");
 		ev(f, m, "l3_miss_pct", "GPU L3:Miss Ratio", "%");
+		kf_finding_impact(f, send, "XVE Stall Reasons:Send (the time the XVEs wait on "
+		    "memory)");
 		if (get(m, "l3_miss_pct", &miss) && miss > 50)
 			kf_finding_fix(f, "keep the working set in L3 (miss ratio %.1f%%): more "
 			    "reuse per load, and more loads in flight (block loads, prefetch, "
@@ -280,6 +284,8 @@ diag_verdict(struct kf_fb *fb, const cJSON *m, const char *bound, const char *na
 		f = kf_diag_add(&fb->diag, KF_COMPUTE_BOUND, "tensor", 100 - xmx, "%s is "
 		    "compute-bound on the XMX matrix engine, active %.1f%% of the time", name, xmx);
 		ev(f, m, "xmx_active_pct", "XVE Pipelines:XMX active", "%");
+		kf_finding_impact(f, 100 - xmx, "100 - XVE Pipelines:XMX active (headroom to the "
+		    "roof)");
 		kf_finding_fix(f, "keep XMX fed: larger tiles, chained DPAS, and the next tiles "
 		    "loaded while these multiply");
 	} else if (strcmp(bound, "compute_alu0") == 0 || strcmp(bound, "compute_alu1") == 0) {
@@ -292,6 +298,8 @@ diag_verdict(struct kf_fb *fb, const cJSON *m, const char *bound, const char *na
 		ev(f, m, one ? "alu1_active_pct" : "alu0_active_pct", one ?
 		    "XVE Pipelines:ALU1 active" : "XVE Pipelines:ALU0 active", "%");
 		ev(f, m, "xmx_active_pct", "XVE Pipelines:XMX active", "%");
+		kf_finding_impact(f, 100 - act, "100 - XVE Pipelines:ALU%d active (headroom to "
+		    "the roof)", one);
 		kf_finding_fix(f, "%s", one ? "cut integer and math work (hoist index arithmetic, "
 		    "fp32 and native math instead of fp64), or move matrix work to XMX" :
 		    "run matrix work on XMX (joint_matrix, DPAS), or vectorise scalar loops");
@@ -304,6 +312,7 @@ diag_verdict(struct kf_fb *fb, const cJSON *m, const char *bound, const char *na
 		ev(f, m, "stall_sbid_pct", "XVE Stall Reasons:SBID", "%");
 		ev(f, m, "stall_dist_acc_pct", "XVE Stall Reasons:Dist or Acc", "%");
 		ev(f, m, "alu0_active_pct", "XVE Pipelines:ALU0 active", "%");
+		kf_finding_impact(f, stalled, "XVE Array:Stalled (the time the XVEs wait)");
 		kf_finding_fix(f, "shorten dependency chains and interleave independent "
 		    "instructions, so that each thread has work while its results are in flight");
 	}
@@ -324,6 +333,8 @@ diagnose(struct kf_fb *fb, const cJSON *m, const char *bound, const char *name)
 		    "work-group barriers %.1f%% of the time", name, barrier);
 		kf_finding_kernel(f, name);
 		ev(f, m, "stall_barrier_pct", "XVE Stall Reasons:Barrier", "%");
+		kf_finding_impact(f, barrier, "XVE Stall Reasons:Barrier (the time the XVEs "
+		    "wait at barriers)");
 		kf_finding_fix(f, "use fewer barriers: sub-group operations (shuffles, "
 		    "reductions) instead of SLM round trips, or more work between barriers");
 	}
