@@ -25,6 +25,7 @@
 #include "mem.h"
 #include "num.h"
 #include "opt.h"
+#include "path.h"
 #include "proc.h"
 #include "profiler.h"
 #include "record.h"
@@ -290,6 +291,7 @@ start(struct pending *p, int slot)
 	const char *bad = kf_job_check(p->rec);
 	const char *gpu = opt.ngpus ? opt.gpus[slot] : NULL;
 	struct kf_env e = {0};
+	const char *cwd = kf_str(p->rec, "cwd");
 	struct kf_job *j;
 	char **argv;
 	int r, err;
@@ -297,6 +299,26 @@ start(struct pending *p, int slot)
 	if (bad == NULL &&
 	    (bad = kf_env_build(&e, base_env, kf_obj(p->rec, "env"))) == NULL && gpu)
 		pin_gpu(&e, gpu);
+	if (bad == NULL && cwd) {
+		/* The program runs where it was wrapped: its relative paths and a
+		 * relative output_dir mean what they meant there. */
+		errno = 0;
+		if (!kf_is_dir(cwd)) {
+			char *msg = xasprintf("cwd %s, where the job was wrapped and "
+			    "is to run, is not a directory (%s): the program was not run",
+			    cwd, strerror(errno ? errno : ENOTDIR));
+
+			fail_pending(p, "bad_cwd", msg);
+			free(msg);
+			kf_fail_hint(p->rec, "run it where that directory exists, or "
+			    "wrap the job again with kf-wrap where it is to run");
+			kf_env_free(&e);
+			output(p->seq, p->rec);
+			free(p->file);
+			return;
+		}
+		kf_env_set(&e, "PWD", cwd);
+	}
 	if (bad) {
 		fail_pending(p, "bad_record", bad);
 		kf_fail_hint(p->rec, "kf-run runs the \"argv\" array (of strings) "
@@ -315,7 +337,7 @@ start(struct pending *p, int slot)
 	kf_env_set(&e, KF_JOB_TAG, j->tag);
 	argv = argv_of(j->rec);
 	j->start = j->last_io = kf_now();
-	r = kf_spawn(argv, e.v, &j->c);
+	r = kf_spawn(argv, e.v, cwd, &j->c);
 	err = errno;
 	free(argv);
 	kf_env_free(&e);
@@ -323,6 +345,18 @@ start(struct pending *p, int slot)
 		/* The program could not be started: said like a shell. */
 		done(j, kf_job_not_started(
 		    cJSON_GetArrayItem(kf_arr(j->rec, "argv"), 0)->valuestring, err));
+		return;
+	}
+	if (r == -3) {
+		kf_set_where(j->file, j->line);
+		progress_clear();
+		kf_fail(j->rec, "bad_cwd", "cannot enter cwd %s, where the job is to run: %s: "
+		    "the program was not run", cwd, strerror(err));
+		kf_fail_hint(j->rec, "run it where that directory can be entered, or "
+		    "wrap the job again with kf-wrap where it is to run");
+		output(j->seq, j->rec);
+		j->rec = NULL;
+		kf_job_free(j);
 		return;
 	}
 	if (r == -2) {
