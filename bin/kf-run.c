@@ -262,6 +262,8 @@ settle(struct kf_job *j, double now)
 
 /* Starting jobs. */
 
+/* The record's argv as the program gets it, each argument its own bytes
+ * (kf_job_check has checked it); freed with argv_free. */
 static char **
 argv_of(const cJSON *rec)
 {
@@ -270,8 +272,18 @@ argv_of(const cJSON *rec)
 	size_t n = 0;
 
 	cJSON_ArrayForEach(v, a)
-		argv[n++] = v->valuestring;
+		argv[n++] = kf_arg_bytes(v);
 	return argv;
+}
+
+static void
+argv_free(char **argv)
+{
+	char **p;
+
+	for (p = argv; *p; p++)
+		free(*p);
+	free(argv);
 }
 
 /* Every profiler's GPU-pinning variable set to gpu: the record's profiler
@@ -339,14 +351,14 @@ start(struct pending *p, int slot)
 	j->start = j->last_io = kf_now();
 	r = kf_spawn(argv, e.v, cwd, &j->c);
 	err = errno;
-	free(argv);
 	kf_env_free(&e);
 	if (r == -1) {
 		/* The program could not be started: said like a shell. */
-		done(j, kf_job_not_started(
-		    cJSON_GetArrayItem(kf_arr(j->rec, "argv"), 0)->valuestring, err));
+		done(j, kf_job_not_started(argv[0], err));
+		argv_free(argv);
 		return;
 	}
+	argv_free(argv);
 	if (r == -3) {
 		kf_set_where(j->file, j->line);
 		progress_clear();

@@ -347,7 +347,7 @@ wrap_command(const char *profiler, int argc, char **argv)
 	}
 	cmd = cJSON_AddArrayToObject(job, "cmd");
 	for (i = 0; i < argc; i++)
-		cJSON_AddItemToArray(cmd, cJSON_CreateString(argv[i]));
+		kf_push_arg(cmd, argv[i]);
 	if (opt.language)
 		cJSON_AddStringToObject(job, "language", opt.language);
 	for (i = 0; i < c.profiler->npasses; i++) {

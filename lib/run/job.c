@@ -30,16 +30,23 @@ kf_job_check(const cJSON *rec)
 	const cJSON *argv = kf_arr(rec, "argv"), *a, *v;
 	static const char *const limits[] = {"timeout", "inactivity"};
 	size_t i;
+	char *b;
+	int empty = 0;
 
 	if (argv == NULL)
 		return cJSON_GetObjectItemCaseSensitive(rec, "argv") ?
 		    "argv is not an array of strings" : "no argv";
 	if (cJSON_GetArraySize(argv) == 0)
 		return "argv is empty";
-	cJSON_ArrayForEach(a, argv)
-		if (!cJSON_IsString(a))
+	cJSON_ArrayForEach(a, argv) {
+		/* a string, or an argument's bytes as {"hex": ...} */
+		if ((b = kf_arg_bytes(a)) == NULL)
 			return "argv is not an array of strings";
-	if (!*cJSON_GetArrayItem(argv, 0)->valuestring)
+		if (a == argv->child)
+			empty = b[0] == '\0';
+		free(b);
+	}
+	if (empty)
 		return "argv[0] is empty";
 	v = cJSON_GetObjectItemCaseSensitive(rec, "env");
 	if (v && !cJSON_IsNull(v) && !cJSON_IsObject(v))

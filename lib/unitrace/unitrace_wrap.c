@@ -133,7 +133,7 @@ unitrace_wrap(cJSON *rec, char *const *cmd, int ncmd, const struct kf_wrap_opts 
 		kf_push_str(argv, group);
 		common_args(argv, o, sess);
 		for (i = 0; i < o->nargs; i++)
-			kf_push_str(argv, o->args[i]);
+			kf_push_arg(argv, o->args[i]);
 		kf_push_str(argv, "--");
 	} else {
 		kf_push_str(argv, tool);
@@ -146,10 +146,10 @@ unitrace_wrap(cJSON *rec, char *const *cmd, int ncmd, const struct kf_wrap_opts 
 		kf_push_str(argv, "-o");
 		kf_push_str(argv, prefix);
 		for (i = 0; i < o->nargs; i++)
-			kf_push_str(argv, o->args[i]);
+			kf_push_arg(argv, o->args[i]);
 	}
 	for (i = 0; i < ncmd; i++)
-		kf_push_str(argv, cmd[i]);
+		kf_push_arg(argv, cmd[i]);
 	kf_set(rec, "argv", argv);
 	env = cJSON_CreateObject();
 	cJSON_AddStringToObject(env, "KERNELFOUNDRY_PROFILER", "unitrace");
