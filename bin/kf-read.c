@@ -12,7 +12,7 @@
 #include "record.h"
 
 static const char usage[] = "[-u] [FILE ...]\n"
-	"--profiler P --select K [--no-write] [--launch-ids] FILE";
+	"--profiler P --select K [--write] [--launch-ids] FILE";
 static const char help[] =
 	"Adds \"data\": what the profiler of each record left in its output_dir.\n"
 	"  -u, --unbuffered   flush after every record\n"
@@ -20,9 +20,10 @@ static const char help[] =
 	"      --profiler P --select K FILE\n"
 	"                     print the profiler's filter arguments, one a line, that\n"
 	"                     detail one launch of each of the K kernels with the most\n"
-	"                     GPU time in its timing run FILE, and write the choice\n"
-	"                     beside it (kf-wrap ncu --top runs it)\n"
-	"      --no-write     with --select: only print\n"
+	"                     GPU time in its timing run FILE (kf-wrap ncu --top\n"
+	"                     runs it); kf-read writes nothing into what it reads\n"
+	"      --write        with --select: also write the ranking and the choice\n"
+	"                     beside FILE (kf-ncu does, in the output_dir it owns)\n"
 	"      --launch-ids   with --select: print the ID of each one's first\n"
 	"                     launch instead\n"
 	"      --version      print the version\n";
@@ -78,11 +79,12 @@ selecting_profilers(void)
 int
 main(int argc, char **argv)
 {
-	enum { O_SELECT = 0x100, O_PROFILER, O_NO_WRITE, O_LAUNCH_IDS };
+	enum { O_SELECT = 0x100, O_PROFILER, O_WRITE, O_NO_WRITE, O_LAUNCH_IDS };
 	static const struct option longopts[] = {
 		{ "select", required_argument, NULL, O_SELECT },
 		{ "profiler", required_argument, NULL, O_PROFILER },
-		{ "no-write", no_argument, NULL, O_NO_WRITE },
+		{ "write", no_argument, NULL, O_WRITE },
+		{ "no-write", no_argument, NULL, O_NO_WRITE },	/* the default now */
 		{ "launch-ids", no_argument, NULL, O_LAUNCH_IDS },
 		KF_OPT_COMMON
 	};
@@ -95,7 +97,7 @@ main(int argc, char **argv)
 	cJSON *rec;
 	const struct kf_profiler *p = NULL;
 	long select = 0;
-	int c, flags = KF_SELECT_WRITE;
+	int c, flags = 0, select_opts = 0;
 
 	kf_init(argv[0]);
 	kf_opt_init(usage, help);
@@ -109,18 +111,27 @@ main(int argc, char **argv)
 			if ((p = kf_profiler_find(optarg)) == NULL)
 				kf_usage_error("--profiler: unknown profiler '%s' (one of %s)",
 				    optarg, kf_profiler_names());
+			select_opts = 1;
+			break;
+		case O_WRITE:
+			flags |= KF_SELECT_WRITE;
+			select_opts = 1;
 			break;
 		case O_NO_WRITE:
 			flags &= ~KF_SELECT_WRITE;
+			select_opts = 1;
 			break;
 		case O_LAUNCH_IDS:
-			flags = (flags & ~KF_SELECT_WRITE) | KF_SELECT_IDS;
+			flags |= KF_SELECT_IDS;
+			select_opts = 1;
 			break;
 		default:
 			kf_usage();
 		}
 	}
 	if (select > 0) {
+		if ((flags & KF_SELECT_IDS) && (flags & KF_SELECT_WRITE))
+			kf_usage_error("--launch-ids prints the IDs only: it writes nothing");
 		if (argc - optind != 1)
 			kf_usage_error("--select K takes one file");
 		if (p == NULL || p->select == NULL)
@@ -129,8 +140,8 @@ main(int argc, char **argv)
 		/* What it printed is checked as every other output is. */
 		return p->select(select, argv[optind], flags) | kf_finish();
 	}
-	if (flags != KF_SELECT_WRITE || p)
-		kf_usage_error("--profiler, --no-write and --launch-ids go with --select");
+	if (select_opts)
+		kf_usage_error("--profiler, --write and --launch-ids go with --select");
 	kf_in_finish_on_interrupt();
 	in = kf_in_open(argc - optind, argv + optind);
 	while ((rec = kf_in_next(in)) != NULL) {

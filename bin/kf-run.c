@@ -25,6 +25,7 @@
 #include "mem.h"
 #include "num.h"
 #include "opt.h"
+#include "path.h"
 #include "proc.h"
 #include "profiler.h"
 #include "record.h"
@@ -261,6 +262,8 @@ settle(struct kf_job *j, double now)
 
 /* Starting jobs. */
 
+/* The record's argv as the program gets it, each argument its own bytes
+ * (kf_job_check has checked it); freed with argv_free. */
 static char **
 argv_of(const cJSON *rec)
 {
@@ -269,8 +272,18 @@ argv_of(const cJSON *rec)
 	size_t n = 0;
 
 	cJSON_ArrayForEach(v, a)
-		argv[n++] = v->valuestring;
+		argv[n++] = kf_arg_bytes(v);
 	return argv;
+}
+
+static void
+argv_free(char **argv)
+{
+	char **p;
+
+	for (p = argv; *p; p++)
+		free(*p);
+	free(argv);
 }
 
 /* Every profiler's GPU-pinning variable set to gpu: the record's profiler
@@ -290,6 +303,7 @@ start(struct pending *p, int slot)
 	const char *bad = kf_job_check(p->rec);
 	const char *gpu = opt.ngpus ? opt.gpus[slot] : NULL;
 	struct kf_env e = {0};
+	const char *cwd = kf_str(p->rec, "cwd");
 	struct kf_job *j;
 	char **argv;
 	int r, err;
@@ -297,6 +311,26 @@ start(struct pending *p, int slot)
 	if (bad == NULL &&
 	    (bad = kf_env_build(&e, base_env, kf_obj(p->rec, "env"))) == NULL && gpu)
 		pin_gpu(&e, gpu);
+	if (bad == NULL && cwd) {
+		/* The program runs where it was wrapped: its relative paths and a
+		 * relative output_dir mean what they meant there. */
+		errno = 0;
+		if (!kf_is_dir(cwd)) {
+			char *msg = xasprintf("cwd %s, where the job was wrapped and "
+			    "is to run, is not a directory (%s): the program was not run",
+			    cwd, strerror(errno ? errno : ENOTDIR));
+
+			fail_pending(p, "bad_cwd", msg);
+			free(msg);
+			kf_fail_hint(p->rec, "run it where that directory exists, or "
+			    "wrap the job again with kf-wrap where it is to run");
+			kf_env_free(&e);
+			output(p->seq, p->rec);
+			free(p->file);
+			return;
+		}
+		kf_env_set(&e, "PWD", cwd);
+	}
 	if (bad) {
 		fail_pending(p, "bad_record", bad);
 		kf_fail_hint(p->rec, "kf-run runs the \"argv\" array (of strings) "
@@ -315,14 +349,26 @@ start(struct pending *p, int slot)
 	kf_env_set(&e, KF_JOB_TAG, j->tag);
 	argv = argv_of(j->rec);
 	j->start = j->last_io = kf_now();
-	r = kf_spawn(argv, e.v, &j->c);
+	r = kf_spawn(argv, e.v, cwd, &j->c);
 	err = errno;
-	free(argv);
 	kf_env_free(&e);
 	if (r == -1) {
 		/* The program could not be started: said like a shell. */
-		done(j, kf_job_not_started(
-		    cJSON_GetArrayItem(kf_arr(j->rec, "argv"), 0)->valuestring, err));
+		done(j, kf_job_not_started(argv[0], err));
+		argv_free(argv);
+		return;
+	}
+	argv_free(argv);
+	if (r == -3) {
+		kf_set_where(j->file, j->line);
+		progress_clear();
+		kf_fail(j->rec, "bad_cwd", "cannot enter cwd %s, where the job is to run: %s: "
+		    "the program was not run", cwd, strerror(err));
+		kf_fail_hint(j->rec, "run it where that directory can be entered, or "
+		    "wrap the job again with kf-wrap where it is to run");
+		output(j->seq, j->rec);
+		j->rec = NULL;
+		kf_job_free(j);
 		return;
 	}
 	if (r == -2) {

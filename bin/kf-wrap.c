@@ -347,7 +347,7 @@ wrap_command(const char *profiler, int argc, char **argv)
 	}
 	cmd = cJSON_AddArrayToObject(job, "cmd");
 	for (i = 0; i < argc; i++)
-		cJSON_AddItemToArray(cmd, cJSON_CreateString(argv[i]));
+		kf_push_arg(cmd, argv[i]);
 	if (opt.language)
 		cJSON_AddStringToObject(job, "language", opt.language);
 	for (i = 0; i < c.profiler->npasses; i++) {
@@ -612,6 +612,34 @@ check_operand(int argc, char **argv, int i)
 	    find_dashdash(argc, argv, i + 1) < 0 ? " nor a file of records" : "");
 }
 
+/* What an unrecognized option is told: where a profiler's own options go. */
+static struct {
+	const char *profiler;	/* given before the option, with no "--" after it */
+	int argc;
+	char **argv;
+} hint;
+
+static void
+option_hint(const char *word)
+{
+	const char *p = hint.profiler;
+	int i;
+
+	for (i = 1; p == NULL && i < hint.argc && strcmp(hint.argv[i], "--") != 0; i++)
+		if (kf_profiler_find(hint.argv[i]))
+			p = hint.argv[i];
+	if (hint.profiler)
+		kf_warn("%s's own options go between %s and --: put -- before the command "
+		    "(%s %s ... -- CMD [ARG ...]); without --, only kf-wrap's own options "
+		    "may follow %s", p, p, p, word, p);
+	else if (p)
+		kf_warn("%s's own options go after %s, before --: %s %s ... -- CMD [ARG ...]",
+		    p, p, p, word);
+	else
+		kf_warn("a profiler's own options go after its name, before --: PROFILER "
+		    "%s ... -- CMD [ARG ...]; for records, -a %s", word, word);
+}
+
 /* Options before PROFILER; after it, up to "--", kf-wrap's options and the
  * profiler's (profiler_section); without "--", kf-wrap's options only and
  * the first other operand starts the command. Returns the PROFILER operand
@@ -622,7 +650,11 @@ parse_options(int argc, char **argv)
 	const char *profiler = NULL;
 	int c, before, dd;
 
+	hint.argc = argc;
+	hint.argv = argv;
+	kf_opt_hint(option_hint);
 	for (;;) {
+		hint.profiler = profiler;
 		before = optind;
 		if ((c = kf_getopt(argc, argv, "+uo:a:", longopts)) == -1) {
 			if (optind == before + 1 && strcmp(argv[before], "--") == 0)

@@ -107,6 +107,27 @@ complete_more(void)
 	}
 }
 
+/* An option kf does not know, before PROFILER: where it goes. */
+static struct {
+	int argc;
+	char **argv;
+} hint;
+
+static void
+option_hint(const char *word)
+{
+	const char *p = "PROFILER";
+	int i;
+
+	for (i = 1; i < hint.argc && strcmp(hint.argv[i], "--") != 0; i++)
+		if (kf_profiler_find(hint.argv[i])) {
+			p = hint.argv[i];
+			break;
+		}
+	kf_warn("kf's own options go before %s; %s's own options and kf-wrap's go "
+	    "after it, before --: kf %s %s ... -- CMD [ARG ...]", p, p, p, word);
+}
+
 static void
 options(int argc, char **argv)
 {
@@ -125,6 +146,9 @@ options(int argc, char **argv)
 	int c;
 
 	kf_opt_complete(complete_args, complete_more);
+	hint.argc = argc;
+	hint.argv = argv;
+	kf_opt_hint(option_hint);
 	while ((c = kf_getopt(argc, argv, "+n:t:i:", longopts)) != -1) {
 		switch (c) {
 		case O_JSON: opt.json = 1; break;
@@ -187,6 +211,40 @@ own_long_option(int argc, char **argv, int *i)
 	return 1;
 }
 
+/* -h or --help among kf-wrap's words (after PROFILER, before "--"; not
+ * the value of -a or -o): kf's help, then kf-wrap's, on standard output,
+ * instead of a run of the pipeline. */
+static int
+wants_help(int argc, char **argv, int from)
+{
+	int i;
+
+	for (i = from; i < argc && strcmp(argv[i], "--") != 0; i++) {
+		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
+			return 1;
+		if (strcmp(argv[i], "-a") == 0 || strcmp(argv[i], "-o") == 0)
+			i++;
+	}
+	return 0;
+}
+
+static int
+print_help(const char *profiler)
+{
+	char *wrap = kf_sibling("kf-wrap");
+	char *v[] = { wrap, (char *)profiler, "--help", NULL };
+	char *const *cmds[] = { v };
+	int st;
+
+	kf_opt_help();
+	printf("\nkf-wrap %s --help:\n", profiler);
+	if (fflush(stdout) != 0)
+		return 1;
+	st = kf_pipeline_run(cmds, 1, 1);
+	free(wrap);
+	return st;
+}
+
 static void
 push_opt(struct cmd *c, const char *name, const char *val)
 {
@@ -210,6 +268,8 @@ main(int argc, char **argv)
 	kf_init(argv[0]);
 	kf_opt_init(usage, help);
 	options(argc, argv);
+	if (wants_help(argc, argv, optind + 1))
+		return print_help(argv[optind]);
 	for (i = 0; i < 5; i++) {
 		paths[i] = kf_sibling(names[i]);
 		push(&c[i], paths[i]);

@@ -564,3 +564,55 @@ complete_words() {
 	run --separate-stderr kf --top 2 ncu -- ./k
 	assert_equal "$status" 2
 }
+
+@test "kf PROFILER -h and --help: kf's help, then kf-wrap's, on stdout, status 0, nothing run" {
+	cd "$T"
+	for h in -h --help; do
+		run --separate-stderr kf ncu --clock-control none "$h" -- ./absent
+		assert_equal "$status" 0
+		assert_equal "$stderr" ""
+		assert_equal "$output" "$(kf --help)
+
+kf-wrap ncu --help:
+$(kf-wrap --help)"
+	done
+	run --separate-stderr kf --json unitrace -h
+	assert_equal "$status" 0
+	assert_line --index 0 --partial "usage: kf [--json]"
+	assert_line "kf-wrap unitrace --help:"
+	# -h after -- is the program's, and -a's value is ncu's: the pipeline runs
+	run --separate-stderr kf ncu -a -h -- ./absent -h
+	refute_line "kf-wrap ncu --help:"
+	[ -d kf-out/absent/ncu.000 ]
+}
+
+@test "a profiler option without --: unrecognized, and where it goes (kf-wrap and kf, before and after PROFILER)" {
+	cd "$T"
+	run --separate-stderr kf-wrap ncu --clock-control none ./bench
+	assert_equal "$status" 2
+	assert_output ""
+	assert_equal "$(sed -n 1,2p <<<"$stderr")" "kf-wrap: unrecognized option '--clock-control'
+kf-wrap: ncu's own options go between ncu and --: put -- before the command (ncu --clock-control ... -- CMD [ARG ...]); without --, only kf-wrap's own options may follow ncu"
+	run --separate-stderr kf ncu --clock-control=none ./bench
+	assert_equal "$status" 2
+	assert_equal "$(sed -n 1,2p <<<"$stderr")" "kf-wrap: unrecognized option '--clock-control'
+kf-wrap: ncu's own options go between ncu and --: put -- before the command (ncu --clock-control ... -- CMD [ARG ...]); without --, only kf-wrap's own options may follow ncu"
+	run --separate-stderr kf-wrap --clock-control none unitrace -- ./bench
+	assert_equal "$status" 2
+	assert_equal "$(sed -n 1,2p <<<"$stderr")" "kf-wrap: unrecognized option '--clock-control'
+kf-wrap: unitrace's own options go after unitrace, before --: unitrace --clock-control ... -- CMD [ARG ...]"
+	run --separate-stderr kf-wrap -Q jobs.json
+	assert_equal "$status" 2
+	assert_equal "$(sed -n 1,2p <<<"$stderr")" "kf-wrap: unrecognized option '-Q'
+kf-wrap: a profiler's own options go after its name, before --: PROFILER -Q ... -- CMD [ARG ...]; for records, -a -Q"
+	run --separate-stderr kf --clock-control none ncu -- ./bench
+	assert_equal "$status" 2
+	assert_equal "$(sed -n 1,3p <<<"$stderr")" "kf: unrecognized option '--clock-control'
+kf: kf's own options go before ncu; ncu's own options and kf-wrap's go after it, before --: kf ncu --clock-control ... -- CMD [ARG ...]
+usage: kf [--json] [-n N] [-t S] [-i S] [--no-collated] [--gpu NAME] PROFILER [options] -- CMD [ARG ...]"
+	# and with -- the same words are ncu's
+	run kf-wrap --tool "$TOP/tests/fake/ncu" ncu --clock-control none -- ./bench
+	assert_success
+	run jq -c '.argv[-4:]' <<<"$output"
+	assert_output '["--clock-control","none","--","./bench"]'
+}

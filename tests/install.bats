@@ -26,6 +26,7 @@ inst() {
 	[ -f "$d/opt/kf/share/kf/gpus.json" ]
 	[ -x "$d/opt/kf/libexec/kf/kf-vtune" ]
 	[ -x "$d/opt/kf/libexec/kf/kf-unitrace-ocl" ]
+	[ -x "$d/opt/kf/libexec/kf/kf-unitrace" ]
 }
 
 @test "installed programs find gpus.json and kf-vtune beside them, without KF_DATADIR" {

@@ -522,3 +522,52 @@ my_token=l"
 	assert_output 1
 	[ ! -s "$T/err" ]
 }
+
+@test "a job wrapped with a relative -o in one directory runs there when kf-run runs elsewhere; kf-read finds its report" {
+	mkdir "$T/a" "$T/b"
+	printf '#!/bin/sh\necho "ran in $(pwd) PWD=$PWD"\n' >"$T/a/prog"
+	chmod +x "$T/a/prog"
+	(cd "$T/a" && kf-wrap ncu -o rel --tool "$TOP/tests/fake/ncu" -- ./prog) >"$T/w.json"
+	cd "$T/b"
+	FAKE_NCU_CSV="$FIX/ncu-h200/detailed-copy.csv" run bash -c 'kf-run "$1" | kf-read | kf-collate | kf-feedback >fb.json' _ "$T/w.json"
+	assert_success
+	run jq -r '.passes[0].status, .passes[0].run.exit_code, .passes[0].output_dir, .analysis.focus.throughput.dram_pct' fb.json
+	assert_output "ok
+0
+rel/prog/ncu.000
+81.32"
+	run jq -r '.passes[0].run.stdout' fb.json
+	assert_output --partial "ran in $T/a PWD=$T/a"
+	[ -s "$T/a/rel/prog/ncu.000/ncu_report.csv" ]
+	run ls "$T/b"
+	assert_output "fb.json"
+}
+
+@test "--save-output writes a relative output_dir's logs under the record's cwd" {
+	mkdir "$T/a" "$T/b"
+	jq -cn --arg c "$T/a" '{id:"s", cwd:$c, output_dir:"o/s", argv:["sh","-c","pwd; echo oops >&2"]}' >"$T/in"
+	cd "$T/b"
+	run kf-run --save-output "$T/in"
+	assert_success
+	assert_equal "$(cat "$T/a/o/s/stdout.log")" "$T/a"
+	assert_equal "$(cat "$T/a/o/s/stderr.log")" oops
+	[ ! -e "$T/b/o" ]
+}
+
+@test "a cwd that does not exist, is a file or is relative: an error record, the program not run, the next job runs" {
+	cd "$T"
+	touch file
+	for c in "$T/gone" "$T/file" rel; do
+		MORE="{\"cwd\":\"$c\"}" job "x$c" touch "$T/ran"
+	done >in
+	job ok echo fine >>in
+	run -1 --separate-stderr kf-run in
+	run jq -r 'select(.error) | [.id, .error.stage, .error.kind, .error.message] | join("|")' <<<"$output"
+	assert_output "x$T/gone|kf-run|bad_cwd|cwd $T/gone, where the job was wrapped and is to run, is not a directory (No such file or directory): the program was not run
+x$T/file|kf-run|bad_cwd|cwd $T/file, where the job was wrapped and is to run, is not a directory (Not a directory): the program was not run
+xrel|kf-run|bad_record|cwd is not an absolute path"
+	[ ! -e "$T/ran" ]
+	run --separate-stderr kf-run in
+	run jq -r 'select(.id == "ok") | .run.stdout' <<<"$output"
+	assert_output fine
+}

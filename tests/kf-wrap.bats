@@ -91,11 +91,9 @@ x'
 	[ "$(echo "$output" | jq -r '"\(.pass) \(.group) \(.output_dir)"' | paste -sd,)" = \
 		"unitrace.000 ComputeBasic o/sy/unitrace.000,unitrace.001 MemoryProfile o/sy/unitrace.001,unitrace.002 VectorEngineProfile o/sy/unitrace.002" ]
 	first=$(echo "$output" | head -1)
-	echo "$first" | jq -e '.argv[0] == "unitrace" and (.argv | index("--chrome-kernel-logging")) != null
-		and (.argv | index("--metric-query")) != null
-		and .argv[(.argv | index("--group")) + 1] == "ComputeBasic"
-		and .argv[(.argv | index("--output-dir-path")) + 1] == "o/sy/unitrace.000"
-		and .argv[-2:] == ["./prog", "1"] and .env.KERNELFOUNDRY_PROFILER == "unitrace"'
+	echo "$first" | jq -e --arg h "$KF_LIBEXECDIR/kf-unitrace" '.argv[0:5] == [$h, "unitrace", "o/sy/unitrace.000", "ComputeBasic", "query"]
+		and (.argv | index("--chrome-kernel-logging")) != null
+		and .argv[-3:] == ["--", "./prog", "1"] and .env.KERNELFOUNDRY_PROFILER == "unitrace"'
 	run kf-wrap unitrace --no-timeline --tool /x/unitrace -- ./prog
 	echo "$output" | head -1 | jq -e '(.argv | index("--chrome-kernel-logging")) == null
 		and .env.KERNELFOUNDRY_unitrace_cmd == "/x/unitrace"'
@@ -121,7 +119,7 @@ x'
 @test "pass records on standard input from kf-select, every profiler" {
 	printf '%s\n' '{"id":"c","cmd":["./c"],"language":"cuda"}' \
 		'{"id":"s","cmd":["./s"],"language":"sycl"}' | kf-select | kf-wrap -o w > recs
-	[ "$(jq -r '"\(.id) \(.pass) \(.argv[if .profiler == "ncu" then 1 else 0 end])"' recs | paste -sd,)" = \
+	[ "$(jq -r '"\(.id) \(.pass) \(.argv[1])"' recs | paste -sd,)" = \
 		"c ncu.000 ncu,s unitrace.000 unitrace,s unitrace.001 unitrace,s unitrace.002 unitrace" ]
 	[ "$(find w -mindepth 2 -type d | sort | paste -sd,)" = \
 		"w/c/ncu.000,w/s/unitrace.000,w/s/unitrace.001,w/s/unitrace.002" ]
@@ -203,4 +201,52 @@ x'
 	[ "$(echo "$output" | jq -r .output_dir)" = b/z/ncu.000 ]
 	run kf-wrap ncu --id z ./k -o x
 	[ "$(echo "$output" | jq -c .cmd)" = '["./k","-o","x"]' ]
+}
+
+# hexargs: a program that writes each argument's bytes in hex, one a line,
+# to args.hex beside it.
+hexargs() {
+	cat >hexargs <<-'EOF'
+	#!/bin/sh
+	for a in "$@"; do printf %s "$a" | od -An -tx1 | tr -d ' \n'; echo; done >"$(dirname "$0")/args.hex"
+	EOF
+	chmod +x hexargs
+}
+
+@test "an argument that is not UTF-8 reaches the program as its own bytes: {\"hex\", \"text\"} in cmd and argv, kf-wrap | kf-run and kf" {
+	hexargs
+	bad=$(printf 'a\377b')
+	nul=$(printf '\300\200')
+	run kf-wrap ncu --tool "$TOP/tests/fake/ncu" -o o -- ./hexargs "$bad" 'é' "$nul" -x
+	assert_success
+	printf '%s\n' "$output" >w.json
+	run jq -c '.cmd, .argv[-5:]' w.json
+	assert_output '["./hexargs",{"hex":"61ff62","text":"a�b"},"é",{"hex":"c080","text":"\u0000"},"-x"]
+["./hexargs",{"hex":"61ff62","text":"a�b"},"é",{"hex":"c080","text":"\u0000"},"-x"]'
+	FAKE_NCU_CSV="$FIX/ncu-h200/detailed-copy.csv" run -0 --separate-stderr kf-run w.json
+	run cat args.hex
+	assert_output "61ff62
+c3a9
+c080
+2d78"
+	rm args.hex
+	PATH="$TOP/tests/fake:$PATH" FAKE_NCU_CSV="$FIX/ncu-h200/detailed-copy.csv" run -0 --separate-stderr kf ncu -- ./hexargs "$bad" 'é' "$nul" -x
+	run cat args.hex
+	assert_output "61ff62
+c3a9
+c080
+2d78"
+	# every profiler's argv keeps it, and a job record's cmd may carry it
+	for p in unitrace vtune trace; do
+		run kf-wrap "$p" -o o -- ./hexargs "$bad"
+		assert_equal "$(jq -c '.argv[-1]' <<<"${lines[0]}")" '{"hex":"61ff62","text":"a�b"}'
+	done
+	jq -cn '{id:"j", profiler:"ncu", cmd:["./hexargs", {hex:"ff"}]}' | kf-wrap -o o >rec
+	assert_equal "$(jq -c '.argv[-1]' rec)" '{"hex":"ff","text":"�"}'
+	# a bad hex form is a bad record for kf-wrap and for kf-run
+	run --separate-stderr kf-wrap -o o <<<'{"id":"j","profiler":"ncu","cmd":["./k",{"hex":"f"}]}'
+	assert_equal "$status" 1
+	assert_equal "$(jq -r .error.message <<<"$output")" 'job j: "cmd"[1] is not a string (or {"hex": its bytes}): every argument must be one'
+	run --separate-stderr kf-run <<<'{"id":"j","argv":["./k",{"hex":"0041"}]}'
+	assert_equal "$(jq -r .error.message <<<"$output")" 'argv is not an array of strings'
 }

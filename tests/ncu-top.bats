@@ -42,7 +42,7 @@ ncu_run() {
 
 @test "--profiler ncu --select 2 on bench multi's details page: sgemm_naive_k (3.13 ms) and copy_k (2 launches) by function name, fma_k left out" {
 	cp "$H200/detailed-multi.csv" "$T/t.csv"
-	run kf-read --profiler ncu --select 2 "$T/t.csv"
+	run kf-read --profiler ncu --select 2 --write "$T/t.csv"
 	assert_success
 	assert_output "$(printf '%s\n' --kernel-name-base function --kernel-id '::regex:^(sgemm_naive_k|copy_k)$:1' \
 		--launch-count 2 --kill yes)"
@@ -139,7 +139,7 @@ ncu_run() {
 
 @test "real --top outputs of ResNet-18 (H200): every launch ranked, bn_fw_inf focused, the rule the full run gives it" {
 	cp -r "$TOPFIX/resnet18-top" "$T/rn"
-	kf-read --profiler ncu --select 3 "$T/rn/ncu_timing.csv" >/dev/null
+	kf-read --profiler ncu --select 3 --write "$T/rn/ncu_timing.csv" >/dev/null
 	replay rn ncu "$T/rn" | kf-read | kf-collate | kf-feedback >"$T/rn.json"
 	run jq -c '[.collated.kernel_count, .collated.timing.launches, .collated.timing.kernel_count,
 		.collated.timing.missing, .analysis.focus.name[0:38], .analysis.rules[0].name, .analysis.rules[0].speedup]' "$T/rn.json"
@@ -152,7 +152,7 @@ ncu_run() {
 
 @test "real --top outputs of the transformer (H200): the three kernels chosen are the three profiled" {
 	cp -r "$TOPFIX/transformer-top" "$T/tf"
-	run kf-read --profiler ncu --select 3 "$T/tf/ncu_timing.csv"
+	run kf-read --profiler ncu --select 3 --write "$T/tf/ncu_timing.csv"
 	assert_line '::regex:^(nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_bias_TNT|nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_gelubias_TNT|cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_7_64x128x64_4x1x1_cga1x1x1_kernel0_0)$:1'
 	replay tf ncu "$T/tf" | kf-read | kf-collate | kf-feedback >"$T/tf.json"
 	run jq -c '[.collated.kernel_count, .collated.timing.launches, .collated.timing.missing,
@@ -475,7 +475,7 @@ prog() {
 	prog rn50
 	a=$(jq -c '[.collated.timing.kernels[:5][] | [.name, .detailed]], .analysis.focus.name' "$T/rn50.json")
 	kf-read --profiler ncu --select 3 --no-write "$T/rn50/ncu_timing.csv" >"$T/from-csv"
-	kf-read --profiler ncu --select 3 "$T/rn50/ncu_timing.csv" >/dev/null
+	kf-read --profiler ncu --select 3 --write "$T/rn50/ncu_timing.csv" >/dev/null
 	run kf-read --profiler ncu --select 3 --no-write "$T/rn50/ncu_ranking.json"
 	assert_output "$(cat "$T/from-csv")"
 	rm "$T/rn50/ncu_timing.csv" "$T/rn50/ncu_timing_mangled.csv"
@@ -734,4 +734,37 @@ assert_port_free() {
 	run jq -c '[.passes[0].run.ended_by, .collated.timing.detailed_run.status, .collated.timing.detailed_run.overlapped]' <<<"$output"
 	assert_output '["timeout","stopped",true]'
 	assert_port_free "$P"
+}
+
+# The files under $1, with their sizes, one a line.
+listing() {
+	(cd "$1" && find . -printf '%p %s\n' | sort)
+}
+
+@test "kf-read writes nothing into what it reads: a read-only copy of a --top output reads and selects as the writable one, and no file appears" {
+	cp -r "$TOPFIX/vit-top" "$T/rw"
+	cp -r "$TOPFIX/vit-top" "$T/ro"
+	mkdir -p "$T/trw/trace" "$T/tro/trace" "$T/tmp"
+	gzip -dc "$TOPFIX/programs/rn50-traced/trace.881.kft.gz" >"$T/trw/trace/trace.881.kft"
+	cp "$T/trw/trace/trace.881.kft" "$T/tro/trace/"
+	chmod -R a-w "$T/ro" "$T/tro"
+	before=$(listing "$T/ro")
+	tbefore=$(listing "$T/tro")
+	replay v ncu "$T/rw" | kf-read | jq -c 'del(.output_dir)' >"$T/rw.rec"
+	replay v ncu "$T/ro" | kf-read | jq -c 'del(.output_dir)' >"$T/ro.rec"
+	cmp "$T/rw.rec" "$T/ro.rec"
+	[ "$(jq -r '.data.timing | [.launches, (.chosen | length), (.missing | length)] | @tsv' "$T/ro.rec")" = "$(printf '%s\t3\t0' "$(jq -r .data.timing.launches "$T/rw.rec")")" ]
+	run kf-read --profiler ncu --select 3 "$T/ro/ncu_timing.csv"
+	assert_success
+	assert_output "$(kf-read --profiler ncu --select 3 --write "$T/rw/ncu_timing.csv")"
+	TMPDIR="$T/tmp" run kf-read --profiler trace --select 3 "$T/tro/trace"
+	assert_success
+	assert_line --index 1 mangled
+	assert_output "$(kf-read --profiler trace --select 3 --write "$T/trw/trace")"
+	assert_equal "$(listing "$T/ro")" "$before"
+	assert_equal "$(listing "$T/tro")" "$tbefore"
+	assert_equal "$(ls -A "$T/tmp")" ""
+	# --write is the run's: kf-ncu's folder gets the ranking and the choice
+	[ -s "$T/rw/ncu_ranking.json" ] && [ -s "$T/trw/ncu_top.json" ] && [ -s "$T/trw/ncu_timing.csv" ]
+	chmod -R u+w "$T/ro" "$T/tro"
 }

@@ -114,7 +114,7 @@ replay() {
 @test "trace: --select writes ncu's timing CSVs from the trace and ncu's filter" {
 	replay resnet50
 	mkdir -p "$T/run/trace" && cp "$T/resnet50"/*.kft "$T/run/trace/"
-	run kf-read --profiler trace --select 3 "$T/run/trace"
+	run kf-read --profiler trace --select 3 --write "$T/run/trace"
 	assert_success
 	assert_line --index 0 -- "--kernel-name-base"
 	assert_line --index 1 "mangled"

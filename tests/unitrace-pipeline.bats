@@ -13,41 +13,97 @@ setup() {
 	cd "$T"
 }
 
-teardown() {
-	# the dot-free links kf-wrap made for the records that kf-read never saw
+# The links in /tmp that lead into this test's folder (kf-wrap made one a
+# pass before kf-unitrace).
+links_here() {
 	local l
 	for l in /tmp/kf-unitrace-*; do
-		[ -L "$l" ] && case $(readlink "$l") in "$T"/*) rm -f "$l" ;; esac
+		[ -L "$l" ] && case $(readlink "$l") in "$T"/*) echo "$l" ;; esac
 	done
 	return 0
 }
 
-@test "kf-wrap unitrace: the query command of each pass, its env and no end marker" {
-	run sh -c 'kf-wrap unitrace -o out --id k --language sycl -- ./prog "a b" | jq -r "select(.pass == \"unitrace.001\") | (.argv[0:5] | join(\"|\")), (.argv[5] | test(\"^[0-9a-f]{32}$\")), (.argv[6:11] | join(\"|\")), (.argv[11] == \"-o\" and (.argv[12] | endswith(\"/trace\"))), (.argv[13:] | join(\"|\")), .env.KERNELFOUNDRY_PROFILER, .env.KERNELFOUNDRY_unitrace_cmd, .end_marker"'
-	assert_output "unitrace|--chrome-kernel-logging|--chrome-itt-logging|--start-paused|--session
+@test "kf-wrap unitrace: the query command of each pass under kf-unitrace, its env and no end marker" {
+	run sh -c 'kf-wrap unitrace -o out --id k --language sycl -- ./prog "a b" | jq -r "select(.pass == \"unitrace.001\") | (.argv[0] == \"$KF_LIBEXECDIR/kf-unitrace\"), (.argv[1:9] | join(\"|\")), (.argv[9] | test(\"^[0-9a-f]{32}$\")), (.argv[10:] | join(\"|\")), .env.KERNELFOUNDRY_PROFILER, .env.KERNELFOUNDRY_unitrace_cmd, .end_marker"'
+	assert_output "true
+unitrace|out/k/unitrace.001|MemoryProfile|query|--chrome-kernel-logging|--chrome-itt-logging|--start-paused|--session
 true
---group|MemoryProfile|--metric-query|--output-dir-path|out/k/unitrace.001
-true
-./prog|a b
+--|./prog|a b
 unitrace
 unitrace
 null"
 }
 
 @test "kf-wrap unitrace --no-timeline leaves the Chrome logging out" {
-	run sh -c 'kf-wrap --no-timeline unitrace -o out --id k --language sycl -- ./prog | jq -r "select(.pass == \"unitrace.000\") | .argv[1:3] | join(\"|\")"'
+	run sh -c 'kf-wrap --no-timeline unitrace -o out --id k --language sycl -- ./prog | jq -r "select(.pass == \"unitrace.000\") | .argv[5:7] | join(\"|\")"'
 	assert_output "--start-paused|--session"
 }
 
-@test "kf-wrap unitrace for OpenCL: the retry helper, its arguments, UNITRACE_DONE" {
-	run sh -c 'kf-wrap unitrace -o out --id k --language ocl -- ./prog x | jq -r "select(.pass == \"unitrace.002\") | .mode, .end_marker, (.argv[0] | endswith(\"/kf-unitrace-ocl\")), (.argv[1:3] | join(\"|\")), (.argv[4:9] | join(\"|\")), (.argv[10:] | join(\"|\"))"'
+@test "kf-wrap unitrace for OpenCL: kf-unitrace in sampling mode, its arguments, UNITRACE_DONE" {
+	run sh -c 'kf-wrap unitrace -o out --id k --language ocl -- ./prog x | jq -r "select(.pass == \"unitrace.002\") | .mode, .end_marker, (.argv[0] | endswith(\"/kf-unitrace\")), (.argv[1:9] | join(\"|\")), (.argv[10:] | join(\"|\"))"'
 	assert_success
 	assert_output "sampling
 UNITRACE_DONE
 true
-unitrace|out/k/unitrace.002
-VectorEngineProfile|--chrome-kernel-logging|--chrome-itt-logging|--start-paused|--session
+unitrace|out/k/unitrace.002|VectorEngineProfile|sampling|--chrome-kernel-logging|--chrome-itt-logging|--start-paused|--session
 --|./prog|x"
+}
+
+@test "kf-unitrace: unitrace gets the query options and a dot-free -o prefix into DIR; the command unchanged" {
+	export KF_FAKE_SCENARIO="$UT/bmg-gemm-xmx" KF_FAKE_LOG="$T/log"
+	mkdir plain
+	run "$TOP/libexec/kf/kf-unitrace" unitrace plain ComputeBasic query --start-paused -- sh -c 'echo "ran: $1"' sh 'a "b"'
+	assert_success
+	assert_output 'ran: a "b"'
+	run grep -A1 -x -e 'arg: -o' -e 'arg: --group' -e 'arg: --output-dir-path' "$T/log"
+	assert_output "arg: --group
+arg: ComputeBasic
+--
+arg: --output-dir-path
+arg: plain
+arg: -o
+arg: $T/plain/trace"
+	rm "$T/log"
+	run "$TOP/libexec/kf/kf-unitrace" unitrace "d.x/u.000" ComputeBasic query -- true
+	assert_success
+	run sed -n 's/^arg: \(\/proc\/[0-9]*\/fd\/9\/trace\)$/fd prefix/p' "$T/log"
+	assert_output "fd prefix"
+	run sh -c 'ls d.x/u.000 | sed -E "s/[.][0-9]+/.N/g" | sort'
+	assert_output "python3.N.json
+trace.N
+trace.metrics.N"
+	run "$TOP/libexec/kf/kf-unitrace" unitrace d ComputeBasic both -- true
+	assert_failure 2
+	run "$TOP/libexec/kf/kf-unitrace" unitrace d ComputeBasic query --x
+	assert_failure 2
+}
+
+@test "kf-wrap unitrace | kf-run with no kf-read, and a run killed at its timeout, leave nothing in /tmp" {
+	export KF_FAKE_SCENARIO="$UT/bmg-gemm-xmx"
+	kf-wrap unitrace -o "o.d" --id k --language sycl -- true | kf-run >runs.jsonl
+	kf-wrap unitrace -o "o.d" --id s --language sycl -- sleep 30 | kf-run -t 1 --grace 0.2 >killed.jsonl
+	run jq -r '.run.ended_by' runs.jsonl killed.jsonl
+	assert_output "exit
+exit
+exit
+timeout
+timeout
+timeout"
+	assert_equal "$(links_here)" ""
+	run sh -c 'ls o.d/k/unitrace.000 | sed -E "s/[.][0-9]+/.N/g" | sort'
+	assert_output "python3.N.json
+trace.N
+trace.metrics.N"
+}
+
+@test "kf-unitrace: the program's status, and the signal that ended it, are the job's" {
+	export KF_FAKE_SCENARIO="$UT/bmg-gemm-xmx"
+	run "$TOP/libexec/kf/kf-unitrace" unitrace "o.d" ComputeBasic query -- sh -c 'exit 7'
+	assert_failure 7
+	jq -cn --arg h "$TOP/libexec/kf/kf-unitrace" '{id:"t", argv:[$h, "unitrace", "o.d", "ComputeBasic", "query", "--", "sleep", "30"]}' >in
+	run --separate-stderr kf-run -t 1 in
+	run jq -r '.run | [.ended_by, .signal, (.exit_code | tostring)] | @tsv' <<<"$output"
+	assert_output "$(printf 'timeout\tSIGTERM\tnull')"
 }
 
 @test "the whole pipeline over three passes with the fake unitrace: the GEMM, compute bound" {
@@ -68,10 +124,11 @@ compute
 	[ ! -e x ]
 	run grep -c '^env: KERNELFOUNDRY_PROFILER=unitrace$' "$T/log"
 	assert_output 3
-	# unitrace's files are where it names them, despite the dots in the path
-	# and kf-read removed the dot-free link unitrace was given
-	run sh -c 'jq -r .unitrace_link wrapped.jsonl | while read -r l; do [ -L "$l" ] && echo "left: $l"; done; jq -s length wrapped.jsonl'
-	assert_output 3
+	# unitrace's files are where it names them, despite the dots in the path,
+	# and no link was made for it
+	run jq -s -c '[length, (map(has("unitrace_link")) | any)]' wrapped.jsonl
+	assert_output '[3,false]'
+	assert_equal "$(links_here)" ""
 	run sh -c 'ls o.d/gemm/unitrace.000 | sed -E "s/[.][0-9]+/.N/g" | sort'
 	assert_output "python3.N.json
 trace.N

@@ -36,7 +36,7 @@ kf_what_failed(const cJSON *rec)
 {
 	static const char *const prepare[] = { "kf-select", "kf-wrap", NULL };
 	static const char *const not_started[] = { "spawn", "program_not_found",
-		"profiler_not_found", "interrupted", "bad_record", NULL };
+		"profiler_not_found", "interrupted", "bad_record", "bad_cwd", NULL };
 	const cJSON *e = kf_error(rec);
 	const char *stage = kf_str(e, "stage"), *kind = kf_str(e, "kind");
 

@@ -416,14 +416,17 @@ put_cmd(const cJSON *rec, struct buf *b)
 		return;
 	}
 	cJSON_ArrayForEach(a, cmd) {
-		if (!cJSON_IsString(a))
+		/* an argument that is not UTF-8: its text, for people */
+		const char *s = cJSON_IsString(a) ? a->valuestring : kf_str(a, "text");
+
+		if (s == NULL)
 			continue;
 		if (i++)
 			buf_putc(b, ' ');
-		if (a->valuestring[0] == '\0' || strpbrk(a->valuestring, " \t\n'\"$`\\|&;<>()*?"))
-			buf_printf(b, "'%s'", a->valuestring);
+		if (s[0] == '\0' || strpbrk(s, " \t\n'\"$`\\|&;<>()*?"))
+			buf_printf(b, "'%s'", s);
 		else
-			buf_puts(b, a->valuestring);
+			buf_puts(b, s);
 	}
 }
 

@@ -56,6 +56,20 @@ utf8_len(const unsigned char *s, size_t n)
 	return len;
 }
 
+int
+kf_utf8_valid(const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t n = strlen(str), i = 0, k;
+
+	while (i < n) {
+		if ((k = utf8_len(s + i, n - i)) == 0)
+			return 0;
+		i += k;
+	}
+	return 1;
+}
+
 /* Bytes that cannot go into a JSON string as they are: controls, quote,
  * backslash, DEL and everything above ASCII (checked as UTF-8). */
 static const unsigned char special[256] = {

@@ -22,6 +22,7 @@ static const char *cur_shortopts = "";
 static const struct option *cur_longopts;
 static const struct kf_optarg *complete_args;
 static void (*complete_more)(void);
+static void (*bad_option_hint)(const char *word);
 
 void
 kf_opt_init(const char *usage, const char *help)
@@ -66,8 +67,9 @@ kf_usage_error(const char *fmt, ...)
 	kf_usage();
 }
 
-/* shortopts with "h" added after a leading '+' or '-'; one program has one
- * set of short options, so the string is made once. */
+/* shortopts with "h" and ':' (a missing value is told apart) added after
+ * a leading '+' or '-'; one program has one set of short options, so the
+ * string is made once. */
 static const char *
 with_h(const char *shortopts)
 {
@@ -75,13 +77,57 @@ with_h(const char *shortopts)
 	size_t lead = shortopts[0] == '+' || shortopts[0] == '-';
 
 	if (buf[0] == '\0') {
-		if (strlen(shortopts) + 2 > sizeof buf)
+		if (strlen(shortopts) + 3 > sizeof buf)
 			return shortopts;
 		memcpy(buf, shortopts, lead);
-		buf[lead] = 'h';
-		strcpy(buf + lead + 1, shortopts + lead);
+		buf[lead] = ':';
+		buf[lead + 1] = 'h';
+		strcpy(buf + lead + 2, shortopts + lead);
 	}
 	return buf;
+}
+
+void
+kf_opt_hint(void (*fn)(const char *word))
+{
+	bad_option_hint = fn;
+}
+
+/* How many long options start with name (n bytes). */
+static int
+prefix_matches(const char *name, size_t n)
+{
+	const struct option *o;
+	int k = 0;
+
+	for (o = cur_longopts; o && o->name; o++)
+		k += strncmp(o->name, name, n) == 0;
+	return k;
+}
+
+/* getopt_long's complaint c ('?', ':') about the word before optind, said
+ * here, with the program's name and its hint, then the usage. */
+static void __attribute__((noreturn))
+bad_option(int c, int argc, char **argv)
+{
+	const char *w = optind > 0 && optind <= argc ? argv[optind - 1] : "";
+	int is_long = strncmp(w, "--", 2) == 0 && w[2];
+	size_t n = is_long ? strcspn(w + 2, "=") : 0;
+	char *word = is_long ? xasprintf("--%.*s", (int)n, w + 2) :
+	    xasprintf("-%c", optopt ? optopt : '?');
+
+	if (c == ':')
+		kf_warn("option '%s' requires an argument", word);
+	else if (is_long && optopt)
+		kf_warn("option '%s' doesn't allow an argument", word);
+	else if (is_long && prefix_matches(w + 2, n) > 1)
+		kf_warn("option '%s' is ambiguous", word);
+	else
+		kf_warn("unrecognized option '%s'", word);
+	if (c == '?' && bad_option_hint)
+		bad_option_hint(word);
+	free(word);
+	kf_usage();
 }
 
 int
@@ -92,10 +138,11 @@ kf_getopt(int argc, char **argv, const char *shortopts,
 
 	cur_shortopts = shortopts;
 	cur_longopts = longopts;
+	opterr = 0;
 	for (;;) {
 		c = getopt_long(argc, argv, with_h(shortopts), longopts, NULL);
 		if (c == '?' || c == ':')
-			kf_usage();
+			bad_option(c, argc, argv);
 		if (!kf_opt_common(c))
 			return c;
 	}
@@ -223,14 +270,20 @@ complete(void)
 		complete_more();
 }
 
+void
+kf_opt_help(void)
+{
+	print_usage(stdout);
+	fputs(help_text, stdout);
+}
+
 int
 kf_opt_common(int c)
 {
 	switch (c) {
 	case 'h':
 	case KF_OPT_HELP:
-		print_usage(stdout);
-		fputs(help_text, stdout);
+		kf_opt_help();
 		exit(fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1);
 	case KF_OPT_VERSION:
 		printf("%s %s\n", kf_progname, KF_VERSION);

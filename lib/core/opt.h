@@ -21,13 +21,20 @@ enum { KF_OPT_HELP = 0x1000, KF_OPT_VERSION, KF_OPT_COMPLETE };
 
 /* usage: the SYNOPSIS lines; help: the option list printed by --help. */
 void kf_opt_init(const char *usage, const char *help);
-/* getopt_long() that handles the common options; returns -1 at the end. */
+/* getopt_long() that handles the common options; returns -1 at the end.
+ * An option it does not know, or without its value, is a usage error:
+ * "prog: unrecognized option '--x'", the hint (kf_opt_hint), the usage. */
 int kf_getopt(int argc, char **argv, const char *shortopts,
     const struct option *longopts);
 /* The common options' work for an option code c (-h, --help, --version
  * exit; -u sets unbuffered output): 1 when c was one, else 0. For a program
  * that parses some words itself. */
 int kf_opt_common(int c);
+/* The usage and the help, on standard output (what --help prints). */
+void kf_opt_help(void);
+/* fn(word) says, with kf_warn(), what to do about the unrecognized option
+ * word ("--x", "-x"), before the usage. */
+void kf_opt_hint(void (*fn)(const char *word));
 /* Print "prog: msg", the usage, and exit 2. */
 void kf_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 void kf_usage(void) __attribute__((noreturn));

@@ -468,3 +468,66 @@ kf_push_str(cJSON *a, const char *s)
 {
 	cJSON_AddItemToArray(a, cJSON_CreateString(s));
 }
+
+/* An argument is its own bytes: JSON strings hold only Unicode, so one that
+ * is not UTF-8 goes as {"hex": its bytes, "text": it shown with U+FFFD}. */
+cJSON *
+kf_arg_json(const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *p = (const unsigned char *)s;
+	cJSON *o;
+	char *h, *q;
+
+	if (kf_utf8_valid(s))
+		return cJSON_CreateString(s);
+	q = h = xmalloc(2 * strlen(s) + 1);
+	for (; *p; p++) {
+		*q++ = hex[*p >> 4];
+		*q++ = hex[*p & 15];
+	}
+	*q = '\0';
+	o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "hex", h);
+	cJSON_AddStringToObject(o, "text", s);
+	free(h);
+	return o;
+}
+
+void
+kf_push_arg(cJSON *a, const char *s)
+{
+	cJSON_AddItemToArray(a, kf_arg_json(s));
+}
+
+static int
+hex_digit(int c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 :
+	    c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+char *
+kf_arg_bytes(const cJSON *item)
+{
+	const char *h = kf_str(item, "hex");
+	size_t n, i;
+	char *b;
+
+	if (cJSON_IsString(item))
+		return xstrdup(item->valuestring);
+	if (!cJSON_IsObject(item) || h == NULL || (n = strlen(h)) % 2 != 0)
+		return NULL;
+	b = xmalloc(n / 2 + 1);
+	for (i = 0; i < n / 2; i++) {
+		int hi = hex_digit(h[2 * i]), lo = hex_digit(h[2 * i + 1]);
+
+		if (hi < 0 || lo < 0 || (hi == 0 && lo == 0)) {
+			free(b);
+			return NULL;
+		}
+		b[i] = (char)(hi << 4 | lo);
+	}
+	b[n / 2] = '\0';
+	return b;
+}

@@ -174,5 +174,17 @@ void kf_set_str(cJSON *o, const char *key, const char *s);
 void kf_set_num(cJSON *o, const char *key, double d);
 /* Append the string s to the array a. */
 void kf_push_str(cJSON *a, const char *s);
+/* Whether s is valid UTF-8 throughout. */
+int kf_utf8_valid(const char *s);
+/* An argument of a command (cmd, argv) as JSON, its bytes kept: a string
+ * when s is UTF-8, else {"hex": "2e2fff", "text": s with U+FFFD}, the one
+ * form (man/kf.7 "Arguments") kf_arg_bytes reads back. New item. */
+cJSON *kf_arg_json(const char *s);
+/* Append kf_arg_json(s) to the array a. */
+void kf_push_arg(cJSON *a, const char *s);
+/* The bytes of an argument item (a string, or the hex form; "text" is
+ * only for people), a new string the caller frees; NULL when item is
+ * neither (bad hex, an odd number of digits, a NUL byte). */
+char *kf_arg_bytes(const cJSON *item);
 
 #endif

@@ -76,9 +76,9 @@ add_user_args(cJSON *argv, const struct kf_wrap_opts *o, int run)
 		if (kind == 'x' || (run == 't' && kind == 'c') ||
 		    (run == 'd' && kf_wrap_opt_long(o, "top", 0) > 0 && kind == 'k'))
 			continue;
-		kf_push_str(argv, o->args[i]);
+		kf_push_arg(argv, o->args[i]);
 		if (w == 2 && i + 1 < o->nargs)
-			kf_push_str(argv, o->args[i + 1]);
+			kf_push_arg(argv, o->args[i + 1]);
 	}
 }
 
@@ -243,7 +243,7 @@ ncu_wrap(cJSON *rec, char *const *cmd, int ncmd, const struct kf_wrap_opts *o)
 	add_user_args(argv, o, 'd');
 	kf_push_str(argv, "--");
 	for (i = 0; i < ncmd; i++)
-		kf_push_str(argv, cmd[i]);
+		kf_push_arg(argv, cmd[i]);
 	kf_set(rec, "argv", argv);
 	kf_set(rec, "env", cJSON_CreateObject());
 	if (!cJSON_GetObjectItemCaseSensitive(rec, "end_marker"))

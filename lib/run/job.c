@@ -30,20 +30,30 @@ kf_job_check(const cJSON *rec)
 	const cJSON *argv = kf_arr(rec, "argv"), *a, *v;
 	static const char *const limits[] = {"timeout", "inactivity"};
 	size_t i;
+	char *b;
+	int empty = 0;
 
 	if (argv == NULL)
 		return cJSON_GetObjectItemCaseSensitive(rec, "argv") ?
 		    "argv is not an array of strings" : "no argv";
 	if (cJSON_GetArraySize(argv) == 0)
 		return "argv is empty";
-	cJSON_ArrayForEach(a, argv)
-		if (!cJSON_IsString(a))
+	cJSON_ArrayForEach(a, argv) {
+		/* a string, or an argument's bytes as {"hex": ...} */
+		if ((b = kf_arg_bytes(a)) == NULL)
 			return "argv is not an array of strings";
-	if (!*cJSON_GetArrayItem(argv, 0)->valuestring)
+		if (a == argv->child)
+			empty = b[0] == '\0';
+		free(b);
+	}
+	if (empty)
 		return "argv[0] is empty";
 	v = cJSON_GetObjectItemCaseSensitive(rec, "env");
 	if (v && !cJSON_IsNull(v) && !cJSON_IsObject(v))
 		return "env is not an object";
+	v = cJSON_GetObjectItemCaseSensitive(rec, "cwd");
+	if (v && !cJSON_IsNull(v) && !(cJSON_IsString(v) && v->valuestring[0] == '/'))
+		return "cwd is not an absolute path";
 	v = cJSON_GetObjectItemCaseSensitive(rec, "end_marker");
 	if (v && !cJSON_IsNull(v) && !cJSON_IsString(v))
 		return "end_marker is not a string or null";
@@ -56,14 +66,17 @@ kf_job_check(const cJSON *rec)
 	return NULL;
 }
 
-/* --save-output: stream k's log in output_dir, or -1 with a note. */
+/* --save-output: stream k's log in output_dir (relative to the record's
+ * cwd, where the program runs), or -1 with a note. */
 static int
 open_log(struct kf_job *j, int k)
 {
-	const char *dir = kf_str(j->rec, "output_dir");
-	char *path;
+	const char *dir = kf_str(j->rec, "output_dir"), *cwd = kf_str(j->rec, "cwd");
+	char *path, *at = NULL;
 	int fd;
 
+	if (dir && dir[0] != '/' && cwd)
+		dir = at = kf_path_join(cwd, dir);
 	if (dir == NULL) {
 		if (k == 0)
 			buf_puts(&j->note, "; --save-output: the record has no "
@@ -74,6 +87,7 @@ open_log(struct kf_job *j, int k)
 		if (k == 0)
 			buf_printf(&j->note, "; --save-output: cannot make %s (%s)",
 			    dir, strerror(errno));
+		free(at);
 		return -1;
 	}
 	path = kf_path_join(dir, k ? "stderr.log" : "stdout.log");
@@ -82,6 +96,7 @@ open_log(struct kf_job *j, int k)
 		buf_printf(&j->note, "; --save-output: cannot write %s (%s)",
 		    path, strerror(errno));
 	free(path);
+	free(at);
 	return fd;
 }
 

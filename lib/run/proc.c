@@ -92,11 +92,13 @@ move_fd(int fd, int target)
 	return dup2(fd, target) < 0 ? -1 : 0;
 }
 
-/* In the child, between fork and exec: only async-signal-safe calls. */
+/* In the child, between fork and exec: only async-signal-safe calls. The
+ * error pipe carries {where, errno}: where 0 exec, 1 chdir. */
 static void __attribute__((noreturn))
-exec_child(char *const argv[], char *const envp[], int out, int err, int ep)
+exec_child(char *const argv[], char *const envp[], const char *cwd, int out, int err,
+    int ep)
 {
-	int e, null;
+	int e[2] = {0, 0}, null;
 
 	setsid();
 	if (!pipe_was_ignored)
@@ -106,12 +108,16 @@ exec_child(char *const argv[], char *const envp[], int out, int err, int ep)
 	if (null < 0 || move_fd(null, 0) < 0 || move_fd(out, 1) < 0 ||
 	    move_fd(err, 2) < 0)
 		goto fail;
+	if (cwd && chdir(cwd) != 0) {
+		e[0] = 1;
+		goto fail;
+	}
 	/* execvp searches the PATH of environ: the program's own. */
 	environ = (char **)envp;
 	execvp(argv[0], argv);
 fail:
-	e = errno;
-	while (write(ep, &e, sizeof e) < 0 && errno == EINTR)
+	e[1] = errno;
+	while (write(ep, e, sizeof e) < 0 && errno == EINTR)
 		;
 	_exit(127);
 }
@@ -127,10 +133,10 @@ close_pair(int p[2])
 }
 
 int
-kf_spawn(char *const argv[], char *const envp[], struct kf_child *c)
+kf_spawn(char *const argv[], char *const envp[], const char *cwd, struct kf_child *c)
 {
 	int out[2] = {-1, -1}, err[2] = {-1, -1}, ep[2] = {-1, -1};
-	int e = 0, saved;
+	int e[2] = {0, 0}, saved;
 	ssize_t n;
 	pid_t pid;
 
@@ -143,14 +149,14 @@ kf_spawn(char *const argv[], char *const envp[], struct kf_child *c)
 	if (pid < 0)
 		goto fail;
 	if (pid == 0)
-		exec_child(argv, envp, out[1], err[1], ep[1]);
+		exec_child(argv, envp, cwd, out[1], err[1], ep[1]);
 	close(out[1]);
 	close(err[1]);
 	close(ep[1]);
 	out[1] = err[1] = ep[1] = -1;
 	/* The error pipe closes on a successful exec, or carries errno. */
 	do
-		n = read(ep[0], &e, sizeof e);
+		n = read(ep[0], e, sizeof e);
 	while (n < 0 && errno == EINTR);
 	close(ep[0]);
 	ep[0] = -1;
@@ -159,8 +165,8 @@ kf_spawn(char *const argv[], char *const envp[], struct kf_child *c)
 			;
 		close_pair(out);
 		close_pair(err);
-		errno = e;
-		return -1;
+		errno = e[1];
+		return e[0] ? -3 : -1;
 	}
 	fcntl(out[0], F_SETFL, O_NONBLOCK);
 	fcntl(err[0], F_SETFL, O_NONBLOCK);
@@ -210,7 +216,7 @@ kf_capture(char *const argv[], double timeout, size_t max, struct buf *out)
 	struct kf_child c;
 	int status, r;
 
-	if (kf_spawn(argv, environ, &c) != 0)
+	if (kf_spawn(argv, environ, NULL, &c) != 0)
 		return -1;
 	while (c.out >= 0 || c.err >= 0) {
 		struct pollfd pfd[2] = {{c.out, POLLIN, 0}, {c.err, POLLIN, 0}};

@@ -32,11 +32,12 @@ struct kf_child {
 };
 
 /* Start argv (argv[0] searched in envp's PATH) with the environment envp,
- * standard input from /dev/null, in a new session. 0 on success; -1 with
- * errno when the program could not be executed (ENOENT, ENOTDIR: not found;
- * anything else: not executable), the child then already reaped; -2 with
- * errno when no process could be made (pipes, fork). */
-int kf_spawn(char *const argv[], char *const envp[], struct kf_child *c);
+ * standard input from /dev/null, in a new session, in the directory cwd
+ * (NULL: this one). 0 on success; -1 with errno when the program could not
+ * be executed (ENOENT, ENOTDIR: not found; anything else: not executable),
+ * the child then already reaped; -2 with errno when no process could be
+ * made (pipes, fork); -3 with errno when cwd could not be entered. */
+int kf_spawn(char *const argv[], char *const envp[], const char *cwd, struct kf_child *c);
 void kf_child_close(struct kf_child *c);
 
 

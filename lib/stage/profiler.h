@@ -86,9 +86,11 @@ typedef cJSON *kf_collate_fn(cJSON *out, cJSON *const *passes, int n);
 
 /* kf-read --select K FILE (kf-wrap --top's helper): print the filter
  * arguments, one a line, that detail one launch of each of the K kernels
- * with the most GPU time in FILE, a timing run's output; with
- * KF_SELECT_WRITE also write the choice beside FILE; with KF_SELECT_IDS
- * print instead the ID of each one's first launch. 0, or 1 after a message. */
+ * with the most GPU time in FILE, a timing run's output. Nothing is
+ * written beside FILE (a reader does not write its input) unless
+ * KF_SELECT_WRITE: then the choice, and what it was made from, for the run
+ * that owns the folder (kf-ncu); with KF_SELECT_IDS print instead the ID of
+ * each one's first launch. 0, or 1 after a message. */
 enum { KF_SELECT_WRITE = 1, KF_SELECT_IDS = 2 };
 typedef int kf_select_fn(long k, const char *file, int flags);
 

@@ -5,6 +5,7 @@
 
 #include "buf.h"
 #include "mem.h"
+#include "record.h"
 #include "wrap.h"
 
 #define COMPONENT_MAX 200
@@ -55,21 +56,28 @@ kf_cmd_argv(const cJSON *cmd, int *argc, struct buf *err)
 		buf_puts(err, "\"cmd\" is neither an array of strings nor a string");
 		return NULL;
 	}
-	if ((n = cJSON_GetArraySize(cmd)) == 0 || !cJSON_IsString(cmd->child) ||
-	    cmd->child->valuestring[0] == '\0') {
-		buf_puts(err, n == 0 ? "\"cmd\" is an empty array" :
-		    "\"cmd\"[0], the program, is not a non-empty string");
+	if ((n = cJSON_GetArraySize(cmd)) == 0) {
+		buf_puts(err, "\"cmd\" is an empty array");
 		return NULL;
 	}
 	v = xcalloc((size_t)n + 1, sizeof *v);
 	cJSON_ArrayForEach(c, cmd) {
-		if (!cJSON_IsString(c)) {
-			buf_printf(err, "\"cmd\"[%d] is not a string: every argument "
-			    "must be one", i);
+		/* an argument that is not UTF-8 comes as {"hex": ...} */
+		if ((v[i] = kf_arg_bytes(c)) == NULL) {
+			if (i == 0)
+				buf_puts(err, "\"cmd\"[0], the program, is not a non-empty string");
+			else
+				buf_printf(err, "\"cmd\"[%d] is not a string (or {\"hex\": "
+				    "its bytes}): every argument must be one", i);
 			kf_argv_free(v);
 			return NULL;
 		}
-		v[i++] = xstrdup(c->valuestring);
+		i++;
+	}
+	if (v[0][0] == '\0') {
+		buf_puts(err, "\"cmd\"[0], the program, is not a non-empty string");
+		kf_argv_free(v);
+		return NULL;
 	}
 	*argc = n;
 	return v;

@@ -5,11 +5,14 @@
  * launch, in launch order, as ncu --metrics gpu__time_duration.sum --csv
  * writes them; a "==KF==" line first says where they came from), and
  * hands them to ncu's selector through the registry: the choice and the
- * filter arguments are ncu's own (lib/ncu/ncu_top.c). */
+ * filter arguments are ncu's own (lib/ncu/ncu_top.c). Without
+ * KF_SELECT_WRITE the CSVs go into a folder of their own in TMPDIR, removed
+ * after: the folder read is not written. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include "err.h"
@@ -92,12 +95,14 @@ parent(const char *dir)
 	return n == 0 ? xstrdup(".") : xstrndup(dir, n);
 }
 
+/* The timing CSVs of f into the folder up: *csv its ncu_timing.csv. */
 static int
-timing_csvs(const char *dir, struct trace_file *const *f, size_t nf, char **csv)
+timing_csvs(const char *dir, const char *up, struct trace_file *const *f, size_t nf,
+    char **csv)
 {
 	struct launch_in_file *l = NULL;
 	size_t n = 0, cap = 0, i, j;
-	char *up = parent(dir), *mangled;
+	char *mangled;
 	int st = 0;
 
 	for (i = 0; i < nf; i++)
@@ -118,9 +123,40 @@ timing_csvs(const char *dir, struct trace_file *const *f, size_t nf, char **csv)
 		st = -1;
 	}
 	free(mangled);
-	free(up);
 	free(l);
 	return st;
+}
+
+/* A fresh folder for the CSVs that are not to be kept, or NULL. */
+static char *
+scratch(void)
+{
+	const char *tmp = getenv("TMPDIR");
+	char *t = kf_path_join(tmp && *tmp ? tmp : "/tmp", "kf-select-XXXXXX");
+
+	if (mkdtemp(t) == NULL) {
+		kf_warn("cannot make a folder for the timing CSVs (%s):", t);
+		free(t);
+		return NULL;
+	}
+	return t;
+}
+
+static void
+scratch_remove(char *t)
+{
+	char *p;
+
+	if (t == NULL)
+		return;
+	p = kf_path_join(t, TIMING_CSV);
+	unlink(p);
+	free(p);
+	p = kf_path_join(t, TIMING_MANGLED_CSV);
+	unlink(p);
+	free(p);
+	rmdir(t);
+	free(t);
 }
 
 int
@@ -128,7 +164,7 @@ trace_select(long k, const char *dir, int flags)
 {
 	const struct kf_profiler *ncu = kf_profiler_find("ncu");
 	struct trace_file **f;
-	char **paths, *csv = NULL;
+	char **paths, *csv = NULL, *up = NULL, *tmp = NULL;
 	size_t n, i, whole = 0;
 	int st = 1;
 
@@ -148,8 +184,12 @@ trace_select(long k, const char *dir, int flags)
 		    n == 1 ? "" : "s");
 	else if (ncu == NULL || ncu->select == NULL)
 		kf_warn("no ncu selector to choose the kernels");
-	else if (timing_csvs(dir, f, n, &csv) == 0)
+	else if ((up = flags & KF_SELECT_WRITE ? parent(dir) : (tmp = scratch())) != NULL &&
+	    timing_csvs(dir, up, f, n, &csv) == 0)
 		st = ncu->select(k, csv, flags);
+	if (up != tmp)
+		free(up);
+	scratch_remove(tmp);
 	for (i = 0; i < n; i++) {
 		trace_file_free(f[i]);
 		free(f[i]);

@@ -39,7 +39,7 @@ trace_wrap(cJSON *rec, char *const *cmd, int ncmd, const struct kf_wrap_opts *o)
 	}
 	argv = cJSON_CreateArray();
 	for (i = 0; i < ncmd; i++)
-		kf_push_str(argv, cmd[i]);
+		kf_push_arg(argv, cmd[i]);
 	kf_set(rec, "argv", argv);
 	env = cJSON_GetObjectItemCaseSensitive(rec, "env");
 	if (!cJSON_IsObject(env)) {

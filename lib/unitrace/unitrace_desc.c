@@ -16,7 +16,8 @@ static const struct kf_popt opts[] = {
 	{ NULL, NULL, 0, 0, NULL },
 };
 
-/* The /tmp link kf-wrap gives unitrace's -o (unitrace_wrap.c), one per pass. */
+/* The /tmp link earlier kf-wraps gave unitrace's -o, one per pass: kept
+ * per pass for kf-read to remove (unitrace_read.c). */
 static const char *const pass_fields[] = { "unitrace_link", NULL };
 
 static const struct kf_cmp_metric cmp_m[] = {

@@ -297,7 +297,9 @@ read_timeline(cJSON *rec, const char *dir, cJSON *data, cJSON *warnings)
 	return 0;
 }
 
-/* The dot-free link unitrace_wrap made to dir, if it is still there. */
+/* The dot-free link to dir in /tmp that kf-wrap of earlier versions made
+ * (now kf-unitrace gives unitrace a prefix that ends with the run), if it
+ * is still there. */
 static void
 drop_link(const cJSON *rec, const char *dir)
 {

@@ -1,6 +1,7 @@
 /* The unitrace path: kf-wrap's command for one pass (a metric group, or
- * OpenCL sampling through libexec/kf/kf-unitrace-ocl), its environment and
- * the dot-free -o prefix that keeps unitrace's files in output_dir. */
+ * OpenCL sampling through libexec/kf/kf-unitrace-ocl) under
+ * libexec/kf/kf-unitrace, which gives unitrace the dot-free -o prefix that
+ * keeps its files in output_dir; and its environment. */
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -52,43 +53,16 @@ common_args(cJSON *argv, const struct kf_wrap_opts *o, const char *session)
 	kf_push_str(argv, session);
 }
 
-/* The -o prefix. unitrace names its files by inserting ".<pid>" before the
- * last dot of the prefix and ".metrics" after the first dot of that, so a
- * dot anywhere in the directory ("./out", "unitrace.000") sends them
- * elsewhere. Give it the absolute path when that has no dot, else a
- * dot-free symbolic link to the directory. NULL after kf_fail(). */
-static char *
-out_prefix(cJSON *rec, const char *dir)
+/* kf-unitrace runs the OpenCL retry helper from its own folder. */
+static int
+ocl_beside(const char *script)
 {
-	char *real = realpath(dir, NULL), *link, *p, *id;
+	const char *slash = strrchr(script, '/');
+	char *p = xasprintf("%.*skf-unitrace-ocl", slash ? (int)(slash - script + 1) : 0, script);
+	int ok = kf_is_file(p);
 
-	if (real == NULL) {
-		kf_fail(rec, "bad_output_dir", "output_dir %s: %s", dir, strerror(errno));
-		return NULL;
-	}
-	if (strchr(real, '.') == NULL) {
-		p = kf_path_join(real, "trace");
-		free(real);
-		return p;
-	}
-	id = session_id();
-	link = xasprintf("/tmp/kf-unitrace-%s", id);
-	free(id);
-	if (symlink(real, link) != 0 && errno != EEXIST) {
-		kf_fail(rec, "bad_output_dir", "output_dir %s has a dot in its path, which makes "
-		    "unitrace misname its files, and the link %s cannot be made: %s", real, link,
-		    strerror(errno));
-		kf_fail_hint(rec, "use an output directory whose absolute path has no '.'");
-		free(real);
-		free(link);
-		return NULL;
-	}
-	p = kf_path_join(link, "trace");
-	/* kf-read removes it once the files are read. */
-	kf_set_str(rec, "unitrace_link", link);
-	free(real);
-	free(link);
-	return p;
+	free(p);
+	return ok;
 }
 
 int
@@ -100,7 +74,7 @@ unitrace_wrap(cJSON *rec, char *const *cmd, int ncmd, const struct kf_wrap_opts 
 	const cJSON *marker = cJSON_GetObjectItemCaseSensitive(rec, "end_marker");
 	int sampling = mode && strcmp(mode, "sampling") == 0;
 	cJSON *argv, *env;
-	char *prefix, *script = NULL, *sess;
+	char *script, *sess;
 	int i;
 
 	if (dir == NULL || group == NULL) {
@@ -108,48 +82,33 @@ unitrace_wrap(cJSON *rec, char *const *cmd, int ncmd, const struct kf_wrap_opts 
 		kf_fail_hint(rec, "unitrace passes come from kf-select: one per metric group");
 		return -1;
 	}
-	if (sampling && (script = kf_libexec_file("kf-unitrace-ocl")) == NULL) {
-		kf_fail(rec, "missing_helper", "kf-unitrace-ocl, the OpenCL retry helper, is not installed");
+	if ((script = kf_libexec_file("kf-unitrace")) == NULL ||
+	    (sampling && !ocl_beside(script))) {
+		kf_fail(rec, "missing_helper", "%s, the helper of unitrace's runs, is not installed",
+		    script ? "kf-unitrace-ocl" : "kf-unitrace");
 		kf_fail_hint(rec, "install kf (make install) or set KF_LIBEXECDIR to its libexec/kf");
-		return -1;
-	}
-	sess = session_id();
-	if ((prefix = out_prefix(rec, dir)) == NULL) {
-		free(sess);
 		free(script);
 		return -1;
 	}
+	sess = session_id();
 	argv = cJSON_CreateArray();
 	if (o->sudo) {
 		kf_push_str(argv, "sudo");
 		kf_push_str(argv, "-E");
 	}
-	if (sampling) {
-		/* kf-unitrace-ocl TOOL DIR PREFIX GROUP [TOOL-ARG...] -- CMD... */
-		kf_push_str(argv, script);
-		kf_push_str(argv, tool);
-		kf_push_str(argv, dir);
-		kf_push_str(argv, prefix);
-		kf_push_str(argv, group);
-		common_args(argv, o, sess);
-		for (i = 0; i < o->nargs; i++)
-			kf_push_str(argv, o->args[i]);
-		kf_push_str(argv, "--");
-	} else {
-		kf_push_str(argv, tool);
-		common_args(argv, o, sess);
-		kf_push_str(argv, "--group");
-		kf_push_str(argv, group);
-		kf_push_str(argv, "--metric-query");
-		kf_push_str(argv, "--output-dir-path");
-		kf_push_str(argv, dir);
-		kf_push_str(argv, "-o");
-		kf_push_str(argv, prefix);
-		for (i = 0; i < o->nargs; i++)
-			kf_push_str(argv, o->args[i]);
-	}
+	/* kf-unitrace TOOL DIR GROUP MODE [TOOL-ARG...] -- CMD...: it adds -o
+	 * (or runs kf-unitrace-ocl) with the dot-free prefix */
+	kf_push_str(argv, script);
+	kf_push_str(argv, tool);
+	kf_push_str(argv, dir);
+	kf_push_str(argv, group);
+	kf_push_str(argv, sampling ? "sampling" : "query");
+	common_args(argv, o, sess);
+	for (i = 0; i < o->nargs; i++)
+		kf_push_arg(argv, o->args[i]);
+	kf_push_str(argv, "--");
 	for (i = 0; i < ncmd; i++)
-		kf_push_str(argv, cmd[i]);
+		kf_push_arg(argv, cmd[i]);
 	kf_set(rec, "argv", argv);
 	env = cJSON_CreateObject();
 	cJSON_AddStringToObject(env, "KERNELFOUNDRY_PROFILER", "unitrace");
@@ -159,7 +118,6 @@ unitrace_wrap(cJSON *rec, char *const *cmd, int ncmd, const struct kf_wrap_opts 
 		kf_set_str(rec, "end_marker", "UNITRACE_DONE");
 	else if (!cJSON_IsString(marker))
 		kf_set(rec, "end_marker", cJSON_CreateNull());
-	free(prefix);
 	free(script);
 	free(sess);
 	return 0;

@@ -68,10 +68,10 @@ vtune_wrap(cJSON *rec, char *const *cmd, int ncmd, const struct kf_wrap_opts *o)
 	cJSON_AddItemToArray(argv, cJSON_CreateString(report));
 	cJSON_AddItemToArray(argv, cJSON_CreateString(columns));
 	for (i = 0; o && i < o->nargs; i++)
-		cJSON_AddItemToArray(argv, cJSON_CreateString(o->args[i]));
+		kf_push_arg(argv, o->args[i]);
 	cJSON_AddItemToArray(argv, cJSON_CreateString("--"));
 	for (i = 0; i < ncmd; i++)
-		cJSON_AddItemToArray(argv, cJSON_CreateString(cmd[i]));
+		kf_push_arg(argv, cmd[i]);
 	kf_set(rec, "argv", argv);
 
 	/* The program's harness resumes and pauses the collection around its
