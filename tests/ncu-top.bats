@@ -30,9 +30,9 @@ chain() {
 	local id=$1
 	shift
 	kf-wrap ncu --id "$id" -o "$O" --tool "$FAKE" "$@" | kf-run -q -t 60 >"$T/$id.run"
-	# kf-feedback exits 1 for a failed profile and 3 for a failed program, and
-	# says why in the record
-	kf-read <"$T/$id.run" 2>/dev/null | kf-collate | kf-feedback >"$T/$id.json" || { s=$?; [ $s -eq 1 ] || [ $s -eq 3 ]; }
+	# kf-feedback exits 1 for a failed profile, 3 for a failed program and 4
+	# for a failed profiler's run, and says why in the record
+	kf-read <"$T/$id.run" 2>/dev/null | kf-collate | kf-feedback >"$T/$id.json" || { s=$?; [ $s -eq 1 ] || [ $s -eq 3 ] || [ $s -eq 4 ]; }
 }
 
 # The argv of the fake ncu's Nth run (from 1), one argument a line.

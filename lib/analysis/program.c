@@ -478,7 +478,7 @@ kf_prog_failed(struct kf_diag *d, const cJSON *rec)
 	    cJSON_GetObjectItemCaseSensitive(kf_obj(rec, "collated"), "app_exit_code") : NULL;
 	struct buf how = {0}, b = {0}, t = {0};
 	struct kf_finding *f;
-	int npass, numbers = kf_error(rec) == NULL && kf_obj(rec, "collated") != NULL;
+	int npass, said, numbers = kf_error(rec) == NULL && kf_obj(rec, "collated") != NULL;
 
 	if (not_the_program(kf_error(rec)))
 		return 0;
@@ -494,17 +494,19 @@ kf_prog_failed(struct kf_diag *d, const cJSON *rec)
 	own_errors(kf_str(run, "stderr"), &t);
 	if (t.len == 0)
 		own_errors(kf_str(run, "stdout"), &t);
-	if (t.len)
+	if ((said = t.len > 0))
 		buf_printf(&b, ". It said: \"%s\"", t.s);
 	buf_reset(&t);
 	tool_errors(rec, run, &t);
 	if (t.len)
 		buf_printf(&b, ". %s said: %s", prof ? prof : "The profiler", t.s);
 	buf_reset(&t);
-	tail_lines(kf_str(run, "stderr"), 4, &t);
-	if (t.len) {
+	/* Its own words are enough; the tail would repeat them. */
+	if (!said)
+		tail_lines(kf_str(run, "stderr"), 4, &t);
+	if (!said && t.len) {
 		buf_printf(&b, ". The last lines of its stderr: \"%s\"", t.s);
-	} else {
+	} else if (!said) {
 		tail_lines(kf_str(run, "stdout"), 2, &t);
 		if (t.len)
 			buf_printf(&b, ". Its stderr has no line of its own; the last of its "
