@@ -9,7 +9,8 @@
 #   c) three of the problems alone, each as in b), to compare their
 #      numbers with the same problems in sweep b)
 # Each ncu call is timed by a shim given as --tool (profiled run or export,
-# start and end); ops.py stamps its start-up; kf's stages are timed again
+# start and end); ops.py stamps its start-up, and runs twice without ncu
+# first (the program's own start-up, against which a job's shows ncu's); kf's stages are timed again
 # on each job's pages afterwards. Prints the per-job breakdown, replay
 # passes (ncu's "- N passes"), seconds per problem and a last short table.
 # Leaves four files in OUT: run.log (all it printed), table.txt (the last
@@ -86,7 +87,7 @@ ncu --clock-control none --metrics gpu__time_duration.sum python3 -c 'import tor
 sweep() {
 	local name=$1 j=$2 ov=$3 lim=$4 s e
 	shift 4
-	rm -rf "$out/$name"
+	rm -rf "${out:?}/$name"
 	: >"$out/$name.ncut"
 	s=$(date +%s.%N)
 	NCUT_LOG=$out/$name.ncut timeout "$lim" make -s -f "$pipes/sweep.mk" JOBS="$out/jobs.jsonl" OUT="$out/$name" \
@@ -136,6 +137,15 @@ breakdown() {
 	done
 }
 
+# The program alone, twice, without ncu: its start-up to the "imported"
+# stamp and its whole run, so that a job's start-up under ncu shows ncu's own.
+for _ in 1 2; do
+	st=$(date +%s.%N)
+	python3 "$here/ops.py" gelu >"$out/plain.out" 2>&1
+	en=$(date +%s.%N)
+	awk -v s="$st" -v e="$en" '$1 == "STAMP" && $2 == "imported" { i = $3 }
+		END { printf "plain program (ops.py gelu, no ncu): start-up to first CUDA call %.2f s, whole run %.2f s\n", i - s, e - s }' "$out/plain.out"
+done | tee "$out/plain.txt"
 : >"$out/walls"
 sweep a_today 1 0 330 -a --set -a detailed -a --metrics -a "$old_metrics"
 sweep b_new 3 1 180
@@ -160,7 +170,7 @@ done | tee "$out/alone.txt"
 
 # the H200's own section files, to check tests/fixtures/ncu-sections against
 secdir=$(dirname "$(readlink -f "$ncu")")/sections
-[ -d "$secdir" ] || secdir=$(ls -d /usr/local/cuda/nsight-compute*/sections 2>/dev/null | head -1)
+[ -d "$secdir" ] || secdir=$(find /usr/local/cuda/ -maxdepth 2 -type d -path "*/nsight-compute*/sections" 2>/dev/null | head -1)
 [ -n "$secdir" ] && tar czf "$out/sections.tar.gz" -C "$(dirname "$secdir")" sections
 
 {
@@ -173,14 +183,20 @@ secdir=$(dirname "$(readlink -f "$ncu")")/sections
 		js=$(awk 'NR > 1 { s += $2; n++ } END { printf "%.2f", n ? s / n : 0 }' "$out/$name.breakdown")
 		printf '%-10s %6.1f %10.2f %7d %4d/%d %10s\n' "$name" "$w" "$(awk -v w="$w" -v n="$np" 'BEGIN { print w / n }')" "$p" "$ok" "$np" "$js"
 	done
-	echo "same facts a vs b (focus, limiter, diagnosis findings):"
+	echo "same facts a vs b (focus kernel, launches profiled, limiter unit and bound, diagnosis"
+	echo "findings, hot lines), then the focus kernel's time in a and b (ns):"
+	facts='[.analysis.focus.name, .analysis.focus.launches, (.collated.kernels | length),
+		.analysis.focus.limiter.unit, .analysis.focus.limiter.bound, [.analysis.diagnosis[]?.kind],
+		[.analysis.focus.source_lines[]?.line]]'
 	for id in $ops; do
-		fa=$(jq -c '[.analysis.focus.name, .analysis.focus.limiter, [.analysis.diagnosis[]?.kind]]' "$out/a_today/$id.json" 2>/dev/null)
-		fb=$(jq -c '[.analysis.focus.name, .analysis.focus.limiter, [.analysis.diagnosis[]?.kind]]' "$out/b_new/$id.json" 2>/dev/null)
+		fa=$(jq -c "$facts" "$out/a_today/$id.json" 2>/dev/null)
+		fb=$(jq -c "$facts" "$out/b_new/$id.json" 2>/dev/null)
+		ta=$(jq -r '.analysis.focus.time_ns' "$out/a_today/$id.json" 2>/dev/null)
+		tb=$(jq -r '.analysis.focus.time_ns' "$out/b_new/$id.json" 2>/dev/null)
 		if [ -z "$fa" ] || [ -z "$fb" ] || [ "$(jq -r '.[0]' <<<"$fa")" = null ]; then
 			echo "  $id MISSING: a=$fa b=$fb"
 		elif [ "$fa" = "$fb" ]; then
-			echo "  $id same"
+			echo "  $id same  $ta $tb"
 		else
 			echo "  $id DIFFERS: a=$fa b=$fb"
 		fi
@@ -191,6 +207,6 @@ secdir=$(dirname "$(readlink -f "$ncu")")/sections
 # (everything else, without the .ncu-rep reports).
 (cd "$out" && find a_today b_new alone-* -name '*.ncu-rep' -delete 2>/dev/null
  tar czf sweep.tar.gz a_today b_new alone-* ./*.ncut ./*.make.log ./*.breakdown alone.txt walls \
-	jobs.jsonl ncu-shim 2>/dev/null &&
- rm -rf a_today b_new alone-* locks ./*.ncut ./*.make.log ./*.breakdown alone.txt walls jobs.jsonl ncu-shim)
+	jobs.jsonl ncu-shim plain.txt plain.out 2>/dev/null &&
+ rm -rf a_today b_new alone-* locks ./*.ncut ./*.make.log ./*.breakdown alone.txt walls jobs.jsonl ncu-shim plain.txt plain.out)
 ls -la "$out"
