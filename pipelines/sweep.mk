@@ -14,7 +14,10 @@
 # changed, so a second run profiles only the jobs that changed. A failed job
 # does not stop the others: its record and feedback say why. With -jN, N
 # jobs run side by side, each holding one GPU of GPUS at a time
-# (pipelines/kf-gpu-lock). OUT may not contain blanks; a job whose id is not
+# (pipelines/kf-gpu-lock): with OVERLAP=1 (the default) an ncu job holds it
+# only for ncu's profiled runs (kf-gpu-lock -l), so -jN above the GPUs runs
+# the jobs' exports and kf's stages beside the profiling; OVERLAP=0 holds
+# it for the whole of kf-run. OUT may not contain blanks; a job whose id is not
 # a plain file name runs under the name line-N (N: its line in JOBS).
 #
 # With BASELINE=DIR (an earlier sweep's OUT), each job's final record is
@@ -25,7 +28,7 @@
 # slower, unchanged; "-" without a baseline record).
 #
 # Variables: KF (the folder of the kf programs; default: PATH), SELECT_FLAGS,
-# WRAP_FLAGS, RUN_FLAGS, FEEDBACK_FLAGS (options of each stage), GPUS,
+# WRAP_FLAGS, RUN_FLAGS, FEEDBACK_FLAGS (options of each stage), GPUS, OVERLAP,
 # LOCKDIR (the GPU locks; default /tmp/kf-gpu-locks, shared by every sweep on
 # the machine).
 
@@ -42,7 +45,8 @@ BASELINE ?=
 
 PIPELINES := $(patsubst %/,%,$(dir $(lastword $(MAKEFILE_LIST))))
 BIN = $(if $(KF),$(KF)/,)
-GPULOCK = $(if $(strip $(GPUS)),'$(PIPELINES)/kf-gpu-lock' -d '$(LOCKDIR)' -g '$(GPUS)' --,)
+OVERLAP ?= 1
+GPULOCK = $(if $(strip $(GPUS)),'$(PIPELINES)/kf-gpu-lock' $(if $(filter 1,$(OVERLAP)),-l) -d '$(LOCKDIR)' -g '$(GPUS)' --,)
 
 ifeq ($(wildcard $(JOBS)),)
 $(error JOBS=$(JOBS): no such jobs file)

@@ -534,7 +534,7 @@ complete_words() {
 	assert_equal "$(jq -c '[.id, has("collated"), (.feedback | length <= 300), .cmd]' <<<"$output")" \
 		'["j",false,true,["./k","--json"]]'
 	assert_equal "$(sed -n '1,/^===$/p' "$T/ncu-argv" | paste -sd' ')" \
-		"-o kf-out/j/ncu.000/report -f --import-source yes --set detailed --metrics $(kf_metrics) --clock-control none ./k --json ==="
+		"-o kf-out/j/ncu.000/report -f --import-source yes $(kf_sections_words) --metrics $(kf_metrics) --clock-control none ./k --json ==="
 }
 
 @test "kf unitrace --gpu B580: kf-feedback's options pass through; three passes collated; a bad --gpu is status 2" {

@@ -56,3 +56,13 @@ an() {
 kf_metrics() {
 	grep -v '^#' "$KF_DATADIR/ncu_metrics.txt" | grep . | paste -sd, -
 }
+
+# kf_sections: the --section arguments kf-wrap ncu adds
+# (share/kf/ncu_sections.txt), as JSON array items ("--section","A",...);
+# kf_sections_words: the same as words.
+kf_sections() {
+	grep -v '^#' "$KF_DATADIR/ncu_sections.txt" | grep . | sed 's/.*/"--section","&"/' | paste -sd, -
+}
+kf_sections_words() {
+	grep -v '^#' "$KF_DATADIR/ncu_sections.txt" | grep . | sed 's/^/--section /' | paste -sd' ' -
+}

@@ -16,7 +16,7 @@ setup() {
 		and .output_dir == "kf-out/bench/ncu.000" and .end_marker == "NCU_DONE"
 		and (.env | type) == "object"'
 	[ "$(echo "$output" | jq -c '.argv | .[0:4] + .[5:]')" = \
-		'["'"$KF_LIBEXECDIR"'/kf-ncu","ncu","kf-out/bench/ncu.000","0","-+","--set","detailed","--metrics","'"$(kf_metrics)"'","--","./bench","copy"]' ]
+		'["'"$KF_LIBEXECDIR"'/kf-ncu","ncu","kf-out/bench/ncu.000","0","-+",'"$(kf_sections)"',"--metrics","'"$(kf_metrics)"'","--","./bench","copy"]' ]
 	[ "$(echo "$output" | jq -r '.argv[4]')" = "$(dirname "$(command -v kf-wrap)")/kf-read" ]
 	[ -d kf-out/bench/ncu.000 ]
 }
@@ -25,10 +25,10 @@ setup() {
 	run kf-wrap ncu -a --clock-control -a none -a --target-processes -a all --arg --nvtx -- ./k
 	assert_success
 	[ "$(echo "$output" | jq -c '.argv[5:]')" = \
-		'["--clock-control","none","--target-processes","all","--nvtx","-+","--set","detailed","--metrics","'"$(kf_metrics)"'","--clock-control","none","--target-processes","all","--nvtx","--","./k"]' ]
+		'["--clock-control","none","--target-processes","all","--nvtx","-+",'"$(kf_sections)"',"--metrics","'"$(kf_metrics)"'","--clock-control","none","--target-processes","all","--nvtx","--","./k"]' ]
 	jq -cn '{id:"k", profiler:"ncu", cmd:["./k"], profiler_args:["-k","regex:copy"]}' |
 		kf-wrap -a --nvtx -o out > rec
-	[ "$(jq -c '.argv[5:]' rec)" = '["--nvtx","-k","regex:copy","-+","--set","detailed","--metrics","'"$(kf_metrics)"'","--nvtx","-k","regex:copy","--","./k"]' ]
+	[ "$(jq -c '.argv[5:]' rec)" = '["--nvtx","-k","regex:copy","-+",'"$(kf_sections)"',"--metrics","'"$(kf_metrics)"'","--nvtx","-k","regex:copy","--","./k"]' ]
 }
 
 @test "--tool names the profiler program, -o the output base" {

@@ -34,7 +34,7 @@ args_prog() {
 @test "kf-wrap ncu: argv is kf-ncu NCU OUTPUT_DIR 0 KF-READ, options -+ --set detailed options -- command" {
 	run kf-wrap ncu -o "$BATS_TEST_TMPDIR/w" --tool "$FAKE" -a --clock-control -a none -- ./k 'a b' '$(x)'
 	assert_success
-	run jq -c '[.argv[0:4] + .argv[5:] == ["'"$KF_LIBEXECDIR/kf-ncu"'", "'"$FAKE"'", .output_dir, "0", "--clock-control", "none", "-+", "--set", "detailed", "--metrics", "'"$(kf_metrics)"'", "--clock-control", "none", "--", "./k", "a b", "$(x)"], .env, .end_marker]' <<<"$output"
+	run jq -c '[.argv[0:4] + .argv[5:] == ["'"$KF_LIBEXECDIR/kf-ncu"'", "'"$FAKE"'", .output_dir, "0", "--clock-control", "none", "-+", '"$(kf_sections)"', "--metrics", "'"$(kf_metrics)"'", "--clock-control", "none", "--", "./k", "a b", "$(x)"], .env, .end_marker]' <<<"$output"
 	assert_output '[true,{},"NCU_DONE"]'
 }
 

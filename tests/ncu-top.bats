@@ -359,7 +359,7 @@ ncu_run() {
 	run kf-wrap ncu --top 3 -a -f -a --import-source -a no -a --nvtx -- ./k
 	assert_success
 	run jq -c '.argv[5:]' <<<"$output"
-	assert_output '["--nvtx","-+","--set","detailed","--metrics","'"$(kf_metrics)"'","--nvtx","--","./k"]'
+	assert_output '["--nvtx","-+",'"$(kf_sections)"',"--metrics","'"$(kf_metrics)"'","--nvtx","--","./k"]'
 	run kf-wrap ncu --top -1 -- ./k
 	assert_failure 2
 	run kf-wrap ncu -o "$T/a

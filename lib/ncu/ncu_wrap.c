@@ -118,14 +118,13 @@ has_option(const struct kf_wrap_opts *o, const char *name)
 	return 0;
 }
 
-/* The metrics the detailed set lacks and the diagnosis needs (tensor-core
- * operations by precision, local-memory sectors), from
- * share/kf/ncu_metrics.txt: one name a line, '#' comments. A comma-joined
- * list, or NULL when the table is absent or empty. */
+/* The names of a table of share/kf: one a line, '#' comments, blank lines
+ * ignored, a name holding a comma or a blank left out. Joined by sep, or
+ * NULL when the table is absent or empty. */
 static char *
-extra_metrics(void)
+data_names(const char *table, int sep)
 {
-	char *path = kf_data_file("ncu_metrics.txt");
+	char *path = kf_data_file(table);
 	struct kf_lines l;
 	struct buf b = { 0 };
 	char *name;
@@ -138,15 +137,38 @@ extra_metrics(void)
 	}
 	while (kf_lines_next(&l) > 0) {
 		name = kf_trim(l.s);
-		if (*name == '\0' || *name == '#' || strchr(name, ',') != NULL)
+		if (*name == '\0' || *name == '#' || strpbrk(name, ", \t") != NULL)
 			continue;
 		if (b.len)
-			buf_putc(&b, ',');
+			buf_putc(&b, sep);
 		buf_puts(&b, name);
 	}
 	kf_lines_close(&l);
 	free(path);
 	return b.len ? buf_take(&b) : (buf_free(&b), NULL);
+}
+
+/* What the detailed run collects unless the user says: the sections of
+ * share/kf/ncu_sections.txt (those whose fields kf reads), one --section
+ * each, else the whole detailed set. ncu takes the user's --set or
+ * --section in their place. */
+static void
+add_sections(cJSON *argv)
+{
+	char *list = data_names("ncu_sections.txt", '\n'), *s, *e;
+
+	if (list == NULL) {
+		kf_push_str(argv, "--set");
+		kf_push_str(argv, "detailed");
+		return;
+	}
+	for (s = list; s != NULL; s = e) {
+		if ((e = strchr(s, '\n')) != NULL)
+			*e++ = '\0';
+		kf_push_str(argv, "--section");
+		kf_push_str(argv, s);
+	}
+	free(list);
 }
 
 /* --import REPORT: kf-ncu-import NCU DIR SELECT REPORT, no run. */
@@ -229,13 +251,11 @@ ncu_wrap(cJSON *rec, char *const *cmd, int ncmd, const struct kf_wrap_opts *o)
 	kf_push_str(argv, sel);
 	add_user_args(argv, o, 't');
 	kf_push_str(argv, "-+");
-	/* The user's own --set (full, basic) replaces ours: ncu takes one. */
-	if (!has_option(o, "--set")) {
-		kf_push_str(argv, "--set");
-		kf_push_str(argv, "detailed");
-	}
+	/* The user's own --set (full, basic) or --section replaces ours. */
+	if (!has_option(o, "--set") && !has_option(o, "--section"))
+		add_sections(argv);
 	/* ncu takes one --metrics list: the user's own replaces ours. */
-	if (!has_option(o, "--metrics") && (extra = extra_metrics()) != NULL) {
+	if (!has_option(o, "--metrics") && (extra = data_names("ncu_metrics.txt", ',')) != NULL) {
 		kf_push_str(argv, "--metrics");
 		kf_push_str(argv, extra);
 		free(extra);

@@ -1,0 +1,149 @@
+#!/usr/bin/env bats
+# pipelines/sweep.mk at -j above the GPU count: with OVERLAP=1 (the default)
+# an ncu job holds its GPU only for ncu's profiled part (kf-gpu-lock -l,
+# then kf-ncu: the program held by ncu --mode launch at its first CUDA call,
+# the lock, ncu --mode attach), so one job's start-up and exports run
+# beside another's profiling, and no two profiled runs ever share a GPU.
+# The fake ncu logs each part (FAKE_NCU_GPU_LOG), the program its runs.
+
+load helper
+
+# jobs N [JQ-FILTER]: N jobs of the recorded copy kernel, each program
+# taking 0.5 s on the GPU after 1 s of start-up (FAKE_NCU_STARTUP), each
+# export 1 s.
+jobs() {
+	local i
+	for i in $(seq 1 "$1"); do
+		jq -cn --arg id "j$i" --arg csv "$FIX/ncu-h200/detailed-copy.csv" --arg raw "$FIX/ncu-h200/raw-copy.csv" \
+			--arg log "$SW/gpu.log" --arg argv "$SW/argv.log" \
+			'{id: $id, cmd: ["./bench", $id], language: "cuda", arch: "H200",
+			  env: {FAKE_NCU_CSV: $csv, FAKE_NCU_RAW: $raw, FAKE_NCU_GPU_LOG: $log,
+				FAKE_NCU_ARGV: $argv, FAKE_NCU_STARTUP: "1", FAKE_NCU_EXPORT_SLEEP: "1",
+				BENCH_LOG: $log}}' | jq -c "${2:-.}"
+	done >"$SW/jobs.jsonl"
+}
+
+setup() {
+	SW=$BATS_TEST_TMPDIR/sw
+	mkdir -p "$SW"
+	# the program: "bench START END GPU ID" in the log
+	cat >"$SW/bench" <<-'EOF2'
+	#!/bin/sh
+	s=$(date +%s%N)
+	sleep "${BENCH_SLEEP:-0.5}"
+	echo "bench $s $(date +%s%N) ${CUDA_VISIBLE_DEVICES:-none} $1" >>"$BENCH_LOG"
+	echo "bench $1 done"
+	EOF2
+	chmod +x "$SW/bench"
+}
+
+sweep() {
+	(cd "$SW" && PATH="$TOP/tests/fake:$PATH" make -s -f "$TOP/pipelines/sweep.mk" \
+		JOBS=jobs.jsonl OUT=out LOCKDIR="$SW/locks" "$@")
+}
+
+# overlaps KIND1 KIND2 [SAME]: how many pairs of intervals of the two kinds
+# overlap in time; with SAME, only pairs on the same GPU (field 4).
+overlaps() {
+	awk -v a="$1" -v b="$2" -v same="${3:-}" '{ k[NR] = $1; s[NR] = $2; e[NR] = $3; g[NR] = $4 }
+		END { n = 0
+			for (i = 1; i <= NR; i++) for (j = 1; j <= NR; j++)
+				if (i != j && k[i] == a && k[j] == b && s[i] < e[j] && s[j] < e[i] &&
+				    (same == "" || g[i] == g[j])) n++
+			print n }' "$SW/gpu.log"
+}
+
+ok_jobs() {
+	awk -F'\t' 'NR > 1 && $3 == "ok"' "$SW/out/summary.tsv" | wc -l
+}
+
+@test "-j4, one GPU: one profiled run at a time, start-ups and exports beside them, every record right" {
+	# j1 starts up at once, the others take 2 s: theirs overlap its profiling
+	jobs 4 'if .id == "j1" then .env.FAKE_NCU_STARTUP = "0.1" else .env.FAKE_NCU_STARTUP = "2" end'
+	run sweep -j4 GPUS=0
+	assert_success
+	[ "$(grep -c '^gpu ' "$SW/gpu.log")" -eq 4 ]
+	[ "$(grep -c '^bench ' "$SW/gpu.log")" -eq 4 ]
+	[ "$(awk '$1 == "gpu" || $1 == "bench" { print $4 }' "$SW/gpu.log" | sort -u)" = 0 ]
+	# never two profiled runs, nor two programs' GPU work, at once
+	[ "$(overlaps gpu gpu)" -eq 0 ]
+	[ "$(overlaps bench bench)" -eq 0 ]
+	# each program ran inside its profiled part: no GPU work outside the lock
+	[ "$(overlaps bench gpu)" -eq 4 ]
+	# the held programs' start-ups and the exports ran while another was profiled
+	[ "$(overlaps startup gpu)" -gt 0 ]
+	[ "$(overlaps export gpu)" -gt 0 ]
+	# every job held and attached to, none run again
+	[ "$(grep -c '^attach$' "$SW/argv.log")" -eq 4 ]
+	[ "$(grep -c '^launch$' "$SW/argv.log")" -eq 4 ]
+	[ "$(ok_jobs)" -eq 4 ]
+	for i in 1 2 3 4; do
+		grep -q 'Kernel: copy_k(' "$SW/out/j$i.feedback.txt"
+		# the program's status and output, after the attach's lines
+		jq -e --arg r "Report: out/runs/j$i/j$i/ncu.000/report.ncu-rep" --arg b "bench j$i done" \
+			'.passes[0].run | .exit_code == 0 and (.stdout | index($r) < index($b))' "$SW/out/j$i.json" >/dev/null
+	done
+}
+
+@test "OVERLAP=0: the GPU held for the whole job, start-up and exports included" {
+	jobs 4
+	run sweep -j4 GPUS=0 OVERLAP=0
+	assert_success
+	[ "$(grep -c '^gpu ' "$SW/gpu.log")" -eq 4 ]
+	[ "$(overlaps gpu gpu)" -eq 0 ]
+	[ "$(overlaps startup gpu)" -eq 0 ]
+	[ "$(overlaps export gpu)" -eq 0 ]
+	[ "$(grep -c '^attach$' "$SW/argv.log")" -eq 0 ]
+	[ "$(ok_jobs)" -eq 4 ]
+}
+
+@test "-j4 over GPUS=\"0 1\": both GPUs, two jobs each, never two profiled runs on one GPU; the program runs on its lock's GPU" {
+	jobs 4
+	run sweep -j4 GPUS="0 1"
+	assert_success
+	[ "$(awk '$1 == "gpu" { print $4 }' "$SW/gpu.log" | sort | uniq -c | awk '{ print $1 }' | paste -sd' ')" = "2 2" ]
+	[ "$(overlaps gpu gpu same)" -eq 0 ]
+	[ "$(overlaps bench bench same)" -eq 0 ]
+	# each program's run lies inside a profiled part of its own GPU
+	[ "$(overlaps bench gpu same)" -eq 4 ]
+	[ "$(ok_jobs)" -eq 4 ]
+}
+
+@test "a hung job costs its limit; the others finish; a program that fails before CUDA runs once more, unheld, and says why" {
+	jobs 3 'if .id == "j2" then .timeout = 4 | .env.BENCH_SLEEP = "600" elif .id == "j3" then .cmd = ["./no-such-program"] else . end'
+	s=$(date +%s)
+	run sweep -j3 GPUS=0
+	assert_success
+	e=$(date +%s)
+	[ $((e - s)) -lt 40 ]
+	[ "$(awk -F'\t' '$1 == "j1" { print $3 }' "$SW/out/summary.tsv")" = ok ]
+	[ "$(awk -F'\t' '$1 == "j2" { print $3 }' "$SW/out/summary.tsv")" = failed ]
+	jq -e '.error.message | test("at its time limit of 4 s")' "$SW/out/j2.json" >/dev/null
+	grep -q "no-such-program' does not exist" "$SW/out/j3.feedback.txt"
+	# nothing of the hung job is left holding the GPU
+	flock -n "$SW/locks/gpu.0" true
+}
+
+@test "kf-gpu-lock -l: an ncu record runs at once on the GPU with the fewest jobs, with its lock file; any other takes a GPU first" {
+	local l="$TOP/pipelines/kf-gpu-lock" d=$BATS_TEST_TMPDIR/locks
+	rec='{"id":"a","argv":["/x/libexec/kf/kf-ncu","ncu","d","0"]}'
+	run sh -c 'printf "%s\n" "$1" | "$2" -l -d "$3" -g "0 1" -- sh -c '\''echo "$KF_GPU $CUDA_VISIBLE_DEVICES $KF_NCU_GPU_LOCK"; cat'\' - "$rec" "$l" "$d"
+	assert_success
+	assert_line --index 0 "0 0 $d/gpu.0"
+	assert_line --index 1 "$rec"
+	# a job claims GPU 0 while it runs: the next goes to GPU 1
+	(printf '%s\n' "$rec" | "$l" -l -d "$d" -g "0 1" -- sh -c 'cat >/dev/null; sleep 3') &
+	sleep 1
+	run sh -c 'printf "%s\n" "$1" | "$2" -l -d "$3" -g "0 1" -- sh -c '\''echo "$KF_GPU"'\' - "$rec" "$l" "$d"
+	assert_output 1
+	wait
+	other='{"id":"b","argv":["unitrace","--x"]}'
+	run sh -c 'printf "%s\n" "$1" | "$2" -l -d "$3" -g "1" -- sh -c '\''echo "$KF_GPU ${KF_NCU_GPU_LOCK:-none}"; cat'\' - "$other" "$l" "$d"
+	assert_success
+	assert_line --index 0 "1 none"
+	assert_line --index 1 "$other"
+	# one ncu record among others: a GPU first
+	run sh -c 'printf "%s\n%s\n" "$1" "$2" | "$3" -l -d "$4" -g "0" -- sh -c '\''echo "$KF_GPU ${KF_NCU_GPU_LOCK:-none}"; wc -l'\' - "$rec" "$other" "$l" "$d"
+	assert_line --index 0 "0 none"
+	assert_line --index 1 2
+}
