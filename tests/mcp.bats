@@ -305,3 +305,9 @@ GPUs: NVIDIA H200"
 	run --separate-stderr kf-mcp --max-line 1Q
 	assert_failure 2
 }
+
+@test "kf-mcp: bash completion offers its options" {
+	run bash -c 'source "$TOP/completion/kf.bash"; COMP_WORDS=(kf-mcp --m); COMP_CWORD=1; _kf; printf "%s\n" "${COMPREPLY[@]}"'
+	assert_success
+	assert_output "--max-line"
+}

@@ -62,9 +62,12 @@ kf_rpc_read(struct kf_rpc_in *r)
 int
 kf_rpc_next(struct kf_rpc_in *r, const char **s, size_t *n)
 {
-	char *p = NULL, *start = r->b.s + r->beg;
+	char *p = NULL, *start;
 	size_t len;
 
+	if (r->b.s == NULL)
+		return 0;	/* nothing read yet */
+	start = r->b.s + r->beg;
 	if (r->b.len > r->scan)
 		p = memchr(r->b.s + r->scan, '\n', r->b.len - r->scan);
 	if (p == NULL) {
