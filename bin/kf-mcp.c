@@ -29,6 +29,7 @@
 #include "rpc.h"
 #include "rundir.h"
 #include "select.h"
+#include "wrap.h"
 
 static const char usage[] = "[--max-line SIZE]";
 static const char help[] =
@@ -464,10 +465,11 @@ replay(const char *dir, char **id, const cJSON *worker, struct buf *recs, struct
 			return -1;
 		n = pass_dirs(jd, &names);
 	}
-	if (worker == NULL && (saved = saved_record(dir)) != NULL)
+	if ((saved = saved_record(dir)) != NULL && worker == NULL)
 		worker = kf_obj(saved, "worker");
+	/* The job's id: profile's record says it; else the folder's name. */
 	if (*id == NULL)
-		*id = xstrdup(kf_base_name(jd));
+		*id = xstrdup(kf_str(saved, "id") ? kf_str(saved, "id") : kf_base_name(jd));
 	for (i = 0; i < n; i++) {
 		p = pass_name(names[i]);
 		pd = kf_path_join(jd, names[i]);
@@ -596,9 +598,12 @@ start_reread(struct job *j, const char *dir, const char *baseline)
 static int
 make_rundir(struct job *j, const char *given)
 {
+	char *name = kf_path_component(j->jobid);
 	char *base = given ? kf_path_join(j->cwd, given) :
-	    xasprintf("%s/kf-out/mcp/%s", j->cwd, j->jobid);
+	    xasprintf("%s/kf-out/mcp/%s", j->cwd, name);
 	char *d = kf_run_dir(base);
+
+	free(name);
 
 	if (d == NULL) {
 		fail_job(j, "%s: %s", base, strerror(errno));

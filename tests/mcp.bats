@@ -70,6 +70,12 @@ it'"'"'s'
 	# a second profile of the job gets a directory of its own
 	client call profile '{"command":["./k"],"id":"copy"}'
 	assert_equal "$(jq -r .result.structuredContent.output_dir <<<"$output")" "$T/kf-out/mcp/copy.2"
+	# an id is a folder's name as kf-wrap makes it, never a path out of it;
+	# reread says the id profile's record has
+	client call profile '{"command":["./k"],"id":"../x"}'
+	assert_equal "$(jq -c '.result.structuredContent | [.id, .output_dir]' <<<"$output")" '["../x","'"$T"'/kf-out/mcp/%2E.%2Fx"]'
+	client call reread '{"path":"kf-out/mcp/%2E.%2Fx"}'
+	assert_equal "$(jq -c '.result.structuredContent | [.id, .analysis.focus.duration_ns]' <<<"$output")" '["../x",131712]'
 }
 
 @test "SDK client: a profile that fails, and a command that does not exist, are isError results with kf's message" {
