@@ -3,18 +3,15 @@
  * pipeline as child processes in a process group of its own, several at
  * once, read in one poll loop; standard output carries only protocol
  * messages, the stages' standard error is the server's. */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include "buf.h"
@@ -28,6 +25,7 @@
 #include "record.h"
 #include "rpc.h"
 #include "rundir.h"
+#include "saved.h"
 #include "select.h"
 #include "wrap.h"
 
@@ -300,197 +298,6 @@ memfile(const char *s, size_t n)
 	return fd;
 }
 
-static char *
-slurp(const char *path)
-{
-	struct buf b = {0};
-	char chunk[65536];
-	size_t n;
-	FILE *f = fopen(path, "r");
-
-	if (f == NULL)
-		return NULL;
-	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-		buf_add(&b, chunk, n);
-	fclose(f);
-	if (b.s == NULL)
-		buf_puts(&b, "");
-	return buf_take(&b);
-}
-
-/* The record profile saved in dir (dir/kf.json), or NULL. */
-static cJSON *
-saved_record(const char *dir)
-{
-	char *f = kf_path_join(dir, "kf.json"), *s = slurp(f);
-	cJSON *rec = s ? kf_json_parse(s, strlen(s)) : NULL;
-
-	free(f);
-	free(s);
-	if (rec && !cJSON_IsObject(rec)) {
-		cJSON_Delete(rec);
-		rec = NULL;
-	}
-	return rec;
-}
-
-/* A pass folder's name, PROFILER.NNN: its profiler, else NULL. */
-static const struct kf_profiler *
-pass_name(const char *name)
-{
-	const char *dot = strrchr(name, '.');
-	char p[32];
-
-	if (dot == NULL || dot - name >= (long)sizeof p || strlen(dot + 1) != 3 ||
-	    strspn(dot + 1, "0123456789") != 3)
-		return NULL;
-	memcpy(p, name, (size_t)(dot - name));
-	p[dot - name] = '\0';
-	return kf_profiler_find(p);
-}
-
-static int
-cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The pass folders in dir, sorted; their count. */
-static int
-pass_dirs(const char *dir, char ***names)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	char *p;
-	int n = 0;
-	size_t cap = 0;
-
-	*names = NULL;
-	if (d == NULL)
-		return 0;
-	while ((e = readdir(d)) != NULL) {
-		p = kf_path_join(dir, e->d_name);
-		if (e->d_name[0] != '.' && pass_name(e->d_name) && kf_is_dir(p)) {
-			KF_GROW(*names, n, cap, 4);
-			(*names)[n++] = xstrdup(e->d_name);
-		}
-		free(p);
-	}
-	closedir(d);
-	kf_sort(*names, (size_t)n, sizeof **names, cmp_str);
-	return n;
-}
-
-static void
-free_names(char **v, int n)
-{
-	while (n > 0)
-		free(v[--n]);
-	free(v);
-}
-
-/* The job folder under dir: dir itself when it holds pass folders, else its
- * one subfolder that does (profile's run directory: RUN/ID/ncu.000). NULL
- * with the reason in err. */
-static char *
-job_dir(const char *dir, struct buf *err)
-{
-	DIR *d;
-	struct dirent *e;
-	char **names, *p, *found = NULL;
-	int n, several = 0;
-
-	if ((n = pass_dirs(dir, &names)) > 0) {
-		free_names(names, n);
-		return xstrdup(dir);
-	}
-	if ((d = opendir(dir)) == NULL) {
-		buf_printf(err, "%s: %s", dir, strerror(errno));
-		return NULL;
-	}
-	while ((e = readdir(d)) != NULL) {
-		if (e->d_name[0] == '.')
-			continue;
-		p = kf_path_join(dir, e->d_name);
-		if (kf_is_dir(p) && (n = pass_dirs(p, &names)) > 0) {
-			free_names(names, n);
-			if (found) {
-				several = 1;
-				free(p);
-				continue;
-			}
-			found = p;
-		} else
-			free(p);
-	}
-	closedir(d);
-	if (several) {
-		buf_printf(err, "%s holds several jobs: name one of its folders", dir);
-		free(found);
-		return NULL;
-	}
-	if (found == NULL)
-		buf_printf(err, "%s is not a kf output directory: it holds no pass folder "
-		    "(ncu.000, unitrace.000, ...) and no job folder with one", dir);
-	return found;
-}
-
-/* kf-read's records for the saved profile in dir (a pass folder, a job
- * folder or a run directory), one a line into recs: id (NULL: the job
- * folder's name, put into *id), worker (may be NULL: dir's kf.json's). 0, or
- * -1 with the reason in err. */
-static int
-replay(const char *dir, char **id, const cJSON *worker, struct buf *recs, struct buf *err)
-{
-	const struct kf_profiler *p;
-	cJSON *saved = NULL, *r;
-	char **names = NULL, *jd = NULL, *one, *pd;
-	int n, i;
-
-	if (!kf_is_dir(dir)) {
-		buf_printf(err, "%s: %s", dir, access(dir, F_OK) == 0 ?
-		    "not a directory" : strerror(errno));
-		return -1;
-	}
-	if ((p = pass_name(kf_base_name(dir))) != NULL) {
-		names = xcalloc(1, sizeof *names);
-		names[0] = xstrdup(kf_base_name(dir));
-		n = 1;
-		jd = kf_path_join(dir, "..");
-		one = realpath(jd, NULL);
-		free(jd);
-		jd = one ? one : xstrdup(dir);
-	} else {
-		if ((jd = job_dir(dir, err)) == NULL)
-			return -1;
-		n = pass_dirs(jd, &names);
-	}
-	if ((saved = saved_record(dir)) != NULL && worker == NULL)
-		worker = kf_obj(saved, "worker");
-	/* The job's id: profile's record says it; else the folder's name. */
-	if (*id == NULL)
-		*id = xstrdup(kf_str(saved, "id") ? kf_str(saved, "id") : kf_base_name(jd));
-	for (i = 0; i < n; i++) {
-		p = pass_name(names[i]);
-		pd = kf_path_join(jd, names[i]);
-		r = cJSON_CreateObject();
-		kf_set_str(r, "id", *id);
-		kf_set_str(r, "profiler", p->name);
-		kf_set_str(r, "pass", names[i]);
-		kf_set_str(r, "output_dir", pd);
-		if (worker)
-			kf_set(r, "worker", cJSON_Duplicate(worker, 1));
-		kf_json_buf(recs, r);
-		buf_putc(recs, '\n');
-		cJSON_Delete(r);
-		free(pd);
-	}
-	free_names(names, n);
-	free(jd);
-	cJSON_Delete(saved);
-	return 0;
-}
-
 /* Running a step: one pipeline, its stdout read into outb. */
 
 static int
@@ -568,7 +375,7 @@ start_reread(struct job *j, const char *dir, const char *baseline)
 	struct buf recs = {0}, err = {0};
 	int fd, ret;
 
-	if (replay(dir, &j->jobid, NULL, &recs, &err) != 0) {
+	if (kf_saved_replay(dir, &j->jobid, NULL, &recs, &err) != 0) {
 		fail_job(j, "%s", err.s);
 		buf_free(&err);
 		return -1;
@@ -930,7 +737,7 @@ step_done(struct job *j)
 		}
 		/* Saved beside the passes: reread and compare take the worker
 		 * from it. */
-		kfj = kf_path_join(j->rundir, "kf.json");
+		kfj = kf_path_join(j->rundir, KF_SAVED_RECORD);
 		if ((fp = fopen(kfj, "w")) == NULL ||
 		    fwrite(j->outb.s, 1, j->outb.len, fp) != j->outb.len || fclose(fp) != 0)
 			kf_warn("%s:", kfj);
@@ -1078,7 +885,7 @@ start_job(struct job *j)
 			/* One id for both, the after's, so that kf-feedback
 			 * pairs them; the worker of each its own. */
 			struct buf recs = {0};
-			if (replay(j->after, &j->jobid, NULL, &recs, &err) != 0) {
+			if (kf_saved_replay(j->after, &j->jobid, NULL, &recs, &err) != 0) {
 				fail_job(j, "after: %s", err.s);
 				buf_free(&err);
 				buf_free(&recs);

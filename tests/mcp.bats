@@ -76,6 +76,8 @@ it'"'"'s'
 	assert_equal "$(jq -c '.result.structuredContent | [.id, .output_dir]' <<<"$output")" '["../x","'"$T"'/kf-out/mcp/%2E.%2Fx"]'
 	client call reread '{"path":"kf-out/mcp/%2E.%2Fx"}'
 	assert_equal "$(jq -c '.result.structuredContent | [.id, .analysis.focus.duration_ns]' <<<"$output")" '["../x",131712]'
+	client call reread '{"path":"kf-out/mcp/%2E.%2Fx/%2E.%2Fx/ncu.000"}'
+	assert_equal "$(jq -c '.result.structuredContent | [.id, .analysis.focus.duration_ns]' <<<"$output")" '["../x",131712]'
 }
 
 @test "SDK client: a profile that fails, and a command that does not exist, are isError results with kf's message" {
