@@ -319,3 +319,21 @@ GPUs: NVIDIA H200"
 	assert_success
 	assert_output "--max-line"
 }
+
+@test "raw JSON-RPC: SIGTERM to kf-mcp stops its calls' programs, answers nothing more and exits 1" {
+	mkfifo in
+	kf-mcp <in >out 2>err 3>&- &
+	srv=$!
+	exec 5>in
+	printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"profile","arguments":{"command":["./slow","60","'"$T"'/pid"]}}}' >&5
+	for _ in $(seq 100); do [ -f pid ] && break; sleep 0.1; done
+	prog=$(cat pid)
+	kill -TERM "$srv"
+	status=0
+	wait "$srv" || status=$?
+	exec 5>&-
+	assert_equal "$status" 1
+	run kill -0 "$prog"
+	assert_failure
+	assert_equal "$(cat out)" ""
+}
