@@ -16,7 +16,7 @@ DATADIR = $(PREFIX)/share/kf
 LIBEXECDIR = $(PREFIX)/libexec/kf
 DESTDIR ?=
 
-PROGS = kf-select kf-wrap kf-run kf-read kf-collate kf-feedback kf-report kf
+PROGS = kf-select kf-wrap kf-run kf-read kf-collate kf-feedback kf-report kf kf-mcp
 SCRIPTS = $(filter-out %.so,$(wildcard libexec/kf/*))
 PIPELINES = $(wildcard pipelines/*)
 COMPLETIONDIR = $(PREFIX)/share/bash-completion/completions
@@ -58,7 +58,7 @@ OBJDIR = $(BUILD)/$(FLAVOR)
 # core knows nothing of kf's stages; run is kf-run's engine; stage holds the
 # shared stages, analysis what the feedback computes, report kf-report's
 # page, and lib/ncu, lib/unitrace, lib/vtune one profiler each.
-LIBDIRS = core run stage analysis report ncu unitrace vtune trace
+LIBDIRS = core run stage analysis report ncu unitrace vtune trace mcp
 INC_core = -Ilib/core
 INC_run = -Ilib/core -Ilib/run
 INC_top = -Ilib/core -Ilib/stage -Ilib/analysis
@@ -69,7 +69,8 @@ INC_ncu = $(INC_top)
 INC_unitrace = $(INC_top)
 INC_vtune = $(INC_top)
 INC_trace = $(INC_top)
-INC_bin = -Ilib/core -Ilib/run $(INC_top:-Ilib/core=) -Ilib/report
+INC_mcp = -Ilib/core
+INC_bin = -Ilib/core -Ilib/run $(INC_top:-Ilib/core=) -Ilib/report -Ilib/mcp
 LIBSRC = $(wildcard $(LIBDIRS:%=lib/%/*.c))
 LIBOBJ = $(patsubst lib/%.c,$(OBJDIR)/%.o,$(LIBSRC))
 LIBHDR = $(wildcard $(LIBDIRS:%=lib/%/*.h))

@@ -1,5 +1,5 @@
 # Bash completion for kf and its programs (kf-select, kf-wrap, kf-run,
-# kf-read, kf-collate, kf-feedback, kf-report). Each program says what it
+# kf-read, kf-collate, kf-feedback, kf-report, kf-mcp). Each program says what it
 # accepts with its hidden option --complete (lib/core/opt.h): its options,
 # the values of each (GPU names, profilers, languages, --focus's, ncu's
 # --set, ...), the PROFILER and FILE operands, and what it takes after
@@ -112,4 +112,4 @@ _kf() {
 	return 0
 }
 
-complete -F _kf kf kf-select kf-wrap kf-run kf-read kf-collate kf-feedback kf-report
+complete -F _kf kf kf-select kf-wrap kf-run kf-read kf-collate kf-feedback kf-report kf-mcp

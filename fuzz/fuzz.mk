@@ -16,14 +16,14 @@ override FUZZ_SECONDS := 60
 endif
 FUZZ_FLAGS ?= -max_len=65536 -close_fd_mask=2 -timeout=10 -rss_limit_mb=2048
 
-TARGETS = record ncu ncuraw ncusource utcsv unitrace chrome vtune report trace
+TARGETS = record ncu ncuraw ncusource utcsv unitrace chrome vtune report trace mcp
 
 FB = fuzz/build
 CJSON_CFLAGS := $(shell pkg-config --cflags libcjson 2>/dev/null || echo -I/usr/include/cjson)
 CJSON_LIBS := $(shell pkg-config --libs libcjson 2>/dev/null || echo -lcjson)
 FUZZ_SANITIZE = -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 WARN = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
-CFLAGS_FUZZ = -std=c11 $(WARN) -g -O1 -fno-omit-frame-pointer $(FUZZ_SANITIZE) -D_GNU_SOURCE -Ilib/core -Ilib/run -Ilib/stage -Ilib/analysis -Ilib/report -Ilib/ncu -Ilib/unitrace -Ilib/vtune -Ilib/trace \
+CFLAGS_FUZZ = -std=c11 $(WARN) -g -O1 -fno-omit-frame-pointer $(FUZZ_SANITIZE) -D_GNU_SOURCE -Ilib/core -Ilib/run -Ilib/stage -Ilib/analysis -Ilib/report -Ilib/ncu -Ilib/unitrace -Ilib/vtune -Ilib/trace -Ilib/mcp \
 	$(CJSON_CFLAGS) -DKF_VERSION='"fuzz"' -DFUZZ_DATADIR='"$(CURDIR)/share/kf"' \
 	-DKF_DATADIR_DEFAULT='"$(CURDIR)/share/kf"' \
 	-DKF_LIBEXECDIR_DEFAULT='"$(CURDIR)/libexec/kf"'

@@ -5,7 +5,7 @@
 
 load helper
 
-TARGETS="record ncu ncuraw ncusource utcsv unitrace chrome vtune report trace"
+TARGETS="record ncu ncuraw ncusource utcsv unitrace chrome vtune report trace mcp"
 
 setup_file() {
 	local rt
@@ -75,6 +75,10 @@ fuzz_target() {
 
 @test "fuzz_trace: kf trace files through trace_read, collate and feedback survive their corpus and regress inputs" {
 	fuzz_target trace
+}
+
+@test "fuzz_mcp: kf-mcp's lines of bounded length through kf_rpc_next and kf_schema_check survive their corpus and regress inputs" {
+	fuzz_target mcp
 }
 
 @test "fuzz_report: record lines through kf-report's page make only its own elements and attributes" {

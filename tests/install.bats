@@ -18,7 +18,7 @@ inst() {
 	d=$BATS_TEST_TMPDIR/root
 	run inst install DESTDIR="$d" PREFIX=/opt/kf MANPREFIX=/opt/kf/man
 	assert_success
-	for p in kf-select kf-wrap kf-run kf-read kf-collate kf-feedback kf-report; do
+	for p in kf-select kf-wrap kf-run kf-read kf-collate kf-feedback kf-report kf kf-mcp; do
 		[ -x "$d/opt/kf/bin/$p" ] || fail "no $p"
 		[ -f "$d/opt/kf/man/man1/$p.1" ] || fail "no $p.1"
 	done

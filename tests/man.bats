@@ -4,7 +4,7 @@
 
 load helper
 
-PROGS="kf-select kf-wrap kf-run kf-read kf-collate kf-feedback kf-report kf"
+PROGS="kf-select kf-wrap kf-run kf-read kf-collate kf-feedback kf-report kf kf-mcp"
 
 @test "every man page is clean under mandoc -Tlint" {
 	for p in $PROGS; do
@@ -138,6 +138,6 @@ shown:        ${want[i]}"
 			fi
 		done < <(doc_blocks "$f")
 	done
-	# kf-select's two, kf-wrap's hostile id, kf-feedback's shares, the README's two records
-	[ "$n" -eq 6 ] || fail "$n examples with their output"
+	# kf-select's two, kf-wrap's hostile id, kf-feedback's shares, the README's two records, kf-mcp's ping
+	[ "$n" -eq 7 ] || fail "$n examples with their output"
 }

@@ -1,5 +1,6 @@
 /* kf: a pipeline of programs by fork and exec (see pipeline.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -170,4 +171,59 @@ kf_pipeline_run(char *const *const cmds[], int n, int forward)
 		if (status[i])
 			ret = status[i];
 	return started < n ? (ret ? ret : 1) : ret;
+}
+
+/* A stage of kf_pipeline_spawn, in the child: its group, a fresh mask and
+ * SIGPIPE, its standard error, then as kf_pipeline_run's stages. */
+static void
+spawn_stage(char *const argv[], pid_t pgid, int in, int out, int err, int late)
+{
+	sigset_t none;
+
+	setpgid(0, pgid);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	signal(SIGPIPE, SIG_DFL);
+	if (err != 2 && dup2(err, 2) < 0)
+		_exit(126);
+	exec_stage(argv, in, out, late);
+}
+
+int
+kf_pipeline_spawn(char *const *const cmds[], int n, int forward, int in,
+    int out, int err, pid_t pid_of[])
+{
+	int i, fd[2], from = in;
+	pid_t pid;
+
+	for (i = 0; i < n; i++) {
+		fd[0] = -1;
+		fd[1] = out;
+		if (i < n - 1 && pipe2(fd, O_CLOEXEC) != 0) {
+			kf_warn("pipe:");
+			break;
+		}
+		if ((pid = fork()) < 0) {
+			kf_warn("fork:");
+			if (fd[0] >= 0) {
+				close(fd[0]);
+				close(fd[1]);
+			}
+			break;
+		}
+		if (pid == 0)
+			spawn_stage(cmds[i], i ? pid_of[0] : 0, from, fd[1], err,
+			    i >= forward);
+		/* Also here, so that the group is there before a signal to it. */
+		setpgid(pid, i ? pid_of[0] : pid);
+		pid_of[i] = pid;
+		if (from != in)
+			close(from);
+		if (fd[1] != out)
+			close(fd[1]);
+		from = fd[0];
+	}
+	if (from != in && from >= 0)
+		close(from);
+	return i;
 }

@@ -6,6 +6,8 @@
 #ifndef KF_PIPELINE_H
 #define KF_PIPELINE_H
 
+#include <sys/types.h>
+
 /* The path of the program name next to the running program
  * (/proc/self/exe) when it is there and executable, else name itself, for
  * execvp() to find on PATH. */
@@ -25,5 +27,19 @@ int kf_pipeline_run(char *const *const cmds[], int n, int forward);
  * The stages after the first `forward` ignore them (they finish with what
  * comes), so a signal to the whole group still ends with every record. */
 int kf_pipeline_signal(void);
+
+/* Start cmds[0] | ... | cmds[n-1] and return at once, for a caller that
+ * runs several pipelines and waits for them in its own loop (kf-mcp): the
+ * stages in a new process group (its id is pids[0]), the first reading in,
+ * the last writing out, all writing err (the caller's descriptors, left
+ * open here; every other descriptor of the caller should be close-on-exec).
+ * Stages from `forward` on ignore SIGINT, SIGQUIT, SIGTERM and SIGHUP, as
+ * kf_pipeline_run's do, so that SIGTERM to the group stops the work and
+ * the later stages still write what came. The signal mask is emptied and
+ * SIGPIPE is the default in every stage. Returns how many started (all but
+ * after a failed pipe or fork, said on stderr); the caller reaps
+ * pids[0 .. returned - 1]. */
+int kf_pipeline_spawn(char *const *const cmds[], int n, int forward, int in,
+    int out, int err, pid_t pids[]);
 
 #endif
