@@ -1,0 +1,164 @@
+#!/usr/bin/env bats
+# Whose failure the first sentence names: the program's (program_failed,
+# from its own run) or the profiler's (profiler_failed: ncu's detailed run of
+# kf-wrap --top crashed, hung or was stopped while the timing run, the
+# program's own, was clean); a saved final record read again keeps its
+# runs; an interrupt reaches the end of the documented pipeline.
+
+load helper
+
+FAKE="$TOP/tests/fake/ncu"
+RN50="$FIX/ncu-h200-top/programs/rn50-traced"
+
+setup() {
+	T=$BATS_TEST_TMPDIR
+	O="$T/out"
+	cd "$T" || exit 1
+	export FAKE_NCU_ARGV="$T/ncu-argv"
+}
+
+# traced ID [STATUS]: kf-wrap ncu --top 3 of the recorded ResNet-50 run
+# under kf's tracer (its trace replayed by tests/fake/traced-program, which
+# exits STATUS), through kf-run into $T/ID.run, then kf-read | kf-collate |
+# kf-feedback into $T/ID.json; kf-feedback's status in $T/ID.status.
+traced() {
+	local id=$1
+	: >"$T/libkftrace.so"
+	gzip -dc "$RN50/ncu_report.csv.gz" >"$T/ncu_report.csv"
+	gzip -dc "$RN50/ncu_report_mangled.csv.gz" >"$T/ncu_report_mangled.csv"
+	export KF_TRACE_LIB="$T/libkftrace.so" FAKE_NCU_CSV="$T/ncu_report.csv" \
+		FAKE_NCU_MANGLED="$T/ncu_report_mangled.csv"
+	kf-wrap ncu --id "$id" -o "$O" --tool "$FAKE" --top 3 -- "$TOP/tests/fake/traced-program" \
+		"$RN50/trace.881.kft.gz" "${2:-0}" | kf-run -q -t "${RUN_LIMIT:-60}" >"$T/$id.run"
+	st=0
+	kf-read <"$T/$id.run" 2>/dev/null | kf-collate | kf-feedback >"$T/$id.json" || st=$?
+	echo "$st" >"$T/$id.status"
+}
+
+@test "profiler_failed: ncu's detailed run crashes (status 11) while the traced run was clean: it is the profiler's failure, first, with the retry; the ranking stays; kf-feedback exits 4" {
+	FAKE_NCU_DETAIL=crash traced c
+	# kf-ncu exits with the program's own status, the timing run's
+	run jq -c '[.run.exit_code, .run.ended_by]' "$T/c.run"
+	assert_output '[0,"exit"]'
+	run cat "$T/c.status"
+	assert_output 4
+	run jq -c '[.analysis.diagnosis[0].kind, ([.analysis.diagnosis[].kind] | index("program_failed")),
+		.collated.timing.detailed_run.status, .collated.timing.detailed_run.exit_code,
+		.collated.timing.detailed_run.timing_exit_code, .collated.timing.detailed_run.overlapped,
+		[.collated.timing.detailed_run.attempts[] | [.overlapped, .status, .exit_code]],
+		(.analysis.ranking.kernels[0].name | startswith("void at::native::batch_norm_backward_kernel<c10::BFloat16"))]' "$T/c.json"
+	assert_output '["profiler_failed",null,"failed",11,0,false,[[true,"failed",11]],true]'
+	run jq -r .feedback "$T/c.json"
+	assert_line --index 1 --regexp "^1\\. ncu's detailed run failed, not the program: the program's own run \\(the timing run, under kf's tracer\\) exited with status 0 after [0-9]+ s, and ncu's detailed run of it \\(after the timing run\\) exited with status 11 after [0-9]+ s and left no report \\(ncu: \"The application returned an error code \\(11\\)\\.\"\\)\\. kf tried it first held beside the timing run \\(ncu --mode launch, then attach\\), where it exited with status 11 after [0-9]+ s\\. The timing run's ranking of all 2816 launches is whole; no kernel has ncu's details\\. Fix: the program is not at fault"
+	refute_output --partial 'The program failed'
+	run jq -c '[.analysis.diagnosis[0].evidence[] | select(.metric | startswith("detailed_run.exit") or startswith("detailed_run.timing_exit") or . == "timing.launches") | .value]' "$T/c.json"
+	assert_output '[11,0,2816]'
+}
+
+@test "profiler_failed: a held detailed run that crashes is run again after the timing run; the details are whole and the text says what was tried" {
+	FAKE_NCU_DETAIL=crash-held traced r
+	run cat "$T/r.status"
+	assert_output 0
+	run jq -c '[.collated.timing.detailed_run.status, .collated.timing.detailed_run.overlapped,
+		(.collated.timing.detailed_run.attempts | length), (.collated.timing.missing | length),
+		([.analysis.diagnosis[].kind] | index("program_failed")), ([.analysis.diagnosis[].kind] | index("profiler_failed")),
+		.collated.app_exit_code]' "$T/r.json"
+	assert_output '["ok",false,1,0,null,null,null]'
+	# the attach, then the detailed run with the program after the timing run
+	run grep -c -x -e attach "$FAKE_NCU_ARGV"
+	assert_output 1
+	run jq -r .feedback "$T/r.json"
+	assert_line --regexp "^Note: ncu's detailed run was tried first held beside the timing run \\(ncu --mode launch, then attach\\), where it exited with status 11 after [0-9]+ s; it was run again after the timing run, and the details below are from that run\\.\$"
+	refute_output --partial 'The program failed'
+}
+
+@test "profiler_failed: a detailed run that hangs at kf-ncu's limit, or that kf-run stops, is the profiler's; a timing run that fails is the program's" {
+	FAKE_NCU_DETAIL=hang KF_NCU_DETAIL_TIMEOUT=2 traced h
+	run jq -c '[.analysis.diagnosis[0].kind, .collated.timing.detailed_run.status, .analysis.diagnosis[0].fix]' "$T/h.json"
+	assert_output '["profiler_failed","timeout","give the detailed run more time (KF_NCU_DETAIL_TIMEOUT=SECONDS in kf'"'"'s environment) or detail fewer kernels (--top 1); the timing run'"'"'s ranking needs no second run"]'
+	run jq -r '.analysis.diagnosis[0].what' "$T/h.json"
+	assert_output --partial "was stopped at kf-ncu's limit of 2 s for it (KF_NCU_DETAIL_TIMEOUT"
+	# kf-run's own time limit, in the detailed run: the run ended by
+	# timeout, yet the program had ended well
+	FAKE_NCU_DETAIL=hang RUN_LIMIT=4 traced s
+	run jq -c '[.passes[0].run.ended_by, .collated.timing.detailed_run.status, .analysis.diagnosis[0].kind,
+		([.analysis.diagnosis[].kind] | index("program_failed"))]' "$T/s.json"
+	assert_output '["timeout","stopped","profiler_failed",null]'
+	run cat "$T/s.status"
+	assert_output 4
+	# the program's own run fails: the program's failure, the detailed
+	# run's fate notwithstanding
+	FAKE_NCU_DETAIL=crash traced p 6
+	run jq -c '[.analysis.diagnosis[0].kind, ([.analysis.diagnosis[].kind] | index("profiler_failed")),
+		.collated.timing.detailed_run.timing_exit_code, .passes[0].run.exit_code]' "$T/p.json"
+	assert_output '["program_failed",null,6,6]'
+	run cat "$T/p.status"
+	assert_output 3
+}
+
+@test "XLA: a timing run of XLA's kernels gives the detailed run alone XLA_FLAGS with command buffers and autotuning off, each only where the program's own does not set it" {
+	export FAKE_NCU_TIMING="$FIX/ncu-h200-jax/jit-timing.csv" FAKE_NCU_CSV="$FIX/ncu-h200-jax/jit-timing.csv"
+	printf '#!/bin/sh\necho "flags=[$XLA_FLAGS]"\n' >"$T/prog"
+	chmod +x "$T/prog"
+	kf-wrap ncu --id x -o "$O" --tool "$FAKE" --top 2 -- "$T/prog" | kf-run -q -t 60 >"$T/x.run"
+	run jq -r .run.stdout "$T/x.run"
+	assert_line 'flags=[]'
+	assert_line 'flags=[--xla_gpu_enable_command_buffer= --xla_gpu_autotune_level=0]'
+	run jq -r .xla_flags_added "$O/x/ncu.000/ncu_detailed.json"
+	assert_output '--xla_gpu_enable_command_buffer= --xla_gpu_autotune_level=0'
+	# the program's own setting stays, and only the other is added
+	export XLA_FLAGS='--xla_gpu_autotune_level=2'
+	kf-wrap ncu --id y -o "$O" --tool "$FAKE" --top 2 -- "$T/prog" | kf-run -q -t 60 >"$T/y.run"
+	run jq -r .run.stdout "$T/y.run"
+	assert_line 'flags=[--xla_gpu_autotune_level=2]'
+	assert_line 'flags=[--xla_gpu_autotune_level=2 --xla_gpu_enable_command_buffer=]'
+	# a kernel that is not XLA's gets nothing
+	unset XLA_FLAGS
+	export FAKE_NCU_TIMING="$FIX/ncu-h200/detailed-multi.csv" FAKE_NCU_CSV="$FIX/ncu-h200/detailed-multi.csv"
+	kf-wrap ncu --id z -o "$O" --tool "$FAKE" --top 2 -- "$T/prog" | kf-run -q -t 60 >"$T/z.run"
+	run jq -r .run.stdout "$T/z.run"
+	refute_output --partial 'xla'
+	run jq -r .xla_flags_added "$O/z/ncu.000/ncu_detailed.json"
+	assert_output null
+}
+
+@test "a saved final record read again (kf-read | kf-collate | kf-feedback) keeps its runs: the H200 device-side assert still leads with program_failed and the assert's own line" {
+	cp -r "$FIX/ncu-h200-fail/." "$T/"
+	for n in assert-all assert-top; do
+		st=0
+		kf-read <"$T/$n.json" | kf-collate | kf-feedback >"$T/$n.again.json" || st=$?
+		[ "$st" -eq 3 ]
+		run jq -c '[.analysis.diagnosis[0].kind, .passes[0].run.exit_code, .passes[0].output_dir]' "$T/$n.again.json"
+		assert_output "[\"program_failed\",$(jq '.passes[0].run.exit_code' "$T/$n.json"),\"$n/ncu.000\"]"
+		run jq -r .feedback "$T/$n.again.json"
+		assert_line --index 1 --partial 'It said: "/pytorch/aten/src/ATen/native/cuda/IndexKernel.cu:111: operator(): block: [0,0,0], thread: [0,0,0] Assertion `-sizes[i] <= index && index < sizes[i] && "index out of bounds"` failed.'
+	done
+	# the re-read's numbers are the saved record's
+	run jq -c '[.collated.kernel_count, .analysis.focus.name]' "$T/assert-top.again.json"
+	assert_output "$(jq -c '[.collated.kernel_count, .analysis.focus.name]' "$T/assert-top.json")"
+	run jq -r '.analysis.diagnosis[0].what' "$T/assert-top.again.json"
+	assert_output --partial 'torch.AcceleratorError: CUDA error: device-side assert triggered'
+	refute_output --partial 'The last lines of its stderr'
+}
+
+@test "^C on kf-wrap | kf-run | kf-read | kf-collate | kf-feedback --text: kf-run's interrupted record reaches the end, which says so; the last four stages exit 130" {
+	export FAKE_NCU_CSV="$FIX/ncu-h200/detailed-multi.csv"
+	cat >"$T/pipe.sh" <<EOF
+kf-wrap ncu --id i -o "$O" --tool "$FAKE" -- sleep 29.5 | kf-run -q | kf-read | kf-collate | kf-feedback --text >"$T/text.txt"
+echo "\${PIPESTATUS[*]}" >"$T/status.txt"
+EOF
+	# a group of its own with SIGINT at its default, as a shell in a
+	# terminal runs a pipeline; then ^C to the whole group
+	setsid perl -e '$SIG{INT} = "DEFAULT"; open(my $f, ">", "pg") or die; print $f "$$\n"; close $f; exec @ARGV' \
+		bash "$T/pipe.sh" 3>&- &
+	for i in $(seq 100); do pgrep -f "sleep 29.5" >/dev/null && break; sleep 0.1; done
+	sleep 0.5
+	kill -INT -- "-$(cat pg)"
+	for i in $(seq 100); do [ -s "$T/status.txt" ] && break; sleep 0.1; done
+	run cat "$T/status.txt"
+	assert_output '0 130 130 130 130'
+	run cat "$T/text.txt"
+	assert_line --index 0 '=== i ==='
+	assert_line --index 1 'The run was interrupted before ncu wrote anything complete, so there are no performance numbers for it.'
+	assert_output --partial 'kf-run was interrupted and stopped it after'
+}
