@@ -1145,16 +1145,6 @@ read_err(struct job *j)
 	}
 }
 
-static int
-status_of(int ws)
-{
-	if (WIFEXITED(ws))
-		return WEXITSTATUS(ws);
-	if (WIFSIGNALED(ws))
-		return 128 + WTERMSIG(ws);
-	return 1;
-}
-
 static void
 reap(void)
 {
@@ -1166,7 +1156,7 @@ reap(void)
 		for (j = jobs; j; j = j->next)
 			for (i = 0; i < j->npids; i++)
 				if (j->pids[i] == pid) {
-					j->st[i] = status_of(ws);
+					j->st[i] = kf_wait_status(ws);
 					j->alive--;
 				}
 }

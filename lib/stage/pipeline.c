@@ -84,8 +84,8 @@ exec_stage(char *const argv[], int in, int out, int late)
 	_exit(errno == ENOENT || errno == ENOTDIR ? 127 : 126);
 }
 
-static int
-status_of(int ws)
+int
+kf_wait_status(int ws)
 {
 	if (WIFEXITED(ws))
 		return WEXITSTATUS(ws);
@@ -159,7 +159,7 @@ kf_pipeline_run(char *const *const cmds[], int n, int forward)
 		}
 		for (int k = 0; k < started; k++)
 			if (pids[k] == pid)
-				status[k] = status_of(ws);
+				status[k] = kf_wait_status(ws);
 		i++;
 	}
 	npids = 0;

@@ -42,4 +42,8 @@ int kf_pipeline_signal(void);
 int kf_pipeline_spawn(char *const *const cmds[], int n, int forward, int in,
     int out, int err, pid_t pids[]);
 
+/* A wait status as a shell gives it: the exit status, 128 + N for signal
+ * N, 1 otherwise. */
+int kf_wait_status(int ws);
+
 #endif
