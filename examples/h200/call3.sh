@@ -8,13 +8,13 @@ out=$1
 # jq, which the sweep's scripts use, travels in .dev/bin where it is missing
 command -v jq >/dev/null || export PATH=$PWD/.dev/bin:$PATH
 bash examples/h200/fail/build.sh /tmp/kf || exit 1
-N=${N:-8} timeout 270 bash examples/h200/sweep/run.sh /tmp/kf "$out"
+N=${N:-6} timeout 230 bash examples/h200/sweep/run.sh /tmp/kf "$out"
 echo "=== mcp"
-OUT=/tmp/mcp timeout 130 sh examples/h200/mcp/run.sh /tmp/kf 2>&1 | tail -25
+OUT=/tmp/mcp timeout 120 sh examples/h200/mcp/run.sh /tmp/kf 2>&1 | tail -25
 tar czf "$out/mcp.tar.gz" -C /tmp mcp
 echo "=== ops"
 mkdir -p /tmp/ops
-DEADLINE=${OPS_DEADLINE:-40} timeout 80 sh examples/h200/ops/run.sh /tmp/kf /tmp/ops >"$out/ops.log" 2>&1
+DEADLINE=${OPS_DEADLINE:-20} timeout 50 sh examples/h200/ops/run.sh /tmp/kf /tmp/ops >"$out/ops.log" 2>&1
 tar czf "$out/ops.tar.gz" -C /tmp ops
 tail -5 "$out/ops.log"
 tail -30 /tmp/ops/check.tsv 2>/dev/null
