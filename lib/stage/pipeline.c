@@ -94,18 +94,25 @@ kf_wait_status(int ws)
 	return 1;
 }
 
-/* Start the stages; returns how many started (all but after a failed
- * pipe or fork). */
+static void spawn_stage(char *const argv[], pid_t pgid, int in, int out, int err,
+    int late);
+
+/* Start the stages, the first reading in, the last writing out, each pid
+ * into pid_of[] as it starts (*started counts them, for the signal
+ * handler); with group, in a process group of their own with standard
+ * error on err (kf_pipeline_spawn). Returns how many started (all but
+ * after a failed pipe or fork). */
 static int
-start_all(char *const *const cmds[], int n, int forward)
+start_stages(char *const *const cmds[], int n, int forward, int in, int out, int err,
+    int group, pid_t pid_of[], volatile sig_atomic_t *started)
 {
-	int i, in = 0, fd[2];
+	int i, fd[2], from = in;
 	pid_t pid;
 
 	for (i = 0; i < n; i++) {
 		fd[0] = -1;
-		fd[1] = 1;
-		if (i < n - 1 && pipe(fd) != 0) {
+		fd[1] = out;
+		if (i < n - 1 && pipe2(fd, O_CLOEXEC) != 0) {
 			kf_warn("pipe:");
 			break;
 		}
@@ -117,21 +124,24 @@ start_all(char *const *const cmds[], int n, int forward)
 			}
 			break;
 		}
-		if (pid == 0) {
-			if (fd[0] >= 0)
-				close(fd[0]);
-			exec_stage(cmds[i], in, fd[1], i >= forward);
-		}
-		pids[i] = pid;
-		npids = i + 1;
-		if (in != 0)
-			close(in);
-		if (fd[1] != 1)
+		if (pid == 0 && group)
+			spawn_stage(cmds[i], i ? pid_of[0] : 0, from, fd[1], err, i >= forward);
+		if (pid == 0)
+			exec_stage(cmds[i], from, fd[1], i >= forward);
+		/* Also here, so that the group is there before a signal to it. */
+		if (group)
+			setpgid(pid, i ? pid_of[0] : pid);
+		pid_of[i] = pid;
+		if (started)
+			*started = i + 1;
+		if (from != in)
+			close(from);
+		if (fd[1] != out)
 			close(fd[1]);
-		in = fd[0];
+		from = fd[0];
 	}
-	if (in > 0)
-		close(in);
+	if (from != in && from >= 0)
+		close(from);
 	return i;
 }
 
@@ -150,7 +160,7 @@ kf_pipeline_run(char *const *const cmds[], int n, int forward)
 	sigaction(SIGQUIT, &ign, &old[1]);
 	sigaction(SIGTERM, &fwd, &old[2]);
 	sigaction(SIGHUP, &fwd, &old[3]);
-	started = start_all(cmds, n, forward);
+	started = start_stages(cmds, n, forward, 0, 1, 2, 0, pids, &npids);
 	for (i = 0; i < started; ) {
 		if ((pid = waitpid(-1, &ws, 0)) < 0) {
 			if (errno == EINTR)
@@ -193,37 +203,5 @@ int
 kf_pipeline_spawn(char *const *const cmds[], int n, int forward, int in,
     int out, int err, pid_t pid_of[])
 {
-	int i, fd[2], from = in;
-	pid_t pid;
-
-	for (i = 0; i < n; i++) {
-		fd[0] = -1;
-		fd[1] = out;
-		if (i < n - 1 && pipe2(fd, O_CLOEXEC) != 0) {
-			kf_warn("pipe:");
-			break;
-		}
-		if ((pid = fork()) < 0) {
-			kf_warn("fork:");
-			if (fd[0] >= 0) {
-				close(fd[0]);
-				close(fd[1]);
-			}
-			break;
-		}
-		if (pid == 0)
-			spawn_stage(cmds[i], i ? pid_of[0] : 0, from, fd[1], err,
-			    i >= forward);
-		/* Also here, so that the group is there before a signal to it. */
-		setpgid(pid, i ? pid_of[0] : pid);
-		pid_of[i] = pid;
-		if (from != in)
-			close(from);
-		if (fd[1] != out)
-			close(fd[1]);
-		from = fd[0];
-	}
-	if (from != in && from >= 0)
-		close(from);
-	return i;
+	return start_stages(cmds, n, forward, in, out, err, 1, pid_of, NULL);
 }
