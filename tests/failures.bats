@@ -162,3 +162,16 @@ EOF
 	assert_line --index 1 'The run was interrupted before ncu wrote anything complete, so there are no performance numbers for it.'
 	assert_output --partial 'kf-run was interrupted and stopped it after'
 }
+
+@test "program_failed: of a device-side assert that every thread prints, its first assert line and the exception that ended the program, not 32 copies nor the traceback's first" {
+	a='/pytorch/aten/src/ATen/native/cuda/IndexKernel.cu:111: operator(): block: [0,0,0], thread: [%d,0,0] Assertion `idx < n` failed.\n'
+	err=$(for i in $(seq 0 31); do printf "$a" "$i"; done
+		printf 'Traceback (most recent call last):\n  File "t.py", line 9, in <module>\nValueError: caught first\n\nDuring handling of the above exception, another exception occurred:\n\ntorch.AcceleratorError: CUDA error: device-side assert triggered\nSearch for `cudaErrorAssert'"'"' for more information.\n')
+	jq -cn --arg err "$err" '{id:"a", profiler:"ncu", cmd:["python3","t.py"],
+		passes:[{pass:"ncu.000", status:"ok", run:{exit_code:1, signal:null, ended_by:"exit", stdout:"", stderr:$err}}],
+		collated:{kernels:[]}}' >"$T/a.json"
+	run kf-feedback "$T/a.json"
+	assert_equal "$status" 3
+	run jq -r '.analysis.diagnosis[0].what' <<<"$output"
+	assert_output 'The program failed: its run exited with status 1 (run.exit_code). It said: "/pytorch/aten/src/ATen/native/cuda/IndexKernel.cu:111: operator(): block: [0,0,0], thread: [0,0,0] Assertion `idx < n` failed. | torch.AcceleratorError: CUDA error: device-side assert triggered". The numbers that follow are from the kernels that ran before it ended, not from a whole run'
+}

@@ -303,58 +303,78 @@ tail_lines(const char *text, int max, struct buf *b)
 	}
 }
 
-/* A line where the program says what went wrong: a failed assertion (a
+/* What a line of the program says went wrong: 1, a failed assertion (a
  * device-side assert's "file:line: ... Assertion `...' failed", C's
- * assert), an exception (Python's "torch.AcceleratorError: CUDA error:
- * ...", "RuntimeError: ..."), C++'s "terminate called after throwing". */
+ * assert); 2, an exception (Python's "torch.AcceleratorError: CUDA error:
+ * ...", "RuntimeError: ...", C++'s "terminate called after throwing"); 0,
+ * neither. */
 static int
 own_error_line(const char *s, size_t n)
 {
 	char *l = xstrndup(s, n), *c;
 	size_t k;
-	int yes = 0;
+	int kind = 0;
 
-	if ((strstr(l, "Assertion") && strstr(l, "failed")) ||
-	    strncmp(l, "terminate called", 16) == 0)
-		yes = 1;
+	if (strstr(l, "Assertion") && strstr(l, "failed"))
+		kind = 1;
+	else if (strncmp(l, "terminate called", 16) == 0)
+		kind = 2;
 	else if ((c = strchr(l, ':')) != NULL && c > l) {
 		/* NAME: where NAME, dotted, ends in Error or Exception */
 		for (k = 0; l + k < c && (isalnum((unsigned char)l[k]) || l[k] == '_' ||
 		    l[k] == '.'); k++)
 			;
-		yes = l + k == c && ((k >= 5 && strncmp(c - 5, "Error", 5) == 0) ||
-		    (k >= 9 && strncmp(c - 9, "Exception", 9) == 0));
+		if (l + k == c && ((k >= 5 && strncmp(c - 5, "Error", 5) == 0) ||
+		    (k >= 9 && strncmp(c - 9, "Exception", 9) == 0)))
+			kind = 2;
 	}
 	free(l);
-	return yes;
+	return kind;
 }
 
-/* The program's own error lines in text (own_error_line), the first 3, at
- * most 300 bytes each, joined by " | ". */
+/* Line s (n bytes), at most 300 of them, into b after sep. */
+static void
+put_line(struct buf *b, const char *sep, const char *s, size_t n)
+{
+	size_t l = n > 300 ? 300 : n;
+
+	while (l < n && l > 0 && (s[l] & 0xc0) == 0x80)
+		l--;
+	buf_puts(b, sep);
+	buf_add(b, s, l);
+	if (l < n)
+		buf_puts(b, "...");
+}
+
+/* The program's own error lines in text: its first failed assertion (a
+ * device-side assert prints one a thread) and its last exception (Python
+ * prints the one that ended it last), joined by " | ". */
 static void
 own_errors(const char *text, struct buf *b)
 {
-	const char *s = text, *e;
-	int n = 0;
+	const char *s = text, *e, *as = NULL, *ex = NULL;
+	size_t n, an = 0, xn = 0;
+	int k;
 
-	while (s && *s && n < 3) {
-		size_t len, l;
-
+	while (s && *s) {
 		e = strchr(s, '\n');
-		len = e ? (size_t)(e - s) : strlen(s);
-		while (len > 0 && s[len - 1] == '\r')
-			len--;
-		if (!tool_line(s, len) && own_error_line(s, len)) {
-			l = len > 300 ? 300 : len;
-			while (l < len && l > 0 && (s[l] & 0xc0) == 0x80)
-				l--;
-			buf_puts(b, n++ ? " | " : "");
-			buf_add(b, s, l);
-			if (l < len)
-				buf_puts(b, "...");
+		n = e ? (size_t)(e - s) : strlen(s);
+		while (n > 0 && s[n - 1] == '\r')
+			n--;
+		k = tool_line(s, n) ? 0 : own_error_line(s, n);
+		if (k == 1 && as == NULL) {
+			as = s;
+			an = n;
+		} else if (k == 2) {
+			ex = s;
+			xn = n;
 		}
 		s = e ? e + 1 : NULL;
 	}
+	if (as)
+		put_line(b, "", as, an);
+	if (ex)
+		put_line(b, as ? " | " : "", ex, xn);
 }
 
 /* The error lines in text that start with prefix, each once, into b. */
