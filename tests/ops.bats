@@ -52,7 +52,7 @@ record() {
 	assert_line "$(printf 'gemm_fp16\tcompute_bound/tensor\tcompute_bound/tensor\tok')"
 	assert_line "$(printf 'decode_gemm_bf16\tmemory_bound/dram\tmemory_bound/dram\tok')"
 	assert_line "$(printf 'index_add_one_row_fp32\tatomic_contention/l2\tatomic_contention/l2\tok')"
-	assert_line "$(printf 'conv2d_fp32\tcompute_bound/fma\tcompute_bound/tensor\twrong: the unit is not fma')"
+	assert_line "$(printf 'conv2d_fp32\tcompute_bound|memory_bound/fma|l2|dram\tcompute_bound/tensor\twrong: the unit is not fma|l2|dram')"
 	assert_line --partial "$(printf 'gelu_fp32\tmemory_bound/dram\t-\tmissing: no ')"
 	assert_line --index -1 "5 of $(grep -vc '^#' "$OPS/expected.tsv") ops as expected"
 	# a fix that does not say what expected.tsv asks
@@ -75,4 +75,79 @@ record() {
 	run sh "$OPS/check.sh" "$BATS_TEST_TMPDIR/none"
 	assert_failure 2
 	assert_output "check.sh: $BATS_TEST_TMPDIR/none: no such directory"
+}
+
+# h200op OP: the final record of the single op OP from its pages recorded
+# on the H200 (examples/h200/ops/runs), as $BATS_TEST_TMPDIR/OP.json.
+h200op() {
+	replay "$1" ncu "$OPS/runs/$1/$1/ncu.000" | kf-read | kf-collate | kf-feedback \
+		>"$BATS_TEST_TMPDIR/$1.json"
+}
+
+# kinds OP: [kind, unit, impact_pct] of each kernel-level finding.
+kinds() {
+	jq -c '[.analysis.diagnosis[] | select(.kernel != null) | [.kind, .unit, .impact_pct]]' \
+		"$BATS_TEST_TMPDIR/$1.json"
+}
+
+@test "ops on the H200: no unit near its peak, under the memory roof: memory-bound below it, not latency-bound" {
+	# softmax: 4.37 FLOP/byte against a ridge of 13.9, DRAM at 39.03%,
+	# L2 at 47.6% (within 10 points: DRAM), ALU at 28.1%, 8192 blocks
+	h200op softmax_fp32
+	run kinds softmax_fp32
+	assert_output '[["memory_bound","dram",61],["barrier_stall",null,13.1]]'
+	run jq -c '.analysis.focus.roof | [.bound, .limiter, .below_roof, .latency_bound]' "$BATS_TEST_TMPDIR/softmax_fp32.json"
+	assert_output '["memory","dram",true,false]'
+	run jq -r '.analysis.diagnosis[0].what' "$BATS_TEST_TMPDIR/softmax_fp32.json"
+	assert_output --partial 'Memory-bound on DRAM: 39.0% of its peak; 1.88 TB/s of 4.81; below its roof: its FLOPs per byte are under the ridge'
+	assert_output --partial 'warps wait on long scoreboard (global/local memory) 18%'
+	run jq -r '.feedback' "$BATS_TEST_TMPDIR/softmax_fp32.json"
+	assert_output --partial 'Verdict: memory-bound on DRAM, at 39.0% of its peak: below its roof. Its 4.37 FLOP/byte are under the ridge of 13.9'
+	refute_output --partial 'latency-bound'
+	# index_add_ spread over a million rows: 0.09 FLOP/byte, DRAM 29.7%
+	h200op index_add_spread_fp32
+	run kinds index_add_spread_fp32
+	assert_output '[["memory_bound","dram",70.3]]'
+	# 4096 elements in 4 blocks: the grid, not the roof (no below_roof)
+	h200op gelu_small_fp32
+	run jq -c '[.analysis.diagnosis[0].kind, .analysis.focus.roof.below_roof]' "$BATS_TEST_TMPDIR/gelu_small_fp32.json"
+	assert_output '["small_grid",false]'
+}
+
+@test "ops on the H200: atomics on one row serialize in one L2 slice: atomic contention leads, the slice is the L2 unit" {
+	# lts__d_atomic_input_cycles_active 99.293561% in the busiest slice,
+	# 1.056314% on average: 1 - 1.056/99.29 = 98.9%, held to 100 less the
+	# SM's issue (4.2%); lts__throughput 99.29% max, 2.89% average
+	h200op index_add_one_row_fp32
+	run kinds index_add_one_row_fp32
+	assert_output '[["atomic_contention","l2",95.8],["memory_bound","l2",0.7]]'
+	run jq -c '.analysis.focus.roof | [.limiter, .limiter_pct, .l2_slices_avg_pct]' "$BATS_TEST_TMPDIR/index_add_one_row_fp32.json"
+	assert_output '["l2",99.293561,2.893956]'
+	run jq -r '.analysis.diagnosis[0] | .what, (.evidence[] | select(.metric | startswith("impact_pct")) | .metric)' "$BATS_TEST_TMPDIR/index_add_one_row_fp32.json"
+	assert_line --index 0 --partial 'Atomic contention: the atomic unit of one L2 slice was busy 99.3% of the time, 1.1% on average over the slices'
+	assert_line --index 1 --partial '98.9%, held to 100 - sm__issue_active.avg.pct_of_peak_sustained_elapsed'
+	run jq -r '.feedback' "$BATS_TEST_TMPDIR/index_add_one_row_fp32.json"
+	assert_output --partial 'l2 99.3% (its busiest slice; 2.9% over all slices)'
+}
+
+@test "ops on the H200: a cause's gain ends at the roof of what its fix leaves; a pipe's headroom counts idle SMs" {
+	# layer norm: 2.2x the ideal L2 sectors (45.3% wasted x L2's use) held
+	# to 100 - DRAM's 76.1%: level with the DRAM limiter, which leads
+	h200op layernorm_fp32
+	run kinds layernorm_fp32
+	assert_output '[["memory_bound","dram",23.9],["uncoalesced_global","l2",23.9]]'
+	run jq -r '.analysis.diagnosis[1].evidence[] | select(.metric | startswith("impact_pct")) | .metric' "$BATS_TEST_TMPDIR/layernorm_fp32.json"
+	assert_output --partial '45.3%, held to 100 - dram__bytes.sum.per_second / dram__bytes.sum.peak_sustained'
+	# the strided copy: DRAM moved no more than the ideal sectors hold, so
+	# the 75.2% stays (under 100 - DRAM's 23.5%) and leads the L2 limiter
+	h200op transpose_fp32
+	run kinds transpose_fp32
+	assert_output '[["uncoalesced_global","l2",75.2],["memory_bound","l2",3.4]]'
+	# bf16 convolution, 120 blocks on 132 SMs: the tensor pipe 93.6% while
+	# active, 79.158968% elapsed: 20.8% at stake, the idle SMs' 9.1% after
+	h200op conv2d_bf16
+	run kinds conv2d_bf16
+	assert_output '[["compute_bound","tensor",20.8],["small_grid",null,9.1]]'
+	run jq -r '.analysis.diagnosis[0].what' "$BATS_TEST_TMPDIR/conv2d_bf16.json"
+	assert_output --partial '79.2% over all SMs and the whole run, so 20.8% headroom (SMs idle, or starting and finishing apart)'
 }

@@ -231,20 +231,26 @@ latency_impact(struct kf_diag *d, const cJSON *k, const struct ncu_roof *r)
 	}
 }
 
-static void
-latency(struct kf_fb *fb, const cJSON *k, const struct ncu_roof *r)
+/* The two stall reasons with the most samples (5% or more) into b ("long
+ * scoreboard (global/local memory) 18%, ..."), with waits only (wait) not
+ * "not selected" (a warp ready to issue); the top one's index, or -1, and
+ * its share in *best. */
+static long
+stall_words(const cJSON *k, struct buf *b, double *best, int waits)
 {
-	struct kf_finding *f;
-	struct buf b = {0};
-	double best = -1, p;
-	size_t i, top = 0, n = 0;
+	double p;
+	size_t i, n;
+	long top = -1;
 	int used[sizeof reasons / sizeof reasons[0]] = { 0 };
 
+	*best = -1;
 	for (n = 0; n < 2; n++) {
 		long pick = -1;
 
 		for (i = 0; i < sizeof reasons / sizeof reasons[0]; i++) {
 			p = ncu_stall_pct(k, reasons[i].metric);
+			if (waits && reasons[i].fix == NULL)
+				continue;
 			if (!used[i] && isfinite(p) && (pick < 0 || p > ncu_stall_pct(k,
 			    reasons[pick].metric)))
 				pick = (long)i;
@@ -253,18 +259,29 @@ latency(struct kf_fb *fb, const cJSON *k, const struct ncu_roof *r)
 			break;
 		used[pick] = 1;
 		if (n == 0) {
-			top = (size_t)pick;
-			best = p;
+			top = pick;
+			*best = p;
 		}
-		buf_printf(&b, "%s%s %.0f%%", n ? ", " : "", reasons[pick].word, p);
+		buf_printf(b, "%s%s %.0f%%", n ? ", " : "", reasons[pick].word, p);
 	}
+	return top;
+}
+
+static void
+latency(struct kf_fb *fb, const cJSON *k, const struct ncu_roof *r)
+{
+	struct kf_finding *f;
+	struct buf b = {0};
+	double best;
+	long top = stall_words(k, &b, &best, 0);
+
 	f = kf_diag_add(&fb->diag, KF_LATENCY_BOUND, NULL, NAN, "Latency-bound: no unit is "
 	    "near its peak (the busiest, %s, at %.1f%%)%s%s%s", ncu_unit_label(r->limiter->unit),
 	    r->limiter->pct, b.len ? "; warps wait on " : "", b.len ? b.s : "",
 	    b.len ? " of the samples" : "");
 	kf_finding_kernel(f, kf_str(k, "name"));
 	kf_finding_ev(f, r->limiter->metric, r->limiter->pct, "%");
-	if (best >= 0) {
+	if (top >= 0) {
 		char m[96];
 
 		snprintf(m, sizeof m, "smsp__pcsamp_warps_issue_stalled_%s", reasons[top].metric);
@@ -319,6 +336,28 @@ bound_impact(struct kf_finding *f, const cJSON *k, const struct ncu_roof *r, str
 		    fp32, fp64, 100 * fp64 / fp32);
 		kf_finding_impact(f, 100 * (1 - fp64 / fp32), "100 x (1 - FP64_TFLOPS / FP32_TFLOPS) of "
 		    "%s (share/kf/gpus.json): the same math at the FP32 peak", kf_str(r->gpu, "name"));
+	} else if (!u->memory && isfinite(u->elapsed) && u->elapsed < u->pct - 1) {
+		/* Idle SMs and the ramp at either end are headroom too. */
+		buf_printf(what, "; %.1f%% over all SMs and the whole run, so %.1f%% headroom "
+		    "(SMs idle, or starting and finishing apart)%s", u->elapsed, 100 - u->elapsed,
+		    strcmp(u->unit, "tensor") == 0 ? ", and no quicker unit at this precision" : "");
+		kf_finding_impact(f, 100 - u->elapsed, "100 - %.*s.avg.pct_of_peak_sustained_elapsed "
+		    "(headroom to the unit's roof over all SMs and the whole run; %.1f%% while "
+		    "its SMs were active)", (int)(strlen(u->metric) - strlen(".avg.pct_of_peak_"
+		    "sustained_active")), u->metric, u->pct);
+	} else if (r->below_roof) {
+		struct buf sw = {0};
+		double best;
+
+		stall_words(k, &sw, &best, 1);
+		buf_printf(what, "; below its roof: %s, so the bandwidth of %s is the roof it "
+		    "can reach, and no unit is near its peak: latency keeps it from that roof%s%s%s",
+		    r->flops > 0 ? "its FLOPs per byte are under the ridge" : "it does no "
+		    "floating-point work", ncu_unit_label(u->unit), sw.len ? " (warps wait on " : "",
+		    sw.len ? sw.s : "", sw.len ? " of the samples)" : "");
+		buf_free(&sw);
+		kf_finding_impact(f, 100 - u->pct, "100 - %s (headroom to the level's roof, which "
+		    "the kernel's intensity puts it under)", u->metric);
 	} else {
 		if (strcmp(u->unit, "tensor") == 0)
 			buf_printf(what, "; at its roof, with no quicker unit at this precision: "
@@ -348,6 +387,9 @@ bound(struct kf_fb *fb, const cJSON *k, const struct ncu_roof *r)
 		    "share/kf/ncu_metrics.txt, were not collected), so its FLOP/s are unknown");
 	} else if (strcmp(u->unit, "dram") == 0) {
 		buf_printf(&b, "; %.2f TB/s of %.2f", r->bw / 1e12, r->peak_bw / 1e12);
+	} else if (strcmp(u->unit, "l2") == 0 && r->l2_hot) {
+		buf_printf(&b, " in its busiest slice, %.1f%% over all slices: its traffic falls "
+		    "on a few addresses", r->l2_avg);
 	}
 	f = kf_diag_add(&fb->diag, u->memory ? KF_MEMORY_BOUND : KF_COMPUTE_BOUND, u->unit, NAN,
 	    "%s-bound on %s: %.1f%% of its peak%s", u->memory ? "Memory" : "Compute",
@@ -365,7 +407,20 @@ bound(struct kf_fb *fb, const cJSON *k, const struct ncu_roof *r)
 		free(f->what);
 		f->what = w;
 	}
-	kf_finding_fix(f, "%s", ncu_unit_fix(r->limiter->unit));
+	if (strcmp(u->unit, "tensor") == 0 && isfinite(u->elapsed) && u->elapsed < NCU_AT_ROOF)
+		kf_finding_fix(f, "keep the tensor cores busy all the time: work for every SM "
+		    "(smaller tiles, or split-K where the grid is under a wave), loads overlapped "
+		    "with the math (more pipeline stages); past that, a lower precision (fp8 has "
+		    "twice the bf16 peak)");
+	else if (r->below_roof)
+		kf_finding_fix(f, "more bytes in flight per SM: wider loads and stores (float4, "
+		    "bf16x2), several independent loads per thread before their first use "
+		    "(unroll), more warps per SM");
+	else if (strcmp(u->unit, "l2") == 0 && r->l2_hot)
+		kf_finding_fix(f, "spread the traffic over more addresses: combine updates to the "
+		    "same address within the warp and the block before they reach L2");
+	else
+		kf_finding_fix(f, "%s", ncu_unit_fix(r->limiter->unit));
 	buf_free(&b);
 	buf_free(&est);
 }
@@ -600,6 +655,45 @@ atomics_unlined(struct kf_fb *fb, const cJSON *k)
 	    "gets one atomic per block");
 }
 
+/* Atomics that serialize in one L2 slice: its atomic unit near its peak
+ * while the average over the slices is a quarter of it or less (index_add_
+ * into one row on the H200: 99.3% in the busiest slice, 1.1% on average).
+ * Spread as evenly as the average, the busiest slice would do avg/max of
+ * its work: 1 - avg/max of the time is at stake. */
+static void
+atomics_hot(struct kf_fb *fb, const cJSON *k)
+{
+	double mx, avg, red = 0, atom = 0, cas = 0;
+	struct kf_finding *f;
+	struct hit h = lines_with(k, "ATOM", "RED");
+
+	if (!ncu_in(k, "lts__d_atomic_input_cycles_active.max.pct_of_peak_sustained_elapsed", &mx) ||
+	    !ncu_in(k, "lts__d_atomic_input_cycles_active.avg.pct_of_peak_sustained_elapsed", &avg) ||
+	    mx < NCU_NEAR_PEAK || 4 * avg > mx)
+		return;
+	ncu_in(k, "smsp__inst_executed_op_global_red.sum", &red);
+	ncu_in(k, "smsp__inst_executed_op_generic_atom_dot_alu.sum", &atom);
+	ncu_in(k, "smsp__inst_executed_op_generic_atom_dot_cas.sum", &cas);
+	f = kf_diag_add(&fb->diag, KF_ATOMIC_CONTENTION, "l2", NAN, "Atomic contention: the "
+	    "atomic unit of one L2 slice was busy %.1f%% of the time, %.1f%% on average over "
+	    "the slices (lts__d_atomic_input_cycles_active): the atomics (%.3g instructions) "
+	    "fall on a few addresses and wait for each other there", mx, avg, red + atom + cas);
+	kf_finding_kernel(f, kf_str(k, "name"));
+	at_line(f, h.line);
+	kf_finding_ev(f, "lts__d_atomic_input_cycles_active.max.pct_of_peak_sustained_elapsed",
+	    mx, "%");
+	kf_finding_ev(f, "lts__d_atomic_input_cycles_active.avg.pct_of_peak_sustained_elapsed",
+	    avg, "%");
+	ev(f, k, "smsp__inst_executed_op_global_red.sum", "inst");
+	ev(f, k, "smsp__inst_executed_op_generic_atom_dot_alu.sum", "inst");
+	kf_finding_impact(f, 100 * (1 - avg / mx), "100 x (1 - the slices' average / the busiest "
+	    "slice) of lts__d_atomic_input_cycles_active (the busiest slice's work spread as "
+	    "evenly as the average)");
+	kf_finding_fix(f, "combine the updates to one address before the atomic: reduce "
+	    "within the warp (__shfl_down_sync) and the block, then one atomic per block; or "
+	    "give each block its own copy of the target and add the copies at the end");
+}
+
 static void
 atomics(struct kf_fb *fb, const cJSON *k)
 {
@@ -607,6 +701,8 @@ atomics(struct kf_fb *fb, const cJSON *k)
 	double drain = ncu_stall_pct(k, "drain"), st = 0, pct;
 	struct kf_finding *f;
 
+	if (kf_diag_find(&fb->diag, KF_ATOMIC_CONTENTION))
+		return;
 	if (h.line == NULL) {
 		if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(kf_obj(k, "source"),
 		    "line_info")))
@@ -722,7 +818,7 @@ occupancy(struct kf_fb *fb, const cJSON *k, const struct ncu_roof *r)
 	struct kf_finding *f;
 	size_t i;
 
-	if (r == NULL || !r->latency ||
+	if (r == NULL || !(r->latency || r->below_roof) ||
 	    !ncu_in(k, "sm__warps_active.avg.pct_of_peak_sustained_active", &occ) || occ >= 40)
 		return;
 	if (ncu_in(k, "launch__grid_size", &g) && ncu_in(k, "launch__sm_count", &sms) && g < sms)
@@ -732,9 +828,9 @@ occupancy(struct kf_fb *fb, const cJSON *k, const struct ncu_roof *r)
 			best = v;
 			why = lim[i].word;
 		}
-	f = kf_diag_add(&fb->diag, KF_LOW_OCCUPANCY, NULL, NAN, "Low occupancy while "
-	    "latency-bound: %.0f%% of the warp slots active%s%s", occ, why ? ", limited by " : "",
-	    why ? why : "");
+	f = kf_diag_add(&fb->diag, KF_LOW_OCCUPANCY, NULL, NAN, "Low occupancy while %s: "
+	    "%.0f%% of the warp slots active%s%s", r->latency ? "latency-bound" : "short of the "
+	    "memory roof", occ, why ? ", limited by " : "", why ? why : "");
 	kf_finding_kernel(f, kf_str(k, "name"));
 	kf_finding_ev(f, "sm__warps_active.avg.pct_of_peak_sustained_active", occ, "%");
 	if (ncu_rule_speedup(k, "TheoreticalOccupancy", &v))
@@ -771,6 +867,83 @@ ncu_limiter_rules(struct kf_diag *d, const cJSON *k)
 			    "accesses waste; more than the headroom to the level's roof)", t[i].rule);
 }
 
+/* The units a cause's fix relieves: its gain ends where the busiest unit
+ * it leaves as it is reaches its roof. Uncoalesced accesses waste L1 and
+ * L2 sectors, and DRAM bytes only where DRAM moved more than the ideal
+ * sectors hold; bank conflicts, shared-memory wavefronts (through L1/TEX);
+ * local memory, every memory level; atomics in one slice, L2 and L1;
+ * divergence and FP64 math, the SM's pipes and issue. Stalls (barriers,
+ * occupancy) relieve none. A small grid or a partial wave idles SMs,
+ * which the units' shares do not see: not capped. */
+static int
+relieves(enum kf_find_kind kind, const struct ncu_unit *u, const cJSON *k, const struct ncu_roof *r)
+{
+	double ideal;
+
+	switch (kind) {
+	case KF_UNCOALESCED_GLOBAL:
+		if (strcmp(u->unit, "l1") == 0 || strcmp(u->unit, "l2") == 0 ||
+		    strcmp(u->unit, "lsu") == 0)
+			return 1;
+		return strcmp(u->unit, "dram") == 0 && r->duration_s > 0 &&
+		    ncu_in(k, "memory_l2_theoretical_sectors_global_ideal", &ideal) &&
+		    r->bw * r->duration_s > 32 * ideal;
+	case KF_SHARED_BANK_CONFLICT:
+		return strcmp(u->unit, "shared") == 0 || strcmp(u->unit, "l1") == 0 ||
+		    strcmp(u->unit, "lsu") == 0;
+	case KF_LOCAL_MEMORY:
+		return u->memory || strcmp(u->unit, "lsu") == 0;
+	case KF_ATOMIC_CONTENTION:
+		return strcmp(u->unit, "l2") == 0 || strcmp(u->unit, "l1") == 0;
+	case KF_BRANCH_DIVERGENCE:
+	case KF_FP64_MATH:
+		return !u->memory;
+	default:
+		return 0;
+	}
+}
+
+static void
+cap_causes(struct kf_diag *d, const cJSON *k, const struct ncu_roof *r)
+{
+	size_t i, j;
+
+	for (i = 0; r && i < d->n; i++) {
+		struct kf_finding *f = &d->v[i];
+		const struct ncu_unit *top = NULL;
+		const char *how = NULL;
+
+		switch (f->kind) {
+		case KF_UNCOALESCED_GLOBAL: case KF_SHARED_BANK_CONFLICT: case KF_LOCAL_MEMORY:
+		case KF_FP64_MATH: case KF_BARRIER_STALL: case KF_ATOMIC_CONTENTION:
+		case KF_BRANCH_DIVERGENCE: case KF_LOW_OCCUPANCY:
+			break;
+		default:
+			continue;	/* the limiter, idle SMs, the program's */
+		}
+		if (!isfinite(f->impact_pct) || f->kernel == NULL || kf_str(k, "name") == NULL ||
+		    strcmp(f->kernel, kf_str(k, "name")) != 0)
+			continue;
+		for (j = 0; j < r->nunits; j++)
+			if (!relieves(f->kind, &r->units[j], k, r) &&
+			    (top == NULL || r->units[j].pct > top->pct))
+				top = &r->units[j];
+		if (top == NULL || f->impact_pct <= 100 - top->pct)
+			continue;
+		for (j = 0; j < f->nev; j++)
+			if (strncmp(f->ev[j].metric, "impact_pct: ", 12) == 0)
+				how = f->ev[j].metric + 12;
+		{
+			char *was = xstrdup(how ? how : "estimated");
+
+			kf_finding_impact(f, 100 - top->pct, "%s, %.1f%%, held to 100 - %s (its fix "
+			    "leaves %s as it is: the kernel is no quicker than that at its roof)",
+			    was, f->impact_pct, top->metric, ncu_unit_label(top->unit));
+			free(was);
+		}
+	}
+}
+
 void
 ncu_diag(struct kf_fb *fb, const cJSON *k, const struct ncu_roof *r)
 {
@@ -785,6 +958,7 @@ ncu_diag(struct kf_fb *fb, const cJSON *k, const struct ncu_roof *r)
 	barrier(fb, k, r);
 	bank_conflict(fb, k);
 	uncoalesced(fb, k, r);
+	atomics_hot(fb, k);
 	atomics(fb, k);
 	divergence(fb, k);
 	grid(fb, k);
@@ -792,4 +966,5 @@ ncu_diag(struct kf_fb *fb, const cJSON *k, const struct ncu_roof *r)
 	if (r && r->limiter && r->latency)
 		latency_impact(&fb->diag, k, r);
 	ncu_limiter_rules(&fb->diag, k);
+	cap_causes(&fb->diag, k, r);
 }

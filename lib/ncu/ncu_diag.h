@@ -24,6 +24,8 @@ struct ncu_unit {
 	const char *unit;	/* "tensor", "fma", ..., "dram" */
 	const char *metric;	/* where pct came from */
 	double pct;		/* share of its peak */
+	double elapsed;		/* a pipe's share over all SMs and the whole run
+				 * (its .pct_of_peak_sustained_elapsed); NAN: none */
 	int memory;		/* a memory level, not a pipe */
 };
 
@@ -45,6 +47,11 @@ struct ncu_roof {
 	size_t nunits;
 	const struct ncu_unit *limiter;	/* the unit that limits, or the busiest */
 	int latency;		/* nothing near its peak */
+	int below_roof;		/* nothing near its peak, but the kernel sits under
+				 * the memory roof: memory-bound, short of it */
+	double l2_avg;		/* with l2_hot, the L2 slices' average share */
+	int l2_hot;		/* one L2 slice near its peak, the average far under:
+				 * the l2 unit is that slice */
 	double duration_s;
 	const cJSON *gpu;	/* its roofs (gpus.json); NULL: unknown */
 };

@@ -212,7 +212,50 @@ add_unit(struct ncu_roof *r, const char *unit, const char *metric, double pct, i
 	r->units[r->nunits].unit = unit;
 	r->units[r->nunits].metric = metric;
 	r->units[r->nunits].pct = pct;
+	r->units[r->nunits].elapsed = NAN;
 	r->units[r->nunits++].memory = memory;
+}
+
+/* A pipe's share of its peak over all SMs and the whole run: its
+ * metric's .pct_of_peak_sustained_elapsed twin (idle SMs and the ramp at
+ * either end count against it). */
+static double
+elapsed_twin(const cJSON *ri, const char *metric)
+{
+	char name[160];
+	size_t n = strlen(metric), a = strlen(ACTIVE);
+	double v;
+
+	if (n <= a || n - a + sizeof ".avg.pct_of_peak_sustained_elapsed" > sizeof name ||
+	    strcmp(metric + n - a, ACTIVE) != 0)
+		return NAN;
+	snprintf(name, sizeof name, "%.*s.avg.pct_of_peak_sustained_elapsed", (int)(n - a), metric);
+	return roof_input(ri, name, &v) ? v : NAN;
+}
+
+/* One L2 slice near its peak while the average over slices is a quarter
+ * of it or less: that slice limits, as when atomics serialize on a few
+ * addresses (index_add_ into one row on the H200: lts__throughput 99.3%
+ * in its busiest slice, 2.9% on average). The l2 unit is then that slice. */
+static void
+l2_slice(const cJSON *ri, struct ncu_roof *r)
+{
+	double max;
+	size_t i;
+
+	if (!roof_input(ri, "lts__throughput.max.pct_of_peak_sustained_elapsed", &max) ||
+	    max < NCU_NEAR_PEAK)
+		return;
+	for (i = 0; i < r->nunits; i++) {
+		struct ncu_unit *u = &r->units[i];
+
+		if (strcmp(u->unit, "l2") != 0 || u->pct >= NCU_NEAR_PEAK || 4 * u->pct > max)
+			continue;
+		r->l2_hot = 1;
+		r->l2_avg = u->pct;
+		u->pct = max;
+		u->metric = "lts__throughput.max.pct_of_peak_sustained_elapsed";
+	}
 }
 
 static void
@@ -230,12 +273,16 @@ units(const cJSON *ri, struct ncu_roof *r)
 				pct = v;
 				best = usrcs[i].metrics[j];
 			}
-		if (best)
+		if (best) {
 			add_unit(r, usrcs[i].unit, best, pct, usrcs[i].memory);
+			if (!usrcs[i].memory)
+				r->units[r->nunits - 1].elapsed = elapsed_twin(ri, best);
+		}
 	}
 	if (r->peak_bw > 0)
 		add_unit(r, "dram", "dram__bytes.sum.per_second / dram__bytes.sum.peak_sustained",
 		    100 * r->bw / r->peak_bw, 1);
+	l2_slice(ri, r);
 }
 
 static const struct ncu_unit *
@@ -262,8 +309,50 @@ unit_of(const struct ncu_roof *r, const char *name)
  * over several pipes (ResNet-50's batch-norm backward on the H200: issue
  * 69.2%, the busiest pipe, ALU, 55.9%, and ncu's Compute (SM) Throughput
  * the 69.2% of issue), which is compute-bound, not latency-bound. */
+/* A kernel with no unit near its peak that sits under the memory roof:
+ * its FLOPs per DRAM byte under the ridge (or no FLOPs), memory busier
+ * than any pipe (within 10 points), a grid that fills the SMs and a
+ * memory level at 20% of its peak or more (a kernel that moves next to
+ * nothing is not held back by bandwidth). Its roof is that level's
+ * bandwidth, DRAM's where DRAM is within 10 points of the busiest level
+ * (the caches its bytes pass through run busier), and latency keeps it
+ * from it: memory-bound, below its roof (below_roof), not latency-bound.
+ * Softmax over 8192 rows of 8192 floats on the H200: 4.37 FLOP/byte
+ * against a ridge of 13.9, DRAM at 39.0%, L2 at 47.6%, ALU at 28.1%. */
 static void
-limiter(struct ncu_roof *r)
+under_memory_roof(const cJSON *ri, struct ncu_roof *r)
+{
+	const struct ncu_unit *m = NULL, *p = NULL, *dram = unit_of(r, "dram");
+	double g, sms;
+	size_t i;
+
+	if (!(r->flops <= 0 || (isfinite(r->ai) && isfinite(r->ridge) && r->ai < r->ridge)))
+		return;
+	if (!roof_input(ri, "launch__grid_size", &g) || !roof_input(ri, "launch__sm_count", &sms) ||
+	    g < sms)
+		return;
+	for (i = 0; i < r->nunits; i++) {
+		const struct ncu_unit *u = &r->units[i];
+
+		if (u->memory && strcmp(u->unit, "shared") != 0 && (m == NULL || u->pct > m->pct))
+			m = u;
+		else if (!u->memory && strcmp(u->unit, "issue") != 0 && (p == NULL || u->pct > p->pct))
+			p = u;
+	}
+	if (m == NULL || (p && m->pct < p->pct - 10))
+		return;
+	if (m->pct < 20)
+		return;
+	if (dram && dram != m && dram->pct >= m->pct - 10)
+		m = dram;
+	r->limiter = m;
+	r->latency = 0;
+	r->below_roof = 1;
+	r->bound = "memory";
+}
+
+static void
+limiter(const cJSON *ri, struct ncu_roof *r)
 {
 	const struct ncu_unit *best = NULL, *t = unit_of(r, "tensor"), *sh = unit_of(r, "shared");
 	const struct ncu_unit *dram = unit_of(r, "dram"), *issue = unit_of(r, "issue");
@@ -291,6 +380,8 @@ limiter(struct ncu_roof *r)
 	r->limiter = best;
 	r->latency = best->pct < NCU_NEAR_PEAK;
 	r->bound = r->latency ? "latency" : best->memory ? "memory" : "compute";
+	if (r->latency)
+		under_memory_roof(ri, r);
 }
 
 static void
@@ -338,11 +429,11 @@ roof_compute(const cJSON *ri, const cJSON *gpu, struct ncu_roof *r)
 	r->peak_bw = per_cycle * hz;
 	levels(ri, r);
 	units(ri, r);
-	limiter(r);
-	if (r->bound == NULL)
-		r->bound = "latency";
 	r->ridge = isfinite(r->peak_flops) ? r->peak_flops / r->peak_bw : NAN;
 	r->ai = r->bw > 0 ? r->flops / r->bw : NAN;
+	limiter(ri, r);
+	if (r->bound == NULL)
+		r->bound = "latency";
 	/* The roof above the kernel on the DRAM roofline: the peak, or the
 	 * bandwidth line at its intensity (then the share is the bandwidth's). */
 	if (isfinite(r->ridge) && isfinite(r->ai) && r->ai >= r->ridge)
@@ -422,6 +513,8 @@ say_units(struct buf *b, const struct ncu_roof *r)
 			continue;	/* not a pipe: the verdict names it where it limits */
 		buf_printf(b, "%s%s %.1f%%", n++ ? ", " : "\nUnits by share of their peak "
 		    "(pipes while the SM was active): ", r->units[best].unit, r->units[best].pct);
+		if (r->l2_hot && strcmp(r->units[best].unit, "l2") == 0)
+			buf_printf(b, " (its busiest slice; %.1f%% over all slices)", r->l2_avg);
 	}
 	if (n)
 		buf_putc(b, '.');
@@ -460,7 +553,7 @@ say_sol_gap(struct buf *b, const struct ncu_roof *r, double sm, double mem)
 {
 	int high = (isfinite(sm) && sm >= NCU_NEAR_PEAK) || (isfinite(mem) && mem >= NCU_NEAR_PEAK);
 
-	if (r->limiter == NULL || !isfinite(sm) || !isfinite(mem))
+	if (r->limiter == NULL || !isfinite(sm) || !isfinite(mem) || r->below_roof)
 		return;
 	if (!r->latency && !high)
 		buf_printf(b, " ncu's Compute (SM) Throughput (%.1f%%) and Memory Throughput "
@@ -523,9 +616,21 @@ say_roofline(struct buf *b, const struct ncu_roof *r, double tensor_pipe, double
 		    "%.1f%%, under %d%%): the kernel is latency-bound (the diagnosis above "
 		    "says on what its warps wait).", ncu_unit_label(r->limiter->unit),
 		    r->limiter->pct, NCU_NEAR_PEAK);
-	else
-		buf_printf(b, "\nVerdict: %s-bound on %s, at %.1f%% of its peak.", r->bound,
-		    ncu_unit_label(r->limiter->unit), r->limiter->pct);
+	else if (r->below_roof) {
+		buf_printf(b, "\nVerdict: memory-bound on %s, at %.1f%% of its peak: below its "
+		    "roof. ", ncu_unit_label(r->limiter->unit), r->limiter->pct);
+		if (r->flops > 0)
+			buf_printf(b, "Its %.3g FLOP/byte are under the ridge of %.3g, so ", r->ai,
+			    r->ridge);
+		else
+			buf_puts(b, "It does no floating-point work, so ");
+		buf_printf(b, "%s's bandwidth is the roof it can reach; no unit runs near its "
+		    "peak (under %d%%, as ncu's SOL figures show): latency keeps it from that "
+		    "roof.", ncu_unit_label(r->limiter->unit), NCU_NEAR_PEAK);
+	} else
+		buf_printf(b, "\nVerdict: %s-bound on %s, at %.1f%% of its peak%s.", r->bound,
+		    ncu_unit_label(r->limiter->unit), r->limiter->pct,
+		    r->l2_hot && strcmp(r->limiter->unit, "l2") == 0 ? " in its busiest slice" : "");
 	say_sol_gap(b, r, sm, mem);
 }
 
@@ -596,6 +701,9 @@ roof_json(const struct ncu_roof *r, double tensor_pipe)
 	    cJSON_CreateString(r->limiter->unit) : cJSON_CreateNull());
 	cJSON_AddItemToObject(o, "limiter_pct", num_or_null(r->limiter ? r->limiter->pct : NAN));
 	cJSON_AddBoolToObject(o, "latency_bound", r->latency);
+	cJSON_AddBoolToObject(o, "below_roof", r->below_roof);
+	if (r->l2_hot)
+		cJSON_AddNumberToObject(o, "l2_slices_avg_pct", r->l2_avg);
 	if (isfinite(tensor_pipe))
 		cJSON_AddNumberToObject(o, "tensor_pipe_pct", tensor_pipe);
 	kf_roof_init(o, "FLOP/byte", "FLOP/s", r->peak_bw, "DRAM");
