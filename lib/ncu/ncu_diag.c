@@ -336,6 +336,27 @@ bound_impact(struct kf_finding *f, const cJSON *k, const struct ncu_roof *r, str
 		    fp32, fp64, 100 * fp64 / fp32);
 		kf_finding_impact(f, 100 * (1 - fp64 / fp32), "100 x (1 - FP64_TFLOPS / FP32_TFLOPS) of "
 		    "%s (share/kf/gpus.json): the same math at the FP32 peak", kf_str(r->gpu, "name"));
+	} else if (r->below_roof) {
+		struct buf sw = {0};
+		double best, room = !u->memory && isfinite(u->elapsed) && u->elapsed < u->pct ?
+		    u->elapsed : u->pct;
+
+		stall_words(k, &sw, &best, 1);
+		buf_printf(what, "; below its roof: %s, so %s of %s is the roof it can reach, and "
+		    "no unit is near its peak: latency keeps it from that roof%s%s%s",
+		    r->flops <= 0 ? "it does no floating-point work" : u->memory ? "its FLOPs per "
+		    "byte are under the ridge" : "its FLOPs per byte are over the ridge",
+		    u->memory ? "the bandwidth" : "the peak", ncu_unit_label(u->unit),
+		    sw.len ? " (warps wait on " : "", sw.len ? sw.s : "", sw.len ? " of the samples)" : "");
+		buf_free(&sw);
+		if (room != u->pct)
+			kf_finding_impact(f, 100 - room, "100 - %.*s.avg.pct_of_peak_sustained_elapsed "
+			    "(headroom to the roof its intensity puts it under, over all SMs and the "
+			    "whole run; %.1f%% while its SMs were active)", (int)(strlen(u->metric) -
+			    strlen(".avg.pct_of_peak_sustained_active")), u->metric, u->pct);
+		else
+			kf_finding_impact(f, 100 - u->pct, "100 - %s (headroom to the roof its "
+			    "intensity puts it under)", u->metric);
 	} else if (!u->memory && isfinite(u->elapsed) && u->elapsed < u->pct - 1) {
 		/* Idle SMs and the ramp at either end are headroom too. */
 		buf_printf(what, "; %.1f%% over all SMs and the whole run, so %.1f%% headroom "
@@ -345,19 +366,6 @@ bound_impact(struct kf_finding *f, const cJSON *k, const struct ncu_roof *r, str
 		    "(headroom to the unit's roof over all SMs and the whole run; %.1f%% while "
 		    "its SMs were active)", (int)(strlen(u->metric) - strlen(".avg.pct_of_peak_"
 		    "sustained_active")), u->metric, u->pct);
-	} else if (r->below_roof) {
-		struct buf sw = {0};
-		double best;
-
-		stall_words(k, &sw, &best, 1);
-		buf_printf(what, "; below its roof: %s, so the bandwidth of %s is the roof it "
-		    "can reach, and no unit is near its peak: latency keeps it from that roof%s%s%s",
-		    r->flops > 0 ? "its FLOPs per byte are under the ridge" : "it does no "
-		    "floating-point work", ncu_unit_label(u->unit), sw.len ? " (warps wait on " : "",
-		    sw.len ? sw.s : "", sw.len ? " of the samples)" : "");
-		buf_free(&sw);
-		kf_finding_impact(f, 100 - u->pct, "100 - %s (headroom to the level's roof, which "
-		    "the kernel's intensity puts it under)", u->metric);
 	} else {
 		if (strcmp(u->unit, "tensor") == 0)
 			buf_printf(what, "; at its roof, with no quicker unit at this precision: "
@@ -412,7 +420,7 @@ bound(struct kf_fb *fb, const cJSON *k, const struct ncu_roof *r)
 		    "(smaller tiles, or split-K where the grid is under a wave), loads overlapped "
 		    "with the math (more pipeline stages); past that, a lower precision (fp8 has "
 		    "twice the bf16 peak)");
-	else if (r->below_roof)
+	else if (r->below_roof && u->memory)
 		kf_finding_fix(f, "more bytes in flight per SM: wider loads and stores (float4, "
 		    "bf16x2), several independent loads per thread before their first use "
 		    "(unroll), more warps per SM");
@@ -829,8 +837,8 @@ occupancy(struct kf_fb *fb, const cJSON *k, const struct ncu_roof *r)
 			why = lim[i].word;
 		}
 	f = kf_diag_add(&fb->diag, KF_LOW_OCCUPANCY, NULL, NAN, "Low occupancy while %s: "
-	    "%.0f%% of the warp slots active%s%s", r->latency ? "latency-bound" : "short of the "
-	    "memory roof", occ, why ? ", limited by " : "", why ? why : "");
+	    "%.0f%% of the warp slots active%s%s", r->latency ? "latency-bound" : "short of its "
+	    "roof", occ, why ? ", limited by " : "", why ? why : "");
 	kf_finding_kernel(f, kf_str(k, "name"));
 	kf_finding_ev(f, "sm__warps_active.avg.pct_of_peak_sustained_active", occ, "%");
 	if (ncu_rule_speedup(k, "TheoreticalOccupancy", &v))
@@ -874,7 +882,8 @@ ncu_limiter_rules(struct kf_diag *d, const cJSON *k)
  * local memory, every memory level; atomics in one slice, L2 and L1;
  * divergence and FP64 math, the SM's pipes and issue. Stalls (barriers,
  * occupancy) relieve none. A small grid or a partial wave idles SMs,
- * which the units' shares do not see: not capped. */
+ * which the pipes' shares (while the SMs were active) do not see: held
+ * to the memory levels measured over the whole run (DRAM, L2, shared). */
 static int
 relieves(enum kf_find_kind kind, const struct ncu_unit *u, const cJSON *k, const struct ncu_roof *r)
 {
@@ -898,6 +907,11 @@ relieves(enum kf_find_kind kind, const struct ncu_unit *u, const cJSON *k, const
 	case KF_BRANCH_DIVERGENCE:
 	case KF_FP64_MATH:
 		return !u->memory;
+	case KF_SMALL_GRID:
+	case KF_TAIL_EFFECT:
+		/* idle SMs: only the levels measured over the whole run see them */
+		return !(strcmp(u->unit, "dram") == 0 || strcmp(u->unit, "l2") == 0 ||
+		    strcmp(u->unit, "shared") == 0);
 	default:
 		return 0;
 	}
@@ -916,7 +930,8 @@ cap_causes(struct kf_diag *d, const cJSON *k, const struct ncu_roof *r)
 		switch (f->kind) {
 		case KF_UNCOALESCED_GLOBAL: case KF_SHARED_BANK_CONFLICT: case KF_LOCAL_MEMORY:
 		case KF_FP64_MATH: case KF_BARRIER_STALL: case KF_ATOMIC_CONTENTION:
-		case KF_BRANCH_DIVERGENCE: case KF_LOW_OCCUPANCY:
+		case KF_BRANCH_DIVERGENCE: case KF_LOW_OCCUPANCY: case KF_SMALL_GRID:
+		case KF_TAIL_EFFECT:
 			break;
 		default:
 			continue;	/* the limiter, idle SMs, the program's */

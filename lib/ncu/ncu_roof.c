@@ -309,11 +309,32 @@ unit_of(const struct ncu_roof *r, const char *name)
  * over several pipes (ResNet-50's batch-norm backward on the H200: issue
  * 69.2%, the busiest pipe, ALU, 55.9%, and ncu's Compute (SM) Throughput
  * the 69.2% of issue), which is compute-bound, not latency-bound. */
+/* A kernel with no unit near its peak whose FLOPs are the tensor cores'
+ * and over the ridge per DRAM byte: its roof is the tensor pipe's peak,
+ * where that pipe does a fair share of its work (20% of its peak or more,
+ * over all SMs and the whole run where ncu says), whatever the memory
+ * levels that feed it: compute-bound, below its roof (a bf16 flash
+ * attention of 57 us on the H200: 331 FLOP/byte against a ridge of 206,
+ * the tensor pipe at 40.4%, XU at 42.1%). */
+static void
+under_compute_roof(struct ncu_roof *r)
+{
+	const struct ncu_unit *u = r->tensor ? unit_of(r, "tensor") : NULL;
+
+	if (u == NULL || u->pct < 20 || (isfinite(u->elapsed) && u->elapsed < 20))
+		return;
+	r->limiter = u;
+	r->latency = 0;
+	r->below_roof = 1;
+	r->bound = "compute";
+}
+
 /* A kernel with no unit near its peak that sits under the memory roof:
  * its FLOPs per DRAM byte under the ridge (or no FLOPs), memory busier
- * than any pipe (within 10 points), a grid that fills the SMs and a
- * memory level at 20% of its peak or more (a kernel that moves next to
- * nothing is not held back by bandwidth). Its roof is that level's
+ * than any pipe (within 10 points, or its warps wait on global memory in
+ * 40% of the samples or more: the long scoreboard), a grid that fills the
+ * SMs and a memory level at 20% of its peak or more (a kernel that moves
+ * next to nothing is not held back by bandwidth). Its roof is that level's
  * bandwidth, DRAM's where DRAM is within 10 points of the busiest level
  * (the caches its bytes pass through run busier), and latency keeps it
  * from it: memory-bound, below its roof (below_roof), not latency-bound.
@@ -323,10 +344,14 @@ static void
 under_memory_roof(const cJSON *ri, struct ncu_roof *r)
 {
 	const struct ncu_unit *m = NULL, *p = NULL, *dram = unit_of(r, "dram");
-	double g, sms;
+	double g, sms, v, n, ls = 0;
 	size_t i;
 
-	if (!(r->flops <= 0 || (isfinite(r->ai) && isfinite(r->ridge) && r->ai < r->ridge)))
+	if (r->flops > 0 && isfinite(r->ai) && isfinite(r->ridge) && r->ai >= r->ridge) {
+		under_compute_roof(r);
+		return;
+	}
+	if (!(r->flops <= 0 || (isfinite(r->ai) && isfinite(r->ridge))))
 		return;
 	if (!roof_input(ri, "launch__grid_size", &g) || !roof_input(ri, "launch__sm_count", &sms) ||
 	    g < sms)
@@ -339,9 +364,10 @@ under_memory_roof(const cJSON *ri, struct ncu_roof *r)
 		else if (!u->memory && strcmp(u->unit, "issue") != 0 && (p == NULL || u->pct > p->pct))
 			p = u;
 	}
-	if (m == NULL || (p && m->pct < p->pct - 10))
-		return;
-	if (m->pct < 20)
+	if (roof_input(ri, "smsp__pcsamp_warps_issue_stalled_long_scoreboard", &v) &&
+	    roof_input(ri, "smsp__pcsamp_sample_count", &n) && n > 0)
+		ls = 100 * v / n;
+	if (m == NULL || m->pct < 20 || (p && m->pct < p->pct - 10 && ls < 40))
 		return;
 	if (dram && dram != m && dram->pct >= m->pct - 10)
 		m = dram;
@@ -617,16 +643,17 @@ say_roofline(struct buf *b, const struct ncu_roof *r, double tensor_pipe, double
 		    "says on what its warps wait).", ncu_unit_label(r->limiter->unit),
 		    r->limiter->pct, NCU_NEAR_PEAK);
 	else if (r->below_roof) {
-		buf_printf(b, "\nVerdict: memory-bound on %s, at %.1f%% of its peak: below its "
-		    "roof. ", ncu_unit_label(r->limiter->unit), r->limiter->pct);
+		buf_printf(b, "\nVerdict: %s-bound on %s, at %.1f%% of its peak: below its "
+		    "roof. ", r->bound, ncu_unit_label(r->limiter->unit), r->limiter->pct);
 		if (r->flops > 0)
-			buf_printf(b, "Its %.3g FLOP/byte are under the ridge of %.3g, so ", r->ai,
-			    r->ridge);
+			buf_printf(b, "Its %.3g FLOP/byte are %s the ridge of %.3g, so ", r->ai,
+			    r->limiter->memory ? "under" : "over", r->ridge);
 		else
 			buf_puts(b, "It does no floating-point work, so ");
-		buf_printf(b, "%s's bandwidth is the roof it can reach; no unit runs near its "
+		buf_printf(b, "%s's %s is the roof it can reach; no unit runs near its "
 		    "peak (under %d%%, as ncu's SOL figures show): latency keeps it from that "
-		    "roof.", ncu_unit_label(r->limiter->unit), NCU_NEAR_PEAK);
+		    "roof.", ncu_unit_label(r->limiter->unit), r->limiter->memory ? "bandwidth" :
+		    "peak", NCU_NEAR_PEAK);
 	} else
 		buf_printf(b, "\nVerdict: %s-bound on %s, at %.1f%% of its peak%s.", r->bound,
 		    ncu_unit_label(r->limiter->unit), r->limiter->pct,
