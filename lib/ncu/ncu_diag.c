@@ -934,7 +934,7 @@ cap_causes(struct kf_diag *d, const cJSON *k, const struct ncu_roof *r)
 		case KF_TAIL_EFFECT:
 			break;
 		default:
-			continue;	/* the limiter, idle SMs, the program's */
+			continue;	/* the limiter, and the program-level kinds */
 		}
 		if (!isfinite(f->impact_pct) || f->kernel == NULL || kf_str(k, "name") == NULL ||
 		    strcmp(f->kernel, kf_str(k, "name")) != 0)
