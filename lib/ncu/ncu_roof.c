@@ -316,6 +316,16 @@ unit_of(const struct ncu_roof *r, const char *name)
  * levels that feed it: compute-bound, below its roof (a bf16 flash
  * attention of 57 us on the H200: 331 FLOP/byte against a ridge of 206,
  * the tensor pipe at 40.4%, XU at 42.1%). */
+/* u limits, below its roof. */
+static void
+below_roof(struct ncu_roof *r, const struct ncu_unit *u)
+{
+	r->limiter = u;
+	r->latency = 0;
+	r->below_roof = 1;
+	r->bound = u->memory ? "memory" : "compute";
+}
+
 static void
 under_compute_roof(struct ncu_roof *r)
 {
@@ -323,10 +333,7 @@ under_compute_roof(struct ncu_roof *r)
 
 	if (u == NULL || u->pct < 20 || (isfinite(u->elapsed) && u->elapsed < 20))
 		return;
-	r->limiter = u;
-	r->latency = 0;
-	r->below_roof = 1;
-	r->bound = "compute";
+	below_roof(r, u);
 }
 
 /* A kernel with no unit near its peak that sits under the memory roof:
@@ -371,10 +378,7 @@ under_memory_roof(const cJSON *ri, struct ncu_roof *r)
 		return;
 	if (dram && dram != m && dram->pct >= m->pct - 10)
 		m = dram;
-	r->limiter = m;
-	r->latency = 0;
-	r->below_roof = 1;
-	r->bound = "memory";
+	below_roof(r, m);
 }
 
 static void
