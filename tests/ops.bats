@@ -151,3 +151,19 @@ kinds() {
 	run jq -r '.analysis.diagnosis[0].what' "$BATS_TEST_TMPDIR/conv2d_bf16.json"
 	assert_output --partial '79.2% over all SMs and the whole run, so 20.8% headroom (SMs idle, or starting and finishing apart)'
 }
+
+@test "a sweep's small flash attention on the H200: no unit near its peak, over the ridge: compute-bound on the tensor pipe, below its roof" {
+	replay sdpa ncu "$FIX/ncu-h200-sweep/sdpa" | kf-read | kf-collate | kf-feedback >"$BATS_TEST_TMPDIR/sdpa.json"
+	# the tensor pipe 40.4% while active, 34.7% over all SMs and the whole
+	# run: 65.3% at stake, ahead of ncu's occupancy estimate (81.2%, held
+	# to 100 less the busiest unit, XU at 42.1%)
+	run kinds sdpa
+	assert_output '[["compute_bound","tensor",65.3],["low_occupancy",null,57.9],["barrier_stall",null,23.1]]'
+	run jq -c '.analysis.focus.roof | [.bound, .limiter, .below_roof, .latency_bound]' "$BATS_TEST_TMPDIR/sdpa.json"
+	assert_output '["compute","tensor",true,false]'
+	run jq -r '.analysis.diagnosis[0].what' "$BATS_TEST_TMPDIR/sdpa.json"
+	assert_output --partial 'below its roof: its FLOPs per byte are over the ridge, so the peak of the tensor pipe is the roof it can reach'
+	assert_output --partial '; 34.7% over all SMs and the whole run'
+	run jq -r '.feedback' "$BATS_TEST_TMPDIR/sdpa.json"
+	assert_output --partial 'Verdict: compute-bound on the tensor pipe, at 40.4% of its peak: below its roof. Its 331 FLOP/byte are over the ridge of 206'
+}

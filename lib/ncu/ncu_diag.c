@@ -23,6 +23,7 @@
 #include "mem.h"
 #include "ncu_diag.h"
 #include "ncu_pages.h"
+#include "num.h"
 #include "record.h"
 
 /* A cause below this share of the time does not lead anything. */
@@ -310,6 +311,30 @@ matrix_math(const cJSON *k, const struct ncu_roof *r)
 	return 0;
 }
 
+/* A pipe whose share over all SMs and the whole run is a point or more
+ * under its share while its SMs were active (idle SMs, a ramp at either
+ * end). */
+static int
+over_all_sms(const struct ncu_unit *u)
+{
+	return !u->memory && isfinite(u->elapsed) && u->elapsed < u->pct - 1 &&
+	    kf_endswith(u->metric, ".avg.pct_of_peak_sustained_active");
+}
+
+/* The limiter's impact: the headroom to its roof (to, for the evidence),
+ * over all SMs and the whole run where that is lower. */
+static void
+headroom(struct kf_finding *f, const struct ncu_unit *u, const char *to)
+{
+	if (over_all_sms(u))
+		kf_finding_impact(f, 100 - u->elapsed, "100 - %.*s.avg.pct_of_peak_sustained_"
+		    "elapsed (headroom to %s over all SMs and the whole run; %.1f%% while its SMs "
+		    "were active)", (int)(strlen(u->metric) -
+		    strlen(".avg.pct_of_peak_sustained_active")), u->metric, to, u->pct);
+	else
+		kf_finding_impact(f, 100 - u->pct, "100 - %s (headroom to %s)", u->metric, to);
+}
+
 /* What the limiter's fix saves, how, and a clause for the text: the FP32
  * pipe's matrix math on the tensor cores (TF32's peak in gpus.json
  * against the FLOP/s now), FP64 math on FP32 (their peaks' ratio), else
@@ -338,8 +363,7 @@ bound_impact(struct kf_finding *f, const cJSON *k, const struct ncu_roof *r, str
 		    "%s (share/kf/gpus.json): the same math at the FP32 peak", kf_str(r->gpu, "name"));
 	} else if (r->below_roof) {
 		struct buf sw = {0};
-		double best, room = !u->memory && isfinite(u->elapsed) && u->elapsed < u->pct ?
-		    u->elapsed : u->pct;
+		double best;
 
 		stall_words(k, &sw, &best, 1);
 		buf_printf(what, "; below its roof: %s, so %s of %s is the roof it can reach, and "
@@ -349,23 +373,15 @@ bound_impact(struct kf_finding *f, const cJSON *k, const struct ncu_roof *r, str
 		    u->memory ? "the bandwidth" : "the peak", ncu_unit_label(u->unit),
 		    sw.len ? " (warps wait on " : "", sw.len ? sw.s : "", sw.len ? " of the samples)" : "");
 		buf_free(&sw);
-		if (room != u->pct)
-			kf_finding_impact(f, 100 - room, "100 - %.*s.avg.pct_of_peak_sustained_elapsed "
-			    "(headroom to the roof its intensity puts it under, over all SMs and the "
-			    "whole run; %.1f%% while its SMs were active)", (int)(strlen(u->metric) -
-			    strlen(".avg.pct_of_peak_sustained_active")), u->metric, u->pct);
-		else
-			kf_finding_impact(f, 100 - u->pct, "100 - %s (headroom to the roof its "
-			    "intensity puts it under)", u->metric);
-	} else if (!u->memory && isfinite(u->elapsed) && u->elapsed < u->pct - 1) {
+		if (over_all_sms(u))
+			buf_printf(what, "; %.1f%% over all SMs and the whole run", u->elapsed);
+		headroom(f, u, "the roof its intensity puts it under");
+	} else if (over_all_sms(u)) {
 		/* Idle SMs and the ramp at either end are headroom too. */
 		buf_printf(what, "; %.1f%% over all SMs and the whole run, so %.1f%% headroom "
 		    "(SMs idle, or starting and finishing apart)%s", u->elapsed, 100 - u->elapsed,
 		    strcmp(u->unit, "tensor") == 0 ? ", and no quicker unit at this precision" : "");
-		kf_finding_impact(f, 100 - u->elapsed, "100 - %.*s.avg.pct_of_peak_sustained_elapsed "
-		    "(headroom to the unit's roof over all SMs and the whole run; %.1f%% while "
-		    "its SMs were active)", (int)(strlen(u->metric) - strlen(".avg.pct_of_peak_"
-		    "sustained_active")), u->metric, u->pct);
+		headroom(f, u, "the unit's roof");
 	} else {
 		if (strcmp(u->unit, "tensor") == 0)
 			buf_printf(what, "; at its roof, with no quicker unit at this precision: "
