@@ -12,7 +12,7 @@
 #include "record.h"
 
 static const char usage[] = "[-u] [FILE ...]\n"
-	"--profiler P --select K [--write] [--launch-ids] FILE";
+	"--profiler P --select K [--write] [--launch-ids] [--per-process] FILE";
 static const char help[] =
 	"Adds \"data\": what the profiler of each record left in its output_dir.\n"
 	"  -u, --unbuffered   flush after every record\n"
@@ -26,6 +26,8 @@ static const char help[] =
 	"                     beside FILE (kf-ncu does, in the output_dir it owns)\n"
 	"      --launch-ids   with --select: print the ID of each one's first\n"
 	"                     launch instead\n"
+	"      --per-process  with --select: the arguments for one process of the\n"
+	"                     program at a time (one ncu --mode attach to each)\n"
 	"      --version      print the version\n";
 
 static void
@@ -79,13 +81,14 @@ selecting_profilers(void)
 int
 main(int argc, char **argv)
 {
-	enum { O_SELECT = 0x100, O_PROFILER, O_WRITE, O_NO_WRITE, O_LAUNCH_IDS };
+	enum { O_SELECT = 0x100, O_PROFILER, O_WRITE, O_NO_WRITE, O_LAUNCH_IDS, O_PER_PROCESS };
 	static const struct option longopts[] = {
 		{ "select", required_argument, NULL, O_SELECT },
 		{ "profiler", required_argument, NULL, O_PROFILER },
 		{ "write", no_argument, NULL, O_WRITE },
 		{ "no-write", no_argument, NULL, O_NO_WRITE },	/* the default now */
 		{ "launch-ids", no_argument, NULL, O_LAUNCH_IDS },
+		{ "per-process", no_argument, NULL, O_PER_PROCESS },
 		KF_OPT_COMMON
 	};
 	static const struct kf_optarg args[] = {
@@ -125,6 +128,10 @@ main(int argc, char **argv)
 			flags |= KF_SELECT_IDS;
 			select_opts = 1;
 			break;
+		case O_PER_PROCESS:
+			flags |= KF_SELECT_PER_PROCESS;
+			select_opts = 1;
+			break;
 		default:
 			kf_usage();
 		}
@@ -141,7 +148,7 @@ main(int argc, char **argv)
 		return p->select(select, argv[optind], flags) | kf_finish();
 	}
 	if (select_opts)
-		kf_usage_error("--profiler, --write and --launch-ids go with --select");
+		kf_usage_error("--profiler, --write, --launch-ids and --per-process go with --select");
 	kf_in_finish_on_interrupt();
 	in = kf_in_open(argc - optind, argv + optind);
 	while ((rec = kf_in_next(in)) != NULL) {

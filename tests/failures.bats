@@ -9,6 +9,7 @@ load helper
 
 FAKE="$TOP/tests/fake/ncu"
 RN50="$FIX/ncu-h200-top/programs/rn50-traced"
+FLAX="$FIX/ncu-h200-top/programs/flax-held"
 
 setup() {
 	T=$BATS_TEST_TMPDIR
@@ -122,6 +123,82 @@ traced() {
 	assert_output null
 }
 
+# flax ID: kf-wrap ncu --top 3 of the Flax CNN recorded on the H200 (its
+# trace replayed by tests/fake/traced-program, its detailed pages by the
+# fake ncu) through kf-run into $T/ID.run and on to $T/ID.json. The program
+# prints its XLA_FLAGS and XLA_PYTHON_CLIENT_PREALLOCATE, and where XLA_FLAGS
+# ask XLA to dump its autotuning results (--xla_gpu_dump_autotune_results_to=F)
+# writes the recorded ones to F, as XLA does, unless NO_RESULTS is set.
+flax() {
+	local id=$1
+	: >"$T/libkftrace.so"
+	for f in ncu_report ncu_report_mangled ncu_raw ncu_source; do
+		gzip -dc "$FLAX/$f.csv.gz" >"$T/$f.csv"
+	done
+	cat >"$T/xla-prog" <<-EOF
+		#!/bin/sh
+		echo "env=[\$XLA_FLAGS][\${XLA_PYTHON_CLIENT_PREALLOCATE-unset}]"
+		case " \$XLA_FLAGS " in
+		*" --xla_gpu_dump_autotune_results_to="*)
+			f=\${XLA_FLAGS##*--xla_gpu_dump_autotune_results_to=}
+			[ -n "\${NO_RESULTS:-}" ] || gzip -dc "$FLAX/xla_autotune.txt.gz" >"\${f%% *}" ;;
+		esac
+		exec "$TOP/tests/fake/traced-program" "$FLAX/trace/trace.2784.kft.gz"
+	EOF
+	chmod +x "$T/xla-prog"
+	export KF_TRACE_LIB="$T/libkftrace.so" FAKE_NCU_CSV="$T/ncu_report.csv" \
+		FAKE_NCU_MANGLED="$T/ncu_report_mangled.csv" FAKE_NCU_RAW="$T/ncu_raw.csv" \
+		FAKE_NCU_SOURCE="$T/ncu_source.csv" FAKE_NCU_SOURCE_ALL=1
+	kf-wrap ncu --id "$id" -o "$O" --tool "$FAKE" --top 3 -- "$T/xla-prog" | kf-run -q -t 60 >"$T/$id.run"
+	kf-read <"$T/$id.run" 2>/dev/null | kf-collate | kf-feedback >"$T/$id.json" || true
+	D="$O/$id/ncu.000"
+}
+
+@test "XLA, the Flax CNN of the H200 replayed: the traced timing run dumps XLA's autotuning results, the held detailed run loads them with command buffers off and no preallocation; the kernels the steps ran are chosen and all detailed" {
+	flax f
+	run jq -r .run.stdout "$T/f.run"
+	# the timing run, then the held run: the program's environment in each
+	assert_line --index 0 "env=[--xla_gpu_dump_autotune_results_to=$D/xla_autotune.txt][unset]"
+	assert_line "env=[--xla_gpu_load_autotune_results_from=$D/xla_autotune.txt --xla_gpu_enable_command_buffer=][false]"
+	run grep -c -x -- "$T/xla-prog" "$FAKE_NCU_ARGV"
+	assert_output 1
+	# from the trace the choice made on the H200: the autotuner's timed runs
+	# of candidates (1608 launches) set aside, the steps' kernels chosen
+	[ "$(jq -c .filter "$D/ncu_top.json")" = "$(gzip -dc "$FLAX/ncu_top.json.gz" | jq -c .filter)" ]
+	run jq -c '[.status, .overlapped, .attached_processes, .xla_autotune, .xla_env_added]' "$D/ncu_detailed.json"
+	assert_output '["ok",true,1,"loaded","XLA_PYTHON_CLIENT_PREALLOCATE=false"]'
+	run jq -c '[.collated.timing.autotuning.launches, .collated.timing.autotuning.kernel_count,
+		([.collated.timing.kernels[] | select(.chosen and .detailed)] | length), .collated.timing.missing,
+		.analysis.focus.name[0:22]]' "$T/f.json"
+	assert_output '[1608,131,3,[],"void wgrad_alg0_engine"]'
+	# the text of the H200's run, and a note of what the detailed run loaded
+	jq -r .feedback "$T/f.json" >"$T/f.txt"
+	run grep -c -x -F "Note: its kernels are XLA's: the detailed run ran with XLA_FLAGS+=\"--xla_gpu_load_autotune_results_from=$D/xla_autotune.txt --xla_gpu_enable_command_buffer=\" and XLA_PYTHON_CLIENT_PREALLOCATE=false in its environment (the autotuning results of the timing run loaded, so that XLA runs the kernels it chose there without autotuning under ncu, and its command buffers (CUDA graphs, on which ncu crashed on an H200) off; JAX's memory pool not taken whole at its start, since ncu saves and restores the memory a kernel can write for each pass)." "$T/f.txt"
+	assert_output 1
+	diff <(grep -v -e "^Note: its kernels are XLA's: the detailed run ran with" -e '^$' "$T/f.txt") \
+		<(grep -v '^$' "$FLAX/feedback.txt")
+}
+
+@test "XLA: a timing run that leaves no autotuning results (its XLA_FLAGS replaced, or an output path XLA_FLAGS cannot carry) lets the held program go; the detailed run comes after it with autotuning and command buffers off; the program's own settings stay" {
+	NO_RESULTS=1 flax n
+	run jq -r .run.stderr "$T/n.run"
+	assert_output --partial "kf-ncu: the timing run ran XLA's kernels and left no autotuning results to load: the detailed run comes after it, with XLA_FLAGS+=\"--xla_gpu_enable_command_buffer= --xla_gpu_autotune_level=0\""
+	run jq -r .run.stdout "$T/n.run"
+	assert_line "env=[--xla_gpu_enable_command_buffer= --xla_gpu_autotune_level=0][false]"
+	run jq -c '[.status, .overlapped, .xla_autotune, .xla_env_added]' "$D/ncu_detailed.json"
+	assert_output '["ok",false,"off","XLA_PYTHON_CLIENT_PREALLOCATE=false"]'
+	# an output folder with a space: nothing dumped, the program's own
+	# preallocation setting kept
+	O="$T/o u t"
+	XLA_PYTHON_CLIENT_PREALLOCATE=true flax s
+	run jq -r .run.stdout "$T/s.run"
+	assert_line --index 0 "env=[][true]"
+	assert_line "env=[--xla_gpu_enable_command_buffer= --xla_gpu_autotune_level=0][true]"
+	run jq -c '[.overlapped, .xla_autotune, .xla_env_added]' "$D/ncu_detailed.json"
+	assert_output '[false,"off",null]'
+	[ ! -e "$D/xla_autotune.txt" ]
+}
+
 @test "a saved final record read again (kf-read | kf-collate | kf-feedback) keeps its runs: the H200 device-side assert still leads with program_failed and the assert's own line" {
 	cp -r "$FIX/ncu-h200-fail/." "$T/"
 	for n in assert-all assert-top; do
@@ -154,7 +231,8 @@ EOF
 	for i in $(seq 100); do pgrep -f "sleep 29.5" >/dev/null && break; sleep 0.1; done
 	sleep 0.5
 	kill -INT -- "-$(cat pg)"
-	for i in $(seq 100); do [ -s "$T/status.txt" ] && break; sleep 0.1; done
+	# on a loaded machine the stages take a while to finish their input
+	for i in $(seq 300); do [ -s "$T/status.txt" ] && break; sleep 0.1; done
 	run cat "$T/status.txt"
 	assert_output '0 130 130 130 130'
 	run cat "$T/text.txt"

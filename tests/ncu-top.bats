@@ -430,6 +430,15 @@ prog() {
 	assert_output '[2,6,2,[],2]'
 	run jq -r '.filter[5]' "$T/mp/ncu_top.json"
 	assert_output 6
+	# for one process at a time (kf-ncu attaches to each): one launch a kernel
+	run kf-read --profiler ncu --select 3 "$T/mp/ncu_timing.csv"
+	assert_line --index 5 6
+	run kf-read --profiler ncu --select 3 --per-process "$T/mp/ncu_timing.csv"
+	assert_line --index 5 3
+	assert_equal "$(printf '%s\n' "${lines[@]:0:4}")" "$(jq -r '.filter[0:4][]' "$T/mp/ncu_top.json")"
+	run kf-read --per-process "$T/mp/ncu_timing.csv"
+	assert_failure 2
+	assert_output --partial '--per-process go with --select'
 	run jq -r .feedback "$T/mp.json"
 	assert_line --partial 'in 2 processes); the details below come from a second run that profiled the 3 kernels with the most GPU time (6 launches: the first launch of each in every process that ran it'
 	assert_line --partial 'In the timing run it ran 20 of its 22 launches in process 4127, 2 in process 4128 (that run'"'"'s process IDs'
@@ -441,10 +450,15 @@ prog() {
 		.collated.timing.detailed_run.exit_code, .analysis.status, (.analysis.ranking | length) > 0, has("error")]' "$T/jax.json"
 	assert_output '[0,1631,"failed",139,"no_details",true,false]'
 	run jq -r .feedback "$T/jax.json"
-	assert_line --partial 'A timing run measured all 1631 kernel launches (9.72 s of GPU time in 67 kernels); the second run, which was to profile the 3 kernels with the most GPU time in detail, failed: ncu exited with status 139 after 7 s'
+	# the launches between the autotuner's own are its timed runs of
+	# candidates: set aside, one entry of machinery
+	assert_line --partial 'A timing run measured all 1631 kernel launches (9.72 s of GPU time in 22 kernels, one of them "XLA autotuning: timed runs of candidate kernels": 486 launches of 53 kernels between launches of XLA'"'"'s autotuner, its timed runs of candidates); the second run, which was to profile the 3 kernels with the most GPU time in detail, failed: ncu exited with status 139 after 7 s'
+	run jq -c '[.collated.timing.autotuning, ([.analysis.ranking.machinery.kernels[].name] | index("XLA autotuning: timed runs of candidate kernels"))]' "$T/jax.json"
+	assert_output '[{"name":"XLA autotuning: timed runs of candidate kernels","launches":486,"total_ns":5659520,"kernel_count":53},2]'
+	run jq -r .feedback "$T/jax.json"
 	assert_line --partial 'stream_executor::DelayKernel(volatile GpuSemaphoreState *, GpuSemaphoreState) (XLA autotuner timing spin-wait'
 	assert_line --partial ', the status of a program ended by SIGSEGV, so no kernel has details'
-	assert_line --partial 'Note: 99.9% of the timing run'"'"'s GPU time is XLA'"'"'s autotuning (set aside above)'
+	assert_line 'Note: 100.0% of the timing run'"'"'s GPU time is XLA'"'"'s autotuning (set aside above, with the 486 launches between its own that were its timed runs of candidate kernels), so the kernels ranked are those of the program'"'"'s steps.'
 	assert_line 'Kernel: cnn::conv2d_grouped_direct_kernel<0, 1, 0, 1, 0, 0, 0, 0, int, float, float, float, float, float, float>(GroupedDirectFpropParams, const T11 *, const T13 *, T12 *, T14, T14, const T14 *, const T14 *, const T12 *, const T15 *, cudnnActivationStruct) (no launch profiled in detail)'
 	# with XLA's autotuning off the timing run ranks the convolutions
 	prog jax-fixed
@@ -557,11 +571,15 @@ traced_rn50() {
 	assert_line --index 1 launch
 	assert_line --index 2 -- --port
 	assert_line --index 3 --regexp '^5[0-7][0-9]{3}$'
+	# a block of 8 ports: one a process of the program
 	assert_line --index 4 -- --max-connections
-	assert_line --index 5 2
-	assert_line --index 6 "$TOP/tests/fake/traced-program"
-	assert_equal "${#lines[@]}" 8
+	assert_line --index 5 8
+	assert_line --index 6 -- --target-processes
+	assert_line --index 7 all
+	assert_line --index 8 "$TOP/tests/fake/traced-program"
+	assert_equal "${#lines[@]}" 10
 	P=${lines[3]}
+	[ $(((P - 50000) % 8)) -eq 0 ]
 	run ncu_run 2
 	assert_equal "$(printf '%s\n' "${lines[@]:0:13}")" "$(printf '%s\n' --mode attach --hostname 127.0.0.1 \
 		--port "$P" --max-connections 2 -o "$D/report" -f --import-source yes)"
@@ -571,7 +589,7 @@ traced_rn50() {
 	# run's and after ncu attached to it
 	run jq -r .run.stdout "$T/rt.run"
 	assert_line --regexp "^==PROF== Connected to process [0-9]+ \\($TOP/tests/fake/traced-program\\)\$"
-	run awk -v w="==PROF== Waiting for profiler to attach on ports $P-$((P + 1))" '
+	run awk -v w="==PROF== Waiting for profiler to attach on ports $P-$((P + 7))" '
 		$0 == "traced-program: ran" { print "ran" } $0 == w { print "held" }
 		/^==PROF== Connected to process/ { print "attached" }' <<<"$output"
 	assert_output "$(printf '%s\n' ran attached held ran)"
@@ -677,21 +695,105 @@ assert_port_free() {
 	assert_output false
 }
 
-@test "--top with kf's tracer: a program the trace saw in two processes is not held for ncu to attach to one; it is let go and detailed after the traced run" {
+# two_workers: the real ResNet-50 pages and trace (H200) as a program of two
+# worker processes that ran the same kernels: the trace twice (the second
+# as process 882), each page's
+# launches again under process 942 with IDs 3 on. $1: the chain's name.
+two_workers() {
+	R="$TOPFIX/programs/rn50-traced"
+	local f
+	for f in ncu_report ncu_report_mangled ncu_raw ncu_source; do
+		gzip -dc "$R/$f.csv.gz" >"$T/$f.1"
+		{ cat "$T/$f.1"; grep '^"[0-9]' "$T/$f.1" | sed 's/^"\([0-9]*\)","941"/"3\1","942"/'; } >"$T/$f.csv"
+	done
+	cp "$T/ncu_source.1" "$T/ncu_source.csv"
+	gzip -dc "$R/trace.881.kft.gz" >"$T/trace.881.kft"
+	sed '1s/\tpid=881\t/\tpid=882\t/' "$T/trace.881.kft" >"$T/trace.882.kft"
 	: >"$T/libkftrace.so"
-	export KF_TRACE_LIB="$T/libkftrace.so" FAKE_NCU_CSV="$H200/detailed-multi.csv"
-	chain tp --top 2 -- "$TOP/tests/fake/traced-program" "$FIX/trace/two_procs/trace.835.kft,$FIX/trace/two_procs/trace.836.kft"
-	run jq -r '.run.stderr' "$T/tp.run"
-	assert_output --partial 'kf-ncu: the timing run traced 2 processes and ncu attaches to one: the detailed run comes after it'
+	export KF_TRACE_LIB="$T/libkftrace.so" FAKE_NCU_CSV="$T/ncu_report.csv" \
+		FAKE_NCU_MANGLED="$T/ncu_report_mangled.csv" FAKE_NCU_RAW="$T/ncu_raw.csv" \
+		FAKE_NCU_SOURCE="$T/ncu_source.csv" FAKE_NCU_SOURCE_ALL=1 FAKE_NCU_PROCESSES=2
+	chain "$1" --top 3 -- "$TOP/tests/fake/traced-program" "$T/trace.881.kft,$T/trace.882.kft"
+	D=$(jq -r '.passes[0].output_dir' "$T/$1.json")
+}
+
+@test "--top with kf's tracer: a program the trace saw in two processes has each held on its own port, one attach a process, and their reports' pages joined" {
+	two_workers tp
 	run ncu_run 1
 	assert_line launch
+	assert_line --index 5 8
 	P=${lines[3]}
-	run ncu_run 2
-	refute_line attach
-	assert_line "$TOP/tests/fake/traced-program"
+	# one attach a process, each with one launch of each of the 3 kernels
+	[ "$(grep -c -x attach "$FAKE_NCU_ARGV")" -eq 2 ]
+	run awk '$0 == "===" { i++; next } prev == "--port" { port[i] = $0 } prev == "--launch-count" { n[i] = $0 }
+		prev == "-o" { o[i] = $0 } { prev = $0 }
+		END { for (j in port) if (port[j] != "" && o[j] ~ /report/) print port[j] - P, n[j], substr(o[j], length(o[j]) - 7) }' P="$P" "$FAKE_NCU_ARGV"
+	[ "$(sort <<<"$output")" = "$(printf '%s\n' '0 3 report.1' '1 3 report.2')" ]
+	# no detailed run after the timing run
+	run grep -c -x -- "$TOP/tests/fake/traced-program" "$FAKE_NCU_ARGV"
+	assert_output 1
+	[ -f "$D/report.1.ncu-rep" ] && [ -f "$D/report.2.ncu-rep" ] && [ ! -e "$D/report.ncu-rep" ]
+	# the joined pages: 6 launches numbered 0-5, 3 in each process
+	run awk -F'"' 'BEGIN { last = "none" } /^"[0-9]+",/ && $2 != last { print $2, $4; last = $2 }' "$D/ncu_report.csv"
+	assert_output "$(printf '%s\n' '0 941' '1 941' '2 941' '3 942' '4 942' '5 942')"
+	run awk -F'"' '/^"[0-9]+",/ { print $2, $4 }' "$D/ncu_raw.csv"
+	assert_output "$(printf '%s\n' '0 941' '1 941' '2 941' '3 942' '4 942' '5 942')"
+	run jq -c '[.status, .overlapped, .attached_processes, .report]' "$D/ncu_detailed.json"
+	assert_output '["ok",true,2,true]'
+	run jq -c '[.collated.timing.process_count, .collated.kernel_count, .collated.timing.missing,
+		([.collated.timing.kernels[] | select(.chosen and .detailed)] | length),
+		([.collated.kernels[].process_id] | unique), ([.collated.kernels[] | select(.roofline_inputs)] | length)]' "$T/tp.json"
+	assert_output '[2,6,[],3,[941,942],6]'
+	run jq -r .feedback "$T/tp.json"
+	assert_line --partial 'in 2 processes); the details below come from a second run that profiled the 3 kernels with the most GPU time (6 launches: the first launch of each in every process that ran it'
+	refute_output --partial 'left no report'
 	assert_port_free "$P"
-	run jq -c '[.collated.timing.process_count, .collated.timing.detailed_run.overlapped]' "$T/tp.json"
-	assert_output '[2,false]'
+}
+
+@test "real --top of two worker processes (H200), replayed: each held on its own port and attached to side by side, the two reports' pages joined as on the H200, the text the same" {
+	R="$TOPFIX/programs/two-held"
+	local f
+	for f in ncu_report ncu_report_mangled ncu_raw ncu_source; do
+		gzip -dc "$R/$f.csv.gz" >"$T/$f.csv"
+	done
+	: >"$T/libkftrace.so"
+	export KF_TRACE_LIB="$T/libkftrace.so" FAKE_NCU_CSV="$T/ncu_report.csv" \
+		FAKE_NCU_MANGLED="$T/ncu_report_mangled.csv" FAKE_NCU_RAW="$T/ncu_raw.csv" \
+		FAKE_NCU_SOURCE="$T/ncu_source.csv" FAKE_NCU_SOURCE_ALL=1 FAKE_NCU_PROCESSES=2
+	chain th --top 3 -- "$TOP/tests/fake/traced-program" "$R/trace/trace.4633.kft.gz,$R/trace/trace.4634.kft.gz"
+	D=$(jq -r '.passes[0].output_dir' "$T/th.json")
+	[ "$(jq -c .filter "$D/ncu_top.json")" = "$(gzip -dc "$R/ncu_top.json.gz" | jq -c .filter)" ]
+	# kf-read --per-process: one launch of each of the 3 a process
+	run awk '$0 == "===" { i++; next } prev == "--launch-count" && att[i] { print $0 } $0 == "attach" { att[i] = 1 } { prev = $0 }' "$FAKE_NCU_ARGV"
+	assert_output "$(printf '3\n3')"
+	# the joined pages: the H200's, launch for launch
+	for f in ncu_report ncu_raw; do
+		diff <(awk -F'"' '/^"[0-9]+",/ { print $2, $4 }' "$D/$f.csv" | uniq) \
+			<(awk -F'"' '/^"[0-9]+",/ { print $2, $4 }' "$T/$f.csv" | uniq)
+	done
+	run jq -c '[.collated.timing.detailed_run.attached_processes, .collated.kernel_count,
+		([.collated.kernels[].process_id] | unique), .collated.timing.missing]' "$T/th.json"
+	assert_output '[2,6,[4630,4631],[]]'
+	diff <(jq -r .feedback "$T/th.json" | grep -v '^$') <(grep -v '^$' "$R/feedback.txt")
+}
+
+@test "--top with kf's tracer, two processes: one whose attach leaves no report leaves the other's details; with none the detailed run comes after the timing run" {
+	export FAKE_NCU_DETAIL=crash-held FAKE_NCU_CRASH_PROCESS=1
+	two_workers tp
+	run jq -r '.run.stderr' "$T/tp.run"
+	assert_output --partial "kf-ncu: ncu's attach to 1 of the 2 processes held for it left no report; the details are of the other 1"
+	run jq -c '[.collated.timing.detailed_run.status, .collated.timing.detailed_run.overlapped,
+		.collated.timing.detailed_run.attached_processes, .collated.kernel_count, ([.collated.kernels[].process_id] | unique),
+		.collated.timing.missing]' "$T/tp.json"
+	assert_output '["ok",true,1,3,[941],[]]'
+	unset FAKE_NCU_CRASH_PROCESS
+	rm -f "$FAKE_NCU_ARGV"
+	two_workers tf
+	run jq -r '.run.stderr' "$T/tf.run"
+	assert_output --partial "kf-ncu: ncu's detailed run of the program held for it failed (status 11) and left no report; it is run again after the timing run"
+	run jq -c '[.collated.timing.detailed_run.status, .collated.timing.detailed_run.overlapped,
+		.collated.timing.detailed_run.attached_processes, (.collated.timing.detailed_run.attempts | length), .collated.kernel_count]' "$T/tf.json"
+	assert_output '["ok",false,0,1,6]'
 }
 
 @test "--top with kf's tracer: a held program that ends before ncu attaches is run again after the traced run; one whose attached run hangs is stopped at the limit" {

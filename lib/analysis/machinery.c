@@ -16,6 +16,27 @@ static size_t ntable;
 static int loaded;
 static char *load_err;
 
+/* A pattern for mangled names: each "::" of it matches anything, as the
+ * lengths and codes between a mangled name's parts do
+ * ("*stream_executor::*DelayKernel*" matches
+ * "_ZN15stream_executor12_GLOBAL__N_111DelayKernelE..."). */
+static char *
+mangled_pattern(const char *p)
+{
+	char *m = xstrdup(p), *d = m;
+
+	for (; *p; p++) {
+		if (p[0] == ':' && p[1] == ':') {
+			*d++ = '*';
+			p++;
+		} else {
+			*d++ = *p;
+		}
+	}
+	*d = '\0';
+	return m;
+}
+
 /* One "PATTERN<TAB>FRAMEWORK<TAB>WHAT" line; 0 if it is not one. */
 static int
 parse_line(char *line, struct kf_machine *m)
@@ -31,6 +52,7 @@ parse_line(char *line, struct kf_machine *m)
 	if (line[0] == '\0' || t1[1] == '\0' || t2[1] == '\0')
 		return -1;
 	m->pattern = xstrdup(line);
+	m->mangled = mangled_pattern(line);
 	m->framework = xstrdup(t1 + 1);
 	m->what = xstrdup(t2 + 1);
 	return 1;
@@ -76,7 +98,8 @@ kf_machinery_find(const char *name)
 	if (!loaded)
 		load();
 	for (i = 0; name && i < ntable; i++)
-		if (fnmatch(table[i].pattern, name, 0) == 0)
+		if (fnmatch(table[i].pattern, name, 0) == 0 ||
+		    (strncmp(name, "_Z", 2) == 0 && fnmatch(table[i].mangled, name, 0) == 0))
 			return &table[i];
 	return NULL;
 }

@@ -8,8 +8,9 @@
  * launches for itself. The table is read once. */
 struct kf_machine {
 	char *pattern, *framework, *what;
+	char *mangled;		/* the pattern for a mangled name ("_Z...") */
 };
-/* The entry whose pattern matches name, or NULL. */
+/* The entry whose pattern matches name (demangled, or mangled), or NULL. */
 const struct kf_machine *kf_machinery_find(const char *name);
 /* Why the table could not be read (or a bad line), or NULL. */
 const char *kf_machinery_error(void);

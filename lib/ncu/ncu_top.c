@@ -42,6 +42,8 @@
 #define MAX_NAME_RE 4096	/* bytes of a kernel name quoted in the filter */
 #define MAX_PROCS 16		/* processes listed for one kernel */
 #define MAX_CONFIGS 8		/* launch configurations listed for one kernel */
+#define TUNE_GAP 8		/* launches: see tune_launch */
+#define TUNE_NAME "XLA autotuning: timed runs of candidate kernels"
 
 /* One launch with a duration, as a row of the CSV gives it. */
 struct trow {
@@ -253,10 +255,26 @@ struct tk {			/* one kernel of the timing run */
 	struct kf_map pids, cfgs;	/* process ID, "block grid": struct tcount */
 };
 
+/* A launch held back by tune_launch: its row, copied. */
+struct held {
+	char *id, *name, *pid, *block, *grid;
+	double ns;
+	long pos;
+};
+
+struct tune {			/* tune_launch's state for one process */
+	long pos;		/* its launches so far */
+	long last;		/* the position of its last autotuner launch, or -1 */
+	struct held q[TUNE_GAP];
+	size_t nq;
+};
+
 struct build {
 	struct kf_map bykey;	/* key: index + 1 */
 	struct kf_map byfirst;	/* first launch's ID: index + 1 */
 	struct kf_map pids;	/* every process: struct tcount */
+	struct kf_map tunes;	/* process ID: struct tune */
+	struct kf_map tuned;	/* the kernels of TUNE_NAME's launches */
 	struct tk *v;
 	size_t n, cap;
 	double total;
@@ -293,17 +311,21 @@ counts_free(struct kf_map *m)
 	kf_map_free(m);
 }
 
+/* A launch into the ranking: into its kernel's entry, or with cand into
+ * the one entry of XLA's autotuning candidates (TUNE_NAME, machinery). */
 static void
-build_launch(void *arg, const struct trow *r)
+build_add(struct build *b, const struct trow *r, int cand)
 {
-	struct build *b = arg;
-	size_t i = (size_t)kf_map_get(&b->bykey, r->name);
+	const char *key = cand ? TUNE_NAME : r->name;
+	size_t i = (size_t)kf_map_get(&b->bykey, key);
 	struct tk *k;
 	char *cfg;
 	int created;
 
 	if (strchr(r->name, '\n'))
 		return;		/* cannot be one filter argument, nor a key */
+	if (cand)
+		kf_map_slot(&b->tuned, r->name, &created);
 	if (i == 0) {
 		if (b->n == b->cap) {
 			b->cap = b->cap ? 2 * b->cap : 64;
@@ -311,11 +333,12 @@ build_launch(void *arg, const struct trow *r)
 		}
 		k = &b->v[b->n];
 		memset(k, 0, sizeof *k);
-		k->key = xstrdup(r->name);
+		k->key = xstrdup(key);
+		k->name = cand ? xstrdup(TUNE_NAME) : NULL;
 		k->first = xstrdup(r->id);
 		k->order = b->n;
 		i = ++b->n;
-		kf_map_slot(&b->bykey, r->name, &created)->val = (void *)i;
+		kf_map_slot(&b->bykey, key, &created)->val = (void *)i;
 		kf_map_slot(&b->byfirst, r->id, &created)->val = (void *)i;
 	}
 	k = &b->v[i - 1];
@@ -331,6 +354,97 @@ build_launch(void *arg, const struct trow *r)
 	count_add(&k->cfgs, cfg, r->ns);
 	free(cfg);
 	count_add(&b->pids, r->pid, r->ns);
+}
+
+static void
+held_free(struct held *h)
+{
+	free(h->id);
+	free(h->name);
+	free(h->pid);
+	free(h->block);
+	free(h->grid);
+}
+
+static void
+held_add(struct build *b, struct held *h, int cand)
+{
+	struct trow r = { h->id, h->name, h->pid, h->block, h->grid, h->ns };
+
+	build_add(b, &r, cand);
+	held_free(h);
+}
+
+/* XLA's autotuner (machinery.tsv's XLA rows: its delay kernel, redzone
+ * checks, buffer fills and comparisons) times each candidate kernel
+ * between launches of its own, in the same process: on the H200 a Flax
+ * CNN's convolutions, each candidate with 1 to 3 launches of buffer
+ * conversions between 4 to 6 redzone checks, a delay kernel and the
+ * comparisons, 5 to 21 runs a candidate. Those runs are not the program's
+ * steps (a run that loads the autotuning results never makes them), so a
+ * launch with an autotuner launch at most TUNE_GAP launches before it and
+ * another at most TUNE_GAP after it, in its process, goes to TUNE_NAME, one
+ * entry of machinery, instead of its kernel: the kernels chosen to detail
+ * are those the steps ran. A launch that follows an autotuner launch is held
+ * until the next one comes or TUNE_GAP launches pass; build_flush ends the
+ * wait. */
+static void
+tune_launch(void *arg, const struct trow *r)
+{
+	struct build *b = arg;
+	const struct kf_machine *m = kf_machinery_find(r->name);
+	int created;
+	struct kf_map_ent *e = kf_map_slot(&b->tunes, r->pid, &created);
+	struct tune *t;
+	struct held *h;
+	size_t i;
+
+	if (e->val == NULL) {
+		e->val = xcalloc(1, sizeof *t);
+		((struct tune *)e->val)->last = -1;
+	}
+	t = e->val;
+	while (t->nq > 0 && t->pos - t->q[0].pos > TUNE_GAP) {
+		held_add(b, &t->q[0], 0);
+		memmove(&t->q[0], &t->q[1], --t->nq * sizeof t->q[0]);
+	}
+	if (m && strcmp(m->framework, "XLA") == 0) {
+		for (i = 0; i < t->nq; i++)
+			held_add(b, &t->q[i], 1);
+		t->nq = 0;
+		t->last = t->pos;
+		build_add(b, r, 0);
+	} else if (t->last >= 0 && t->pos - t->last <= TUNE_GAP && t->nq < TUNE_GAP) {
+		h = &t->q[t->nq++];
+		h->id = xstrdup(r->id);
+		h->name = xstrdup(r->name);
+		h->pid = xstrdup(r->pid);
+		h->block = xstrdup(r->block);
+		h->grid = xstrdup(r->grid);
+		h->ns = r->ns;
+		h->pos = t->pos;
+	} else {
+		build_add(b, r, 0);
+	}
+	t->pos++;
+}
+
+/* The launches tune_launch still holds: no autotuner launch came after
+ * them. */
+static void
+build_flush(struct build *b)
+{
+	size_t i, j;
+
+	for (i = 0; i < b->tunes.cap; i++) {
+		struct tune *t = b->tunes.ent[i].key ? b->tunes.ent[i].val : NULL;
+
+		if (t == NULL)
+			continue;
+		for (j = 0; j < t->nq; j++)
+			held_add(b, &t->q[j], 0);
+		t->nq = 0;
+	}
 }
 
 /* From the demangled export of the same report: each kernel's name, from
@@ -443,6 +557,16 @@ build_free(struct build *b)
 	kf_map_free(&b->bykey);
 	kf_map_free(&b->byfirst);
 	counts_free(&b->pids);
+	for (i = 0; i < b->tunes.cap; i++) {
+		struct tune *t = b->tunes.ent[i].key ? b->tunes.ent[i].val : NULL;
+		size_t j;
+
+		for (j = 0; t && j < t->nq; j++)
+			held_free(&t->q[j]);	/* what a scan that failed left held */
+		free(t);
+	}
+	kf_map_free(&b->tunes);
+	kf_map_free(&b->tuned);
 }
 
 /* The ranking of csv's launches: by mangled name when the mangled export
@@ -464,8 +588,8 @@ ncu_ranking_csv(const char *csv)
 		errno = errno ? errno : ENOENT;
 		return NULL;
 	}
-	if (!kf_is_file(mpath) || timing_scan(mpath, build_launch, &b, &t, 0) < 0 ||
-	    t.launches == 0) {
+	if (!kf_is_file(mpath) || timing_scan(mpath, tune_launch, &b, &t, 0) < 0 ||
+	    (build_flush(&b), t.launches == 0)) {
 		build_free(&b);
 		memset(&b, 0, sizeof b);
 		mangled = 0;
@@ -473,10 +597,12 @@ ncu_ranking_csv(const char *csv)
 	if (mangled) {
 		if (timing_scan(csv, build_name, &b, &tn, 0) < 0)
 			tn.truncated = 1;
-	} else if (timing_scan(csv, build_launch, &b, &t, 0) < 0) {
+	} else if (timing_scan(csv, tune_launch, &b, &t, 0) < 0) {
 		build_free(&b);
 		free(mpath);
 		return NULL;
+	} else {
+		build_flush(&b);
 	}
 	order = xcalloc(b.n + 1, sizeof *order);
 	for (i = 0; i < b.n; i++)
@@ -487,6 +613,14 @@ ncu_ranking_csv(const char *csv)
 	cJSON_AddStringToObject(o, "identity", mangled ? "mangled" : "name");
 	cJSON_AddNumberToObject(o, "launches", (double)t.launches);
 	cJSON_AddNumberToObject(o, "kernel_count", (double)b.n);
+	if ((i = (size_t)kf_map_get(&b.bykey, TUNE_NAME)) > 0) {
+		cJSON *at = cJSON_AddObjectToObject(o, "autotuning");
+
+		cJSON_AddStringToObject(at, "name", TUNE_NAME);
+		cJSON_AddNumberToObject(at, "launches", (double)b.v[i - 1].launches);
+		cJSON_AddNumberToObject(at, "total_ns", b.v[i - 1].ns);
+		cJSON_AddNumberToObject(at, "kernel_count", (double)b.tuned.n);
+	}
 	cJSON_AddNumberToObject(o, "total_ns", b.total);
 	cJSON_AddNumberToObject(o, "process_count", (double)b.pids.n);
 	cJSON_AddItemToObject(o, "processes", counts_json(&b.pids, "pid", MAX_PROCS, 0));
@@ -621,9 +755,11 @@ top_pick(const cJSON *rk, size_t k, const cJSON **pick)
  * profiled (ncu then exits 0; the timing run has already run the program
  * to its end). --kernel-id splits at ':', so a name with one falls back to
  * --kernel-name and one launch per launch configuration (13 launches for
- * the same 3). */
+ * the same 3). With per_process the filter is for an attach to one
+ * process of the program (kf-ncu holds each): one launch of each kernel. */
 static void
-top_filter(const cJSON *rk, const cJSON **pick, size_t n, struct buf *out, long *count)
+top_filter(const cJSON *rk, const cJSON **pick, size_t n, int per_process, struct buf *out,
+    long *count)
 {
 	const char *id = kf_str(rk, "identity");
 	struct buf re = {0};
@@ -641,8 +777,8 @@ top_filter(const cJSON *rk, const cJSON **pick, size_t n, struct buf *out, long 
 			regex_quote(&re, f);	/* too many if two share it: the run just goes on */
 			free(f);
 		}
-		*count += (long)kf_num(pick[i], "process_count", 1) > 0 ?
-		    (long)kf_num(pick[i], "process_count", 1) : 1;
+		*count += per_process || (long)kf_num(pick[i], "process_count", 1) <= 0 ? 1 :
+		    (long)kf_num(pick[i], "process_count", 1);
 	}
 	buf_printf(out, "--kernel-name-base\n%s\n", mangled ? "mangled" : "function");
 	if (strchr(re.s, ':')) {
@@ -724,7 +860,7 @@ select_out(const cJSON *rk, const cJSON **pick, size_t n, long k, const char *pa
 				printf("%s\n", kf_str(pick[i], "first_id"));
 		return 0;
 	}
-	top_filter(rk, pick, n, &filter, &count);
+	top_filter(rk, pick, n, (flags & KF_SELECT_PER_PROCESS) != 0, &filter, &count);
 	if (flags & KF_SELECT_WRITE) {
 		cJSON *top = top_json(rk, pick, n, k, &filter, count);
 
@@ -953,6 +1089,9 @@ ncu_timing_data(struct ncu_timing *t, long profiled, const cJSON *msgs)
 	cJSON_AddNumberToObject(o, "kernel_count", n);
 	cJSON_AddNumberToObject(o, "total_ns", kf_num(t->rank, "total_ns", 0));
 	cJSON_AddNumberToObject(o, "process_count", kf_num(t->rank, "process_count", 1));
+	if (kf_obj(t->rank, "autotuning"))
+		cJSON_AddItemToObject(o, "autotuning",
+		    cJSON_Duplicate(kf_obj(t->rank, "autotuning"), 1));
 	cJSON_AddItemToObject(o, "kernels", timing_kernels(t, missing));
 	if (t->top) {
 		cJSON_AddNumberToObject(o, "top", kf_num(t->top, "top", 0));
@@ -1042,19 +1181,28 @@ signame_of(double n)
 
 /* A note when most of the timing run's GPU time is XLA's autotuning (the
  * machinery table's XLA entries): the kernels ranked after it are largely
- * the autotuner's candidates. Measured on the H200 with a Flax CNN: 99.7%
+ * the autotuner's candidates, unless its runs of them were told apart
+ * (tune_launch). Measured on the H200 with a Flax CNN: 99.7%
  * of 9.72 s in DelayKernel, and with XLA_FLAGS=--xla_gpu_autotune_level=0
  * 175 launches, the convolutions 92% of 13.8 ms. */
 void
 ncu_xla_note(struct kf_fb *fb, const struct kf_rank *rank)
 {
+	const struct kf_rank_ent *cand;
 	double share = 0;
 	size_t i;
 
 	for (i = 0; i < rank->n; i++)
 		if (rank->v[i].machine && strcmp(rank->v[i].machine->framework, "XLA") == 0)
 			share += rank->v[i].share;
-	if (share >= 50)
+	if (share < 50)
+		return;
+	if ((cand = kf_rank_find(rank, TUNE_NAME, NULL)) != NULL)
+		kf_fb_add(fb, FB_KEY, "Note: %.1f%% of the timing run's GPU time is XLA's "
+		    "autotuning (set aside above, with the %ld launches between its own that "
+		    "were its timed runs of candidate kernels), so the kernels ranked are "
+		    "those of the program's steps.", share, cand->launches);
+	else
 		kf_fb_add(fb, FB_KEY, "Note: %.1f%% of the timing run's GPU time is XLA's "
 		    "autotuning (set aside above), so the kernels ranked are mostly the "
 		    "autotuner's candidates, not the program's steps: profile with "
@@ -1117,6 +1265,43 @@ run_what(const cJSON *t, struct buf *b)
 
 static void attempt_what(const cJSON *a, struct buf *b);
 
+/* Why the detailed run of an XLA program ran with the XLA_FLAGS kf-ncu
+ * added (ncu_detailed.json's xla_flags_added, xla_autotune). */
+static const char *
+xla_why(const cJSON *r)
+{
+	if (strcmp(kf_str(r, "xla_autotune") ? kf_str(r, "xla_autotune") : "", "loaded") == 0)
+		return "the autotuning results of the timing run loaded, so that XLA runs the "
+		    "kernels it chose there without autotuning under ncu, and its command "
+		    "buffers (CUDA graphs, on which ncu crashed on an H200) off";
+	return "XLA's command buffers, CUDA graphs, and its autotuning crashed ncu's "
+	    "detailed run on an H200";
+}
+
+/* A note that the details come from a run with the XLA_FLAGS (and the
+ * environment) kf-ncu added, when it loaded the timing run's autotuning
+ * results. */
+static void
+xla_loaded_say(struct kf_fb *fb, const cJSON *t)
+{
+	const cJSON *r = kf_obj(t, "detailed_run");
+	const char *env = kf_str(r, "xla_env_added");
+	struct buf b = {0};
+
+	if (strcmp(kf_str(r, "xla_autotune") ? kf_str(r, "xla_autotune") : "", "loaded") != 0 ||
+	    strcmp(kf_str(r, "status") ? kf_str(r, "status") : "", "ok") != 0)
+		return;
+	buf_printf(&b, "Note: its kernels are XLA's: the detailed run ran with XLA_FLAGS+=\"%s\"",
+	    kf_str(r, "xla_flags_added") ? kf_str(r, "xla_flags_added") : "");
+	if (env)
+		buf_printf(&b, " and %s in its environment", env);
+	buf_printf(&b, " (%s%s).", xla_why(r), env ? "; JAX's memory pool not taken whole at "
+	    "its start, since ncu saves and restores the memory a kernel can write for each "
+	    "pass" : "");
+	kf_fb_add_buf(fb, FB_KEY, &b);
+	buf_free(&b);
+}
+
 /* A detailed run that ended well after attempts that did not: which, and
  * how they ended (what failed is not left unsaid). */
 static void
@@ -1141,13 +1326,31 @@ retried_say(struct kf_fb *fb, const cJSON *t)
 	buf_free(&b);
 }
 
+/* "A timing run measured all N kernel launches (T of GPU time in K
+ * kernels", and what one of them is when XLA's autotuning runs were told
+ * apart (tune_launch). */
+static void
+timing_head(struct buf *b, const cJSON *t)
+{
+	const cJSON *at = kf_obj(t, "autotuning");
+
+	buf_printf(b, "A timing run measured all %.0f kernel launches (", kf_num(t, "launches", 0));
+	kf_fmt_ns(b, kf_num(t, "total_ns", 0));
+	buf_printf(b, " of GPU time in %.0f kernels", kf_num(t, "kernel_count", 0));
+	if (at)
+		buf_printf(b, ", one of them \"%s\": %.0f launches of %.0f kernels between "
+		    "launches of XLA's autotuner, its timed runs of candidates",
+		    kf_str(at, "name") ? kf_str(at, "name") : "XLA autotuning",
+		    kf_num(at, "launches", 0), kf_num(at, "kernel_count", 0));
+}
+
 void
 ncu_timing_say(struct kf_fb *fb, const cJSON *data, size_t nl)
 {
 	const cJSON *t = kf_obj(data, "timing"), *c;
 	const cJSON *missing = kf_arr(t, "missing");
 	struct buf b = {0}, what = {0};
-	double total = kf_num(t, "total_ns", 0), procs = kf_num(t, "process_count", 1);
+	double procs = kf_num(t, "process_count", 1);
 	int top = (int)kf_num(t, "top", 0), n = 0;
 
 	if (t == NULL)
@@ -1158,9 +1361,7 @@ ncu_timing_say(struct kf_fb *fb, const cJSON *data, size_t nl)
 		    kf_str(t, "file") ? kf_str(t, "file") : NCU_TIMING, nl, nl == 1 ? "" : "es");
 		return;
 	}
-	buf_printf(&b, "A timing run measured all %.0f kernel launches (", kf_num(t, "launches", 0));
-	kf_fmt_ns(&b, total);
-	buf_printf(&b, " of GPU time in %.0f kernels", kf_num(t, "kernel_count", 0));
+	timing_head(&b, t);
 	if (procs > 1)
 		buf_printf(&b, ", in %.0f processes", procs);
 	buf_puts(&b, "); ");
@@ -1176,6 +1377,7 @@ ncu_timing_say(struct kf_fb *fb, const cJSON *data, size_t nl)
 		    nl == 1 ? "" : "es");
 	kf_fb_add_buf(fb, FB_KEY, &b);
 	retried_say(fb, t);
+	xla_loaded_say(fb, t);
 	run_what(t, &what);
 	cJSON_ArrayForEach(c, missing) {
 		char *s = kf_kernel_short(c->valuestring, 60);
@@ -1186,11 +1388,11 @@ ncu_timing_say(struct kf_fb *fb, const cJSON *data, size_t nl)
 			buf_printf(&b, "Note: the detailed run %s before it profiled these "
 			    "kernels chosen from the timing run, so they have no details: ", what.s);
 		else if (kf_str(kf_obj(t, "detailed_run"), "xla_flags_added"))
-			buf_printf(&b, "Note: the detailed run ran with XLA_FLAGS+=\"%s\" (ncu "
-			    "crashed on XLA's command buffers and autotuning), and with them XLA "
-			    "chose other kernels than in the timing run for these, chosen from it, "
-			    "so they have no details: ",
-			    kf_str(kf_obj(t, "detailed_run"), "xla_flags_added"));
+			buf_printf(&b, "Note: the detailed run ran with XLA_FLAGS+=\"%s\" (%s), "
+			    "and with them these kernels chosen from the timing run did not run "
+			    "in it, so they have no details: ",
+			    kf_str(kf_obj(t, "detailed_run"), "xla_flags_added"),
+			    xla_why(kf_obj(t, "detailed_run")));
 		else
 			buf_puts(&b, "Note: the program runs twice (timing, then details), and "
 			    "these kernels chosen from the timing run did not run in the "
@@ -1260,11 +1462,10 @@ ncu_timing_only(struct kf_fb *fb, const cJSON *data)
 	if (kf_num(t, "launches", 0) <= 0 || !ncu_timing_rank(data, &rank))
 		return 0;
 	run_what(t, &what);
-	buf_printf(&b, "A timing run measured all %.0f kernel launches (", kf_num(t, "launches", 0));
-	kf_fmt_ns(&b, kf_num(t, "total_ns", 0));
-	buf_printf(&b, " of GPU time in %.0f kernels); the second run, which was to profile "
+	timing_head(&b, t);
+	buf_printf(&b, "); the second run, which was to profile "
 	    "the %.0f kernel%s with the most GPU time in detail, %s, so no kernel has "
-	    "details: below is the timing run's ranking only.", kf_num(t, "kernel_count", 0),
+	    "details: below is the timing run's ranking only.",
 	    kf_num(t, "top", 0), kf_num(t, "top", 0) == 1 ? "" : "s",
 	    what.len ? what.s : "profiled no launch");
 	kf_fb_add_buf(fb, FB_HEAD, &b);
@@ -1361,9 +1562,8 @@ ncu_profiler_failed(struct kf_fb *fb, const cJSON *data)
 		attempt_what(a, &b);
 	}
 	if (xla)
-		buf_printf(&b, ". Its kernels are XLA's, so it ran with XLA_FLAGS+=\"%s\" "
-		    "(XLA's command buffers, CUDA graphs, crashed ncu's detailed run on an H200)",
-		    xla);
+		buf_printf(&b, ". Its kernels are XLA's, so it ran with XLA_FLAGS+=\"%s\" (%s)",
+		    xla, xla_why(r));
 	buf_printf(&b, ". The timing run's ranking of all %.0f launches is whole; ",
 	    kf_num(t, "launches", 0));
 	if (profiled > 0)

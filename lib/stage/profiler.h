@@ -90,8 +90,10 @@ typedef cJSON *kf_collate_fn(cJSON *out, cJSON *const *passes, int n);
  * written beside FILE (a reader does not write its input) unless
  * KF_SELECT_WRITE: then the choice, and what it was made from, for the run
  * that owns the folder (kf-ncu); with KF_SELECT_IDS print instead the ID of
- * each one's first launch. 0, or 1 after a message. */
-enum { KF_SELECT_WRITE = 1, KF_SELECT_IDS = 2 };
+ * each one's first launch; with KF_SELECT_PER_PROCESS the filter for one
+ * process of the program (an ncu --mode attach to each): its launch count
+ * is one a chosen kernel. 0, or 1 after a message. */
+enum { KF_SELECT_WRITE = 1, KF_SELECT_IDS = 2, KF_SELECT_PER_PROCESS = 4 };
 typedef int kf_select_fn(long k, const char *file, int flags);
 
 /* kf-feedback: add the sections and the analysis for a collated record. */
