@@ -12,13 +12,6 @@ here=$(cd "$(dirname "$0")/../trace" && pwd)
 top=$(cd "$here/../../top" && pwd)
 . "$here/common.sh"
 exec > >(tee -a "$out/probe4.log") 2>&1
-# kfjson NAME CMD...: `kf --json ncu --top 3`, timed, its final record the
-# output ($runs/NAME.out), its folders in $runs/NAME.
-kfjson() {
-	local name=$1
-	shift
-	timed "$name" 200 kf --json ncu --top 3 -a --clock-control -a none -o "$runs/$name" -- "$@"
-}
 # pair NAME N CMD...: N kf runs of CMD, each between two plain ones.
 pair() {
 	local name=$1 n=$2 i

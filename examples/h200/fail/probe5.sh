@@ -12,11 +12,6 @@ here=$(cd "$(dirname "$0")/../trace" && pwd)
 top=$(cd "$here/../../top" && pwd)
 . "$here/common.sh"
 exec > >(tee -a "$out/probe5.log") 2>&1
-kfjson() {
-	local name=$1
-	shift
-	timed "$name" 200 kf --json ncu --top 3 -a --clock-control -a none -o "$runs/$name" -- "$@"
-}
 warm
 f=("$py" "$top/flax_cnn.py")
 timed flax_plain_1 120 "${f[@]}"

@@ -43,6 +43,14 @@ kfrun() {
 	timed "$name" 200 kf ncu --top "$top" -a --clock-control -a none -o "$runs/$name" -- "$@"
 }
 
+# kfjson NAME CMD...: `kf --json ncu --top 3` of CMD, timed, its final
+# record the output ($runs/NAME.out), its folders in $runs/NAME.
+kfjson() {
+	local name=$1
+	shift
+	timed "$name" 200 kf --json ncu --top 3 -a --clock-control -a none -o "$runs/$name" -- "$@"
+}
+
 # means LOG: the mean wall seconds of each kind of run in LOG (the TIME
 # lines of runs named KIND_..._N) and each kf run's ncu_detailed.json.
 means() {
