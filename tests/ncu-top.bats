@@ -543,19 +543,26 @@ prog() {
 	assert_output '["timeout","stopped",4,"no_details"]'
 }
 
-# The recorded run of kf ncu --top 3 on ResNet-50 training that timed with
-# kf's tracer (H200): its trace replayed by tests/fake/traced-program where
-# kf-ncu loads the tracer, its detailed report's pages by the fake ncu.
-traced_rn50() {
-	R="$TOPFIX/programs/rn50-traced"
+# recorded R: the detailed pages recorded in R (gzipped) into $T for the fake
+# ncu to replay, and a file where kf-ncu looks for its tracer (the program,
+# tests/fake/traced-program, replays the trace where one is named).
+recorded() {
 	local f
 	for f in ncu_report ncu_report_mangled ncu_raw ncu_source; do
-		gzip -dc "$R/$f.csv.gz" >"$T/$f.csv"
+		gzip -dc "$1/$f.csv.gz" >"$T/$f.csv"
 	done
 	: >"$T/libkftrace.so"
 	export KF_TRACE_LIB="$T/libkftrace.so" FAKE_NCU_CSV="$T/ncu_report.csv" \
 		FAKE_NCU_MANGLED="$T/ncu_report_mangled.csv" FAKE_NCU_RAW="$T/ncu_raw.csv" \
 		FAKE_NCU_SOURCE="$T/ncu_source.csv" FAKE_NCU_SOURCE_ALL=1
+}
+
+# The recorded run of kf ncu --top 3 on ResNet-50 training that timed with
+# kf's tracer (H200): its trace replayed by tests/fake/traced-program where
+# kf-ncu loads the tracer, its detailed report's pages by the fake ncu.
+traced_rn50() {
+	R="$TOPFIX/programs/rn50-traced"
+	recorded "$R"
 	chain rt --top 3 -- "$TOP/tests/fake/traced-program" "$R/trace.881.kft.gz"
 	D=$(jq -r '.passes[0].output_dir' "$T/rt.json")
 }
@@ -702,17 +709,14 @@ assert_port_free() {
 two_workers() {
 	R="$TOPFIX/programs/rn50-traced"
 	local f
-	for f in ncu_report ncu_report_mangled ncu_raw ncu_source; do
-		gzip -dc "$R/$f.csv.gz" >"$T/$f.1"
-		{ cat "$T/$f.1"; grep '^"[0-9]' "$T/$f.1" | sed 's/^"\([0-9]*\)","941"/"3\1","942"/'; } >"$T/$f.csv"
+	recorded "$R"
+	for f in ncu_report ncu_report_mangled ncu_raw; do
+		grep '^"[0-9]' "$T/$f.csv" | sed 's/^"\([0-9]*\)","941"/"3\1","942"/' >"$T/$f.csv.2"
+		cat "$T/$f.csv.2" >>"$T/$f.csv"
 	done
-	cp "$T/ncu_source.1" "$T/ncu_source.csv"
 	gzip -dc "$R/trace.881.kft.gz" >"$T/trace.881.kft"
 	sed '1s/\tpid=881\t/\tpid=882\t/' "$T/trace.881.kft" >"$T/trace.882.kft"
-	: >"$T/libkftrace.so"
-	export KF_TRACE_LIB="$T/libkftrace.so" FAKE_NCU_CSV="$T/ncu_report.csv" \
-		FAKE_NCU_MANGLED="$T/ncu_report_mangled.csv" FAKE_NCU_RAW="$T/ncu_raw.csv" \
-		FAKE_NCU_SOURCE="$T/ncu_source.csv" FAKE_NCU_SOURCE_ALL=1 FAKE_NCU_PROCESSES=2
+	export FAKE_NCU_PROCESSES=2
 	chain "$1" --top 3 -- "$TOP/tests/fake/traced-program" "$T/trace.881.kft,$T/trace.882.kft"
 	D=$(jq -r '.passes[0].output_dir' "$T/$1.json")
 }
@@ -752,14 +756,8 @@ two_workers() {
 
 @test "real --top of two worker processes (H200), replayed: each held on its own port and attached to side by side, the two reports' pages joined as on the H200, the text the same" {
 	R="$TOPFIX/programs/two-held"
-	local f
-	for f in ncu_report ncu_report_mangled ncu_raw ncu_source; do
-		gzip -dc "$R/$f.csv.gz" >"$T/$f.csv"
-	done
-	: >"$T/libkftrace.so"
-	export KF_TRACE_LIB="$T/libkftrace.so" FAKE_NCU_CSV="$T/ncu_report.csv" \
-		FAKE_NCU_MANGLED="$T/ncu_report_mangled.csv" FAKE_NCU_RAW="$T/ncu_raw.csv" \
-		FAKE_NCU_SOURCE="$T/ncu_source.csv" FAKE_NCU_SOURCE_ALL=1 FAKE_NCU_PROCESSES=2
+	recorded "$R"
+	export FAKE_NCU_PROCESSES=2
 	chain th --top 3 -- "$TOP/tests/fake/traced-program" "$R/trace/trace.4633.kft.gz,$R/trace/trace.4634.kft.gz"
 	D=$(jq -r '.passes[0].output_dir' "$T/th.json")
 	[ "$(jq -c .filter "$D/ncu_top.json")" = "$(gzip -dc "$R/ncu_top.json.gz" | jq -c .filter)" ]
