@@ -10,7 +10,7 @@ kf_read_fn ncu_read;		/* ncu_read.c */
 kf_feedback_fn ncu_feedback;	/* ncu_feedback.c */
 
 /* v in unit ("us", "msecond", ...) as nanoseconds into *ns; 0 when the
- * unit is not a time (ncu_feedback.c). */
+ * unit is not a time (ncu_timing.c). */
 int ncu_to_ns(const char *unit, double v, double *ns);
 
 /* Section display names, as metric rows carry them. */
@@ -33,7 +33,7 @@ int ncu_to_ns(const char *unit, double v, double *ns);
 /* kf-read --profiler ncu --select K FILE (profiler.h): the ncu filter
  * arguments for the K kernels with the most GPU time in FILE (a timing
  * CSV, or a ranking file: NAME.json); with KF_SELECT_WRITE, also FILE's
- * folder's ncu_ranking.json (from a CSV) and ncu_top.json. ncu_top.c. */
+ * folder's ncu_ranking.json (from a CSV) and ncu_top.json. ncu_choose.c. */
 kf_select_fn ncu_select;
 /* The ranking of a timing CSV's launches, by mangled name when the
  * CSV's mangled export is beside it (x.csv: x_mangled.csv); NULL with errno

@@ -100,24 +100,6 @@ sol_num(const cJSON *k, const char *const *names, double *v, const char **unit)
 	return 0;
 }
 
-int
-ncu_to_ns(const char *unit, double v, double *ns)
-{
-	static const struct { const char *u; double f; } t[] = {
-		{ "ns", 1 }, { "nsecond", 1 }, { "us", 1e3 }, { "usecond", 1e3 },
-		{ "ms", 1e6 }, { "msecond", 1e6 }, { "s", 1e9 }, { "second", 1e9 },
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof t / sizeof t[0]; i++) {
-		if (strcmp(unit, t[i].u) == 0) {
-			*ns = v * t[i].f;
-			return 1;
-		}
-	}
-	return 0;
-}
-
 /* The launch's duration: the Speed Of Light "Duration", else the first
  * metric whose name says duration (as the reference looks for it). */
 static int

@@ -5,7 +5,7 @@
  * launch, in launch order, as ncu --metrics gpu__time_duration.sum --csv
  * writes them; a "==KF==" line first says where they came from), and
  * hands them to ncu's selector through the registry: the choice and the
- * filter arguments are ncu's own (lib/ncu/ncu_top.c). Without
+ * filter arguments are ncu's own (lib/ncu/ncu_choose.c). Without
  * KF_SELECT_WRITE the CSVs go into a folder of their own in TMPDIR, removed
  * after: the folder read is not written. */
 #include <errno.h>
