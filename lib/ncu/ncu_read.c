@@ -4,7 +4,9 @@
  * ncu_read streams OUTPUT_DIR/ncu_report.csv: it holds the kernel launch in
  * progress and writes each one as soon as the next begins, so memory grows
  * with the size of one launch, not of the file. Columns are found by their
- * header names. Everything it allocates is freed before it returns. */
+ * header names (one launch's metrics: ncu_launch.c; ncu's messages and
+ * what failed: ncu_msgs.c). Everything it allocates is freed before it
+ * returns. */
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -23,18 +25,11 @@
 #include "lines.h"
 #include "mem.h"
 #include "num.h"
+#include "ncu_reader.h"
 #include "path.h"
 
-#define NCU_REPORT "ncu_report.csv"
 /* A quoted field spanning more lines than this is taken for a stray quote. */
 #define MAX_ROW_LINES 64
-#define MAX_MESSAGES 100
-
-enum col {
-	C_ID, C_PID, C_PNAME, C_HOST, C_NAME, C_TIME, C_CONTEXT, C_STREAM,
-	C_BLOCK, C_GRID, C_DEVICE, C_CC, C_SECTION, C_METRIC, C_UNIT, C_VALUE,
-	C_RULE, C_RTYPE, C_RDESC, C_STYPE, C_SPEEDUP, NCOL
-};
 
 static const char *const colname[NCOL] = {
 	"ID", "Process ID", "Process Name", "Host Name", "Kernel Name",
@@ -54,199 +49,6 @@ static const struct { enum col c; const char *key; enum kind k; } ident[] = {
 	{ C_BLOCK, "block", K_DIM }, { C_GRID, "grid", K_DIM },
 	{ C_DEVICE, "device", K_NUM }, { C_CC, "cc", K_STR },
 };
-
-/* The raw page names metrics, not sections: the ones the details page
- * shows under these names are filed there too, so that both pages read
- * the same way. (From ncu's section files.) */
-static const struct { const char *raw, *section, *name; } rawmap[] = {
-	{ "gpu__time_duration.sum", NCU_SOL, "Duration" },
-	{ "sm__throughput.avg.pct_of_peak_sustained_elapsed", NCU_SOL,
-	  "Compute (SM) Throughput" },
-	{ "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
-	  NCU_SOL, "Memory Throughput" },
-	{ "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed", NCU_SOL,
-	  "DRAM Throughput" },
-	{ "dram__throughput.avg.pct_of_peak_sustained_elapsed", NCU_SOL,
-	  "DRAM Throughput" },
-	{ "l1tex__throughput.avg.pct_of_peak_sustained_active", NCU_SOL,
-	  "L1/TEX Cache Throughput" },
-	{ "lts__throughput.avg.pct_of_peak_sustained_elapsed", NCU_SOL,
-	  "L2 Cache Throughput" },
-	{ "gpc__cycles_elapsed.max", NCU_SOL, "Elapsed Cycles" },
-	{ "sm__cycles_active.avg", NCU_SOL, "SM Active Cycles" },
-	{ "dram__cycles_elapsed.avg.per_second", NCU_SOL, "DRAM Frequency" },
-	{ "gpc__cycles_elapsed.avg.per_second", NCU_SOL, "SM Frequency" },
-	{ "launch__registers_per_thread", "Launch Statistics", "Registers Per Thread" },
-	{ "launch__shared_mem_per_block_static", "Launch Statistics",
-	  "Static Shared Memory Per Block" },
-	{ "launch__shared_mem_per_block_dynamic", "Launch Statistics",
-	  "Dynamic Shared Memory Per Block" },
-	{ "sm__maximum_warps_per_active_cycle_pct", "Occupancy", "Theoretical Occupancy" },
-	{ "sm__warps_active.avg.pct_of_peak_sustained_active", "Occupancy",
-	  "Achieved Occupancy" },
-};
-
-struct hdr {
-	long col[NCOL];		/* index of each known column, or -1 */
-	char **name;		/* every column's name */
-	char **unit;		/* raw page: the units row */
-	size_t n;
-	int raw;		/* no "Metric Name": the raw page */
-};
-
-/* A launch's metrics, sections in the order they first come, each metric
- * once (the last value wins) in the order it first comes: ncu's rows
- * without a cJSON node per value. text holds every name (raw bytes to
- * compare, and quoted) and every value's JSON; a reused arena. */
-struct lsec {
-	size_t raw, rlen, q, qlen;	/* offsets in text */
-	long first, last;		/* its metrics, a list through met */
-};
-struct lmet {
-	size_t sec, raw, rlen, q, qlen, val, vlen;
-	long next;
-};
-struct ncu_launch_metrics {
-	struct buf text, rules, out;
-	struct lsec *sec;
-	struct lmet *met;
-	size_t nsec, seccap, nmet, metcap;
-	size_t *slot, nslot;		/* hash of (section, name): met index + 1 */
-	int nrules;
-};
-
-struct ncu_reader {
-	cJSON *rec;
-	const char *path;
-	struct kf_lines l;
-	struct kf_csvrow row;
-	struct hdr h;
-	int have_hdr, want_units;
-	long hdr_line;
-
-	/* The launch in progress: its identity as a tree (small), its
-	 * metrics and rules as JSON text, written out whole at its end. */
-	cJSON *cur;
-	struct ncu_launch_metrics lx;
-	struct buf key, cur_key;	/* "ID\tPROCESS ID" of this row, of cur */
-	size_t idlen, cur_idlen;	/* their IDs' lengths */
-	long cur_line;		/* where it starts */
-	/* Metric sections of the first launch, in order, to tell a launch
-	 * cut at a line end: its sections are a strict prefix of these. */
-	char **ref;
-	size_t nref;
-	int ref_done;
-	char *last_sec;
-	size_t nsec;
-	int prefix_ok;
-
-	int emitting;
-	long kernels, bad_rows;
-	long first_bad_line;
-	int truncated;
-	struct kf_map msgidx;
-	cJSON *msgs, *notes;
-	char *format;
-	struct ncu_raw *raw;	/* the raw and source pages, if there */
-	struct ncu_src *src;
-	const char *dir;
-	struct ncu_timing *timing;	/* --top's timing run, or NULL */
-};
-
-/* Messages: ncu's ==ERROR== and ==WARNING== lines, each once with a count. */
-
-static void
-add_message(struct ncu_reader *r, const char *line, const char *source)
-{
-	const char *level, *text;
-	struct kf_map_ent *e;
-	char *key, *t;
-	int created;
-
-	if (kf_startswith(line, "==ERROR=="))
-		level = "error", text = line + 9;
-	else if (kf_startswith(line, "==WARNING=="))
-		level = "warning", text = line + 11;
-	else
-		return;
-	t = kf_trim(xstrdup(text));
-	key = xasprintf("%s %s", level, t);
-	/* Past MAX_MESSAGES distinct ones, only those seen are counted. */
-	if (r->msgidx.n >= MAX_MESSAGES && kf_map_get(&r->msgidx, key) == NULL) {
-		free(key);
-		free(t);
-		return;
-	}
-	e = kf_map_slot(&r->msgidx, key, &created);
-	free(key);
-	if (!created) {
-		cJSON *m = cJSON_GetArrayItem(r->msgs, (int)((size_t)e->val - 1));
-
-		kf_set_num(m, "count", kf_num(m, "count", 1) + 1);
-	} else {
-		cJSON *m = cJSON_CreateObject();
-
-		cJSON_AddStringToObject(m, "level", level);
-		cJSON_AddStringToObject(m, "text", t);
-		cJSON_AddStringToObject(m, "source", source);
-		cJSON_AddNumberToObject(m, "count", 1);
-		cJSON_AddItemToArray(r->msgs, m);
-		e->val = (void *)(size_t)cJSON_GetArraySize(r->msgs);
-	}
-	free(t);
-}
-
-/* The run's stdout and stderr tails carry ncu's messages when it wrote no
- * log file (the program was not found, say). */
-static void
-run_messages(struct ncu_reader *r)
-{
-	static const char *const streams[] = { "stdout", "stderr" };
-	const cJSON *run = kf_obj(r->rec, "run");
-	size_t i;
-
-	for (i = 0; run && i < 2; i++) {
-		const char *s = kf_str(run, streams[i]);
-
-		while (s && *s) {
-			size_t n = strcspn(s, "\n");
-			char *line = xstrndup(s, n);
-
-			line[strcspn(line, "\r")] = '\0';
-			add_message(r, line, streams[i]);
-			free(line);
-			s += n + (s[n] != '\0');
-		}
-	}
-}
-
-static const char *
-find_message(const struct ncu_reader *r, const char *level, const char *needle)
-{
-	const cJSON *m;
-
-	cJSON_ArrayForEach(m, r->msgs) {
-		const char *t = kf_str(m, "text");
-
-		if (t && (level == NULL || strcmp(kf_str(m, "level"), level) == 0) &&
-		    strstr(t, needle))
-			return t;
-	}
-	return NULL;
-}
-
-static void
-note(struct ncu_reader *r, const char *fmt, ...)
-{
-	struct buf b = {0};
-	va_list ap;
-
-	va_start(ap, fmt);
-	buf_vprintf(&b, fmt, ap);
-	va_end(ap);
-	cJSON_AddItemToArray(r->notes, cJSON_CreateString(b.s));
-	buf_free(&b);
-}
 
 /* The header */
 
@@ -500,163 +302,7 @@ kernel_new(struct ncu_reader *r)
 	return k;
 }
 
-static size_t
-text_add(struct buf *b, const char *s, size_t n)
-{
-	size_t at = b->len;
 
-	buf_add(b, s, n);
-	return at;
-}
-
-static unsigned long
-met_hash(size_t sec, const char *s, size_t n)
-{
-	unsigned long h = 2166136261u ^ sec;
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 16777619u;
-	return h;
-}
-
-static size_t
-find_sec(struct ncu_launch_metrics *x, const char *s, size_t n)
-{
-	size_t i;
-
-	for (i = x->nsec; i-- > 0;)
-		if (x->sec[i].rlen == n && memcmp(x->text.s + x->sec[i].raw, s, n) == 0)
-			return i;
-	KF_GROW(x->sec, x->nsec, x->seccap, 16);
-	x->sec[x->nsec].raw = text_add(&x->text, s, n);
-	x->sec[x->nsec].rlen = n;
-	x->sec[x->nsec].q = x->text.len;
-	kf_json_quote(&x->text, s, n);
-	x->sec[x->nsec].qlen = x->text.len - x->sec[x->nsec].q;
-	x->sec[x->nsec].first = x->sec[x->nsec].last = -1;
-	return x->nsec++;
-}
-
-static void
-slots_grow(struct ncu_launch_metrics *x)
-{
-	size_t i, j;
-
-	x->nslot = x->nslot ? 2 * x->nslot : 512;
-	free(x->slot);
-	x->slot = xcalloc(x->nslot, sizeof *x->slot);
-	for (i = 0; i < x->nmet; i++) {
-		const struct lmet *m = &x->met[i];
-
-		for (j = met_hash(m->sec, x->text.s + m->raw, m->rlen) & (x->nslot - 1);
-		    x->slot[j]; j = (j + 1) & (x->nslot - 1))
-			;
-		x->slot[j] = i + 1;
-	}
-}
-
-/* The slot of metric name in section sec: holding its index + 1, or 0. */
-static size_t *
-met_slot(struct ncu_launch_metrics *x, size_t sec, const char *name, size_t n)
-{
-	size_t j;
-
-	if (2 * (x->nmet + 1) > x->nslot)
-		slots_grow(x);
-	for (j = met_hash(sec, name, n) & (x->nslot - 1); x->slot[j];
-	    j = (j + 1) & (x->nslot - 1)) {
-		const struct lmet *m = &x->met[x->slot[j] - 1];
-
-		if (m->sec == sec && m->rlen == n && memcmp(x->text.s + m->raw, name, n) == 0)
-			break;
-	}
-	return &x->slot[j];
-}
-
-/* {"unit":U,"value":V}: V a number when it is one ("1,056", "81.32"),
- * else the text ("CachePreferNone", "nan"), null when empty. */
-static void
-put_value_text(struct buf *b, const char *unit, size_t ulen, const char *v, size_t vlen)
-{
-	cJSON num = { 0 };
-
-	buf_add(b, "{\"unit\":", 8);
-	kf_json_quote(b, unit, ulen);
-	buf_add(b, ",\"value\":", 9);
-	num.type = cJSON_Number;
-	if (vlen == 0)
-		buf_add(b, "null", 4);
-	else if (kf_json_number_written(v, vlen))
-		buf_add(b, v, vlen);
-	else if (kf_parse_number_n(v, vlen, &num.valuedouble))
-		kf_json_buf(b, &num);
-	else
-		kf_json_quote(b, v, vlen);
-	buf_putc(b, '}');
-}
-
-/* A name seen twice in one section: the last value wins, in the first
- * one's place. only_new: keep the value there is. */
-static void
-put_metric(struct ncu_launch_metrics *x, const char *section, size_t slen, const char *name,
-    size_t nlen, const char *unit, size_t ulen, const char *val, size_t vlen,
-    int only_new)
-{
-	size_t sec = find_sec(x, section, slen), *slot = met_slot(x, sec, name, nlen), at;
-	int again = *slot != 0;
-	struct lmet *m;
-
-	if (again) {
-		if (only_new)
-			return;
-		m = &x->met[*slot - 1];
-	} else {
-		KF_GROW(x->met, x->nmet, x->metcap, 256);
-		m = &x->met[x->nmet];
-		*slot = ++x->nmet;
-		m->sec = sec;
-		m->raw = text_add(&x->text, name, nlen);
-		m->rlen = nlen;
-		m->q = x->text.len;
-		kf_json_quote(&x->text, name, nlen);
-		m->qlen = x->text.len - m->q;
-		m->next = -1;
-		if (x->sec[sec].last >= 0)
-			x->met[x->sec[sec].last].next = (long)(x->nmet - 1);
-		else
-			x->sec[sec].first = (long)(x->nmet - 1);
-		x->sec[sec].last = (long)(x->nmet - 1);
-	}
-	at = x->text.len;
-	put_value_text(&x->text, unit, ulen, val, vlen);
-	if (again && x->text.len - at <= m->vlen) {
-		/* A value again: in the old one's room, so that repeats of one
-		 * name do not grow the launch. */
-		m->vlen = x->text.len - at;
-		memcpy(x->text.s + m->val, x->text.s + at, m->vlen);
-		x->text.len = at;
-		return;
-	}
-	m->val = at;
-	m->vlen = x->text.len - at;
-}
-
-/* The known --metrics NAME rows, filed under their display names too. */
-static void
-put_rawmap(struct ncu_launch_metrics *x, const char *name, size_t nlen, const char *unit,
-    size_t ulen, const char *val, size_t vlen)
-{
-	size_t i;
-
-	/* Raw names are lower case with "__"; the details page's, words. */
-	if (nlen == 0 || name[0] < 'a' || name[0] > 'z' || memmem(name, nlen, "__", 2) == NULL)
-		return;
-	for (i = 0; i < sizeof rawmap / sizeof rawmap[0]; i++)
-		if (strlen(rawmap[i].raw) == nlen && memcmp(rawmap[i].raw, name, nlen) == 0)
-			put_metric(x, rawmap[i].section, strlen(rawmap[i].section),
-			    rawmap[i].name, strlen(rawmap[i].name), unit, ulen, val, vlen, 1);
-}
 
 static void
 track_section(struct ncu_reader *r, const char *sec, size_t slen)
@@ -685,8 +331,8 @@ add_metric_row(struct ncu_reader *r)
 	unit = unit ? unit : "";
 	val = val ? val : "";
 	track_section(r, sec, slen);
-	put_metric(&r->lx, sec, slen, name, nlen, unit, ulen, val, vlen, 0);
-	put_rawmap(&r->lx, name, nlen, unit, ulen, val, vlen);
+	ncu_lx_put(&r->lx, sec, slen, name, nlen, unit, ulen, val, vlen, 0);
+	ncu_lx_put_raw(&r->lx, name, nlen, unit, ulen, val, vlen);
 }
 
 static void
@@ -737,8 +383,8 @@ add_raw_metrics(struct ncu_reader *r)
 		if (known_col(&r->h, i) || is_nvtx(name))
 			continue;
 		f = kf_csvrow_field(&r->row, i, &len);
-		put_metric(&r->lx, "raw", 3, name, strlen(name), unit, strlen(unit), f, len, 0);
-		put_rawmap(&r->lx, name, strlen(name), unit, strlen(unit), f, len);
+		ncu_lx_put(&r->lx, "raw", 3, name, strlen(name), unit, strlen(unit), f, len, 0);
+		ncu_lx_put_raw(&r->lx, name, strlen(name), unit, strlen(unit), f, len);
 	}
 }
 
@@ -763,69 +409,19 @@ emit_start(struct ncu_reader *r)
 	r->emitting = 1;
 }
 
-/* Forget the launch's metrics; keep the memory for the next one. */
-static void
-launch_reset(struct ncu_launch_metrics *x)
-{
-	if (x->nslot > 0)
-		memset(x->slot, 0, x->nslot * sizeof *x->slot);
-	x->nsec = x->nmet = 0;
-	x->nrules = 0;
-	/* Past a huge launch, give its memory back. */
-	if (x->text.cap > 1 << 20 || x->rules.cap > 1 << 20 || x->out.cap > 1 << 20) {
-		buf_free(&x->text);
-		buf_free(&x->rules);
-		buf_free(&x->out);
-	}
-	buf_reset(&x->text);
-	buf_reset(&x->rules);
-	buf_reset(&x->out);
-}
-
-static void
-launch_free(struct ncu_launch_metrics *x)
-{
-	buf_free(&x->text);
-	buf_free(&x->rules);
-	buf_free(&x->out);
-	free(x->sec);
-	free(x->met);
-	free(x->slot);
-	memset(x, 0, sizeof *x);
-}
 
 /* The launch as kf_json_write would write its tree: the identity's
  * members, "metrics" and "rules". */
 static void
 launch_write(struct ncu_reader *r)
 {
-	struct ncu_launch_metrics *x = &r->lx;
-	struct buf *o = &x->out;
-	size_t i;
-	long k;
+	struct buf *o = &r->lx.out;
 
 	kf_json_buf(o, r->cur);
 	o->len--;	/* its '}' */
 	if (o->len > 1)
 		buf_putc(o, ',');
-	buf_puts(o, "\"metrics\":{");
-	for (i = 0; i < x->nsec; i++) {
-		if (i > 0)
-			buf_putc(o, ',');
-		buf_add(o, x->text.s + x->sec[i].q, x->sec[i].qlen);
-		buf_add(o, ":{", 2);
-		for (k = x->sec[i].first; k >= 0; k = x->met[k].next) {
-			if (k != x->sec[i].first)
-				buf_putc(o, ',');
-			buf_add(o, x->text.s + x->met[k].q, x->met[k].qlen);
-			buf_putc(o, ':');
-			buf_add(o, x->text.s + x->met[k].val, x->met[k].vlen);
-		}
-		buf_putc(o, '}');
-	}
-	buf_puts(o, "},\"rules\":[");
-	buf_add(o, x->rules.s ? x->rules.s : "", x->rules.len);
-	buf_putc(o, ']');
+	ncu_lx_write(&r->lx, o);
 	ncu_raw_put(r->raw, kf_num(r->cur, "id", -1), o);
 	/* the source page names the kernel as the detailed report does */
 	ncu_src_put(r->src, kf_str(r->cur, "name_in_details") ?
@@ -834,13 +430,14 @@ launch_write(struct ncu_reader *r)
 	fwrite_unlocked(o->s, 1, o->len, stdout);
 }
 
+
 static void
 kernel_drop(struct ncu_reader *r)
 {
 	cJSON_Delete(r->cur);
 	r->cur = NULL;
 	buf_reset(&r->cur_key);
-	launch_reset(&r->lx);
+	ncu_lx_reset(&r->lx);
 }
 
 static void
@@ -948,7 +545,7 @@ text_line(struct ncu_reader *r, char **line, size_t *len)
 	static const char hdr[] = "\"ID\",\"Process ID\",";
 	char *h;
 
-	add_message(r, *line, "log");
+	ncu_rd_message(r, *line, "log");
 	if ((h = strstr(*line, hdr)) != NULL) {
 		*len -= (size_t)(h - *line);
 		*line = h;
@@ -1020,7 +617,7 @@ last_kernel(struct ncu_reader *r)
 	if (r->cur == NULL)
 		return;
 	if (!r->truncated && r->ref_done && r->prefix_ok && r->nsec < r->nref) {
-		note(r, "the last kernel launch (line %ld) stops after section \"%s\" "
+		ncu_rd_note(r, "the last kernel launch (line %ld) stops after section \"%s\" "
 		    "where the others go on to \"%s\": the report was cut off",
 		    r->cur_line, r->last_sec ? r->last_sec : "", r->ref[r->nsec]);
 		r->truncated = 1;
@@ -1028,7 +625,7 @@ last_kernel(struct ncu_reader *r)
 	if (r->truncated) {
 		const char *name = kf_str(r->cur, "name");
 
-		note(r, "the report is truncated: the kernel launch at line %ld (%s) "
+		ncu_rd_note(r, "the report is truncated: the kernel launch at line %ld (%s) "
 		    "is incomplete and left out", r->cur_line, name ? name : "unnamed");
 		kernel_drop(r);
 	} else {
@@ -1036,17 +633,7 @@ last_kernel(struct ncu_reader *r)
 	}
 }
 
-/* The program's own exit status, when ncu reports it. */
-static int
-app_error(const struct ncu_reader *r, long *code)
-{
-	const char *t = find_message(r, "error", "The application returned an error code (");
 
-	if (t == NULL)
-		return 0;
-	*code = strtol(strchr(t, '(') + 1, NULL, 10);
-	return 1;
-}
 
 static void
 emit_end(struct ncu_reader *r)
@@ -1055,17 +642,17 @@ emit_end(struct ncu_reader *r)
 	long code;
 
 	if (r->bad_rows)
-		note(r, "%ld CSV row%s not from ncu's table skipped (the first at line %ld)",
+		ncu_rd_note(r, "%ld CSV row%s not from ncu's table skipped (the first at line %ld)",
 		    r->bad_rows, r->bad_rows == 1 ? "" : "s", r->first_bad_line);
 	if (r->l.nuls)
-		note(r, "%ld NUL byte%s dropped", r->l.nuls, r->l.nuls == 1 ? "" : "s");
+		ncu_rd_note(r, "%ld NUL byte%s dropped", r->l.nuls, r->l.nuls == 1 ? "" : "s");
 	printf("],\"kernel_count\":%ld", r->kernels);
 	/* With a timing run (kf-wrap --top) the program's status is that run's,
 	 * kf-ncu's own (run.exit_code): ncu's word on a detailed run, or on an
 	 * attempt of it that failed, is the profiler's. */
-	if (r->timing == NULL && app_error(r, &code)) {
+	if (r->timing == NULL && ncu_rd_app_error(r, &code)) {
 		printf(",\"app_exit_code\":%ld", code);
-		note(r, "the profiled program exited with status %ld (ncu: \"The "
+		ncu_rd_note(r, "the profiled program exited with status %ld (ncu: \"The "
 		    "application returned an error code\"), yet the %ld kernel launch%s "
 		    "profiled before that are complete", code, r->kernels,
 		    r->kernels == 1 ? "" : "es");
@@ -1086,158 +673,6 @@ emit_end(struct ncu_reader *r)
 		    kf_where()[0] ? ": " : "", r->path, r->kernels, r->kernels == 1 ? "" : "es");
 }
 
-/* Failures */
-
-static void
-run_status(struct ncu_reader *r, struct buf *b)
-{
-	const cJSON *run = kf_obj(r->rec, "run");
-	const char *by = kf_str(run, "ended_by");
-	double code = kf_num(run, "exit_code", -1);
-
-	if (by && strcmp(by, "exit") != 0)
-		buf_printf(b, " (the run was ended by %s)", by);
-	else if (code >= 0)
-		buf_printf(b, " (ncu exited with status %.0f)", code);
-}
-
-static int
-fail_known(struct ncu_reader *r, const char *what)
-{
-	const cJSON *run = kf_obj(r->rec, "run");
-	struct buf b = {0};
-	const char *t;
-
-	if ((t = find_message(r, NULL, "ERR_NVGPUCTRPERM")) != NULL) {
-		kf_fail(r->rec, "no_permission", "%s: ncu may not read the GPU performance "
-		    "counters: ==ERROR== %s", what, t);
-		kf_fail_hint(r->rec, "run ncu as root (under sudo -E), or let every user "
-		    "profile: add 'options nvidia NVreg_RestrictProfilingToAdminUsers=0' to a "
-		    "file in /etc/modprobe.d/, then reload the nvidia kernel module (or reboot); "
-		    "see https://developer.nvidia.com/ERR_NVGPUCTRPERM");
-	} else if ((t = find_message(r, "error", "does not exist or is not an executable")) != NULL) {
-		kf_fail(r->rec, "program_not_found", "%s: ncu could not start the program: "
-		    "==ERROR== %s", what, t);
-		kf_fail_hint(r->rec, "check the command: its program must exist and be "
-		    "executable; give ncu an absolute path, or ./NAME for a program in the "
-		    "working directory");
-	} else if (run && kf_num(run, "exit_code", -1) == 127 &&
-	    find_message(r, "error", "") == NULL) {
-		kf_fail(r->rec, "profiler_not_found", "%s: ncu itself was not found (exit "
-		    "status 127)", what);
-		kf_fail_hint(r->rec, "install NVIDIA Nsight Compute and put ncu on PATH, or "
-		    "name the ncu program with kf-wrap's tool option");
-	} else if ((t = find_message(r, "warning", "No kernels were profiled")) != NULL) {
-		const char *child = find_message(r, "warning", "--target-processes all");
-
-		kf_fail(r->rec, "no_kernels", "%s: ncu profiled no kernel: ==WARNING== %s%s%s",
-		    what, t, child ? " ==WARNING== " : "", child ? child : "");
-		kf_fail_hint(r->rec, "check that the program launches CUDA kernels on an "
-		    "NVIDIA GPU; if they run in a child process (python, sh -c, mpirun), add "
-		    "--target-processes all; check kernel filters (--kernel-name, --kernel-id) "
-		    "and --launch-skip/--launch-count");
-	} else if ((t = find_message(r, "error", "")) != NULL) {
-		buf_printf(&b, "%s: ncu reported: ==ERROR== %s", what, t);
-		run_status(r, &b);
-		kf_fail(r->rec, "profiler_error", "%s", b.s);
-		kf_fail_hint(r->rec, "read ncu's message above; the run's stdout and stderr "
-		    "in \"run\" have the rest");
-	} else {
-		return 0;
-	}
-	buf_free(&b);
-	return 1;
-}
-
-/* A --top run whose detailed run left no launch: the failure becomes the
- * detailed run's (data.timing.detailed_run.error) and the timing run's
- * ranking still flows, as data with no launch. */
-static void
-timing_rescue(struct ncu_reader *r)
-{
-	cJSON *e, *data, *timing, *dr;
-
-	if (r->timing == NULL || (e = cJSON_DetachItemFromObjectCaseSensitive(r->rec,
-	    "error")) == NULL)
-		return;
-	data = cJSON_CreateObject();
-	cJSON_AddStringToObject(data, "format", "details");
-	cJSON_AddStringToObject(data, "report", NCU_REPORT);
-	cJSON_AddArrayToObject(data, "kernels");
-	cJSON_AddNumberToObject(data, "kernel_count", 0);
-	cJSON_AddItemToObject(data, "messages", cJSON_Duplicate(r->msgs, 1));
-	cJSON_AddBoolToObject(data, "truncated", 0);
-	cJSON_AddItemToObject(data, "notes", cJSON_Duplicate(r->notes, 1));
-	timing = ncu_timing_data(r->timing, 0, r->msgs);
-	dr = cJSON_GetObjectItemCaseSensitive(timing, "detailed_run");
-	cJSON_AddItemToObject(dr, "error", e);
-	if (!kf_str(dr, "status"))
-		kf_set_str(dr, "status", "failed");
-	cJSON_AddItemToObject(data, "timing", timing);
-	kf_set(r->rec, "data", data);
-}
-
-static void
-fail_no_report(struct ncu_reader *r, const char *dir)
-{
-	struct buf b = {0};
-	char *what = xasprintf("no %s in %s", NCU_REPORT, dir);
-
-	run_messages(r);
-	if (!fail_known(r, what) && !kf_fail_if_stopped(r->rec, "ncu", what)) {
-		buf_puts(&b, what);
-		run_status(r, &b);
-		kf_fail(r->rec, "no_report", "%s", b.s);
-		/* A record that was run needs no advice to run it. */
-		if (kf_obj(r->rec, "run"))
-			kf_fail_hint(r->rec, "ncu ran but wrote no %s: the run's own output "
-			    "(run.stdout, run.stderr) says why", NCU_REPORT);
-		else
-			kf_fail_hint(r->rec, "profile with kf-wrap ncu and kf-run first (ncu "
-			    "writes its report there with --log-file), or point output_dir at a "
-			    "directory that holds %s", NCU_REPORT);
-	}
-	buf_free(&b);
-	free(what);
-}
-
-static void
-fail_no_kernel(struct ncu_reader *r)
-{
-	char *what;
-
-	run_messages(r);
-	if (!r->have_hdr) {
-		what = xasprintf("%s holds no ncu CSV table", r->path);
-		if (!fail_known(r, what) && !kf_fail_if_stopped(r->rec, "ncu", what)) {
-			kf_fail(r->rec, "no_csv", "%s (no header line starting "
-			    "\"ID\",\"Process ID\")%s", what, r->l.no > 0 && !r->l.complete ?
-			    "; it ends mid-line, so it may have been cut off" : "");
-			kf_fail_hint(r->rec, "run ncu with --csv (kf-wrap does), or export a saved "
-			    "report with: ncu -i REPORT.ncu-rep --csv --page details");
-		}
-	} else if (r->truncated) {
-		what = xasprintf("%s is cut off before its first kernel launch is complete "
-		    "(header at line %ld)", r->path, r->hdr_line);
-		if (kf_fail_if_stopped(r->rec, "ncu", what))
-			goto out;
-		kf_fail(r->rec, "truncated", "%s is cut off before its first kernel launch "
-		    "is complete (header at line %ld)", r->path, r->hdr_line);
-		kf_fail_hint(r->rec, "the profiler or the program was probably stopped (a "
-		    "timeout?) or the disk filled up; profile again, with more time");
-	} else {
-		what = xasprintf("%s has a CSV header but no kernel rows", r->path);
-		if (!fail_known(r, what) && !kf_fail_if_stopped(r->rec, "ncu", what)) {
-			kf_fail(r->rec, "no_kernels", "%s", what);
-			kf_fail_hint(r->rec, "check that the program launches CUDA kernels, "
-			    "and ncu's kernel filters (--kernel-name, --launch-skip)");
-		}
-	}
-out:
-	free(what);
-	timing_rescue(r);
-	kf_emit(r->rec);
-}
 
 static void
 rd_free(struct ncu_reader *r)
@@ -1248,7 +683,7 @@ rd_free(struct ncu_reader *r)
 	kf_csvrow_free(&r->row);
 	hdr_free(&r->h);
 	kernel_drop(r);
-	launch_free(&r->lx);
+	ncu_lx_free(&r->lx);
 	buf_free(&r->key);
 	buf_free(&r->cur_key);
 	for (i = 0; i < r->nref; i++)
@@ -1282,8 +717,8 @@ ncu_read(cJSON *rec, const char *dir)
 	r.timing = ncu_timing_open(dir);
 	if (kf_lines_open(&r.l, path) < 0) {
 		if (errno == ENOENT) {
-			fail_no_report(&r, dir);
-			timing_rescue(&r);
+			ncu_rd_fail_no_report(&r, dir);
+			ncu_rd_timing_rescue(&r);
 		} else {
 			kf_fail(rec, "read_error", "cannot open %s: %s", path, strerror(errno));
 			kf_fail_hint(rec, "check the file's permissions");
@@ -1295,15 +730,15 @@ ncu_read(cJSON *rec, const char *dir)
 	r.src = ncu_src_open(dir);
 	err = read_lines(&r);
 	if (err < 0) {
-		note(&r, "reading stopped at line %ld: %s", r.l.no, strerror(errno));
+		ncu_rd_note(&r, "reading stopped at line %ld: %s", r.l.no, strerror(errno));
 		r.truncated = 1;
 	}
 	last_kernel(&r);
 	if (!r.emitting) {
-		fail_no_kernel(&r);
+		ncu_rd_fail_no_kernel(&r);
 		goto out;
 	}
-	run_messages(&r);
+	ncu_rd_run_messages(&r);
 	ncu_raw_close(r.raw, r.notes);
 	ncu_src_close(r.src, r.notes);
 	r.raw = NULL;
@@ -1313,3 +748,4 @@ out:
 	rd_free(&r);
 	free(path);
 }
+
