@@ -93,20 +93,26 @@ move_fd(int fd, int target)
 }
 
 /* In the child, between fork and exec: only async-signal-safe calls. The
- * error pipe carries {where, errno}: where 0 exec, 1 chdir. */
+ * error pipe carries {where, errno}: where 0 exec, 1 chdir. in: standard
+ * input (-1: /dev/null); out, err: standard output and error (-1: left as
+ * they are); session: a session of its own, else a process group. */
 static void __attribute__((noreturn))
-exec_child(char *const argv[], char *const envp[], const char *cwd, int out, int err,
-    int ep)
+exec_child(char *const argv[], char *const envp[], const char *cwd, int in, int out,
+    int err, int session, int ep)
 {
-	int e[2] = {0, 0}, null;
+	int e[2] = {0, 0}, null = -1;
 
-	setsid();
+	if (session)
+		setsid();
+	else
+		setpgid(0, 0);
 	if (!pipe_was_ignored)
 		signal(SIGPIPE, SIG_DFL);
 	sigprocmask(SIG_SETMASK, &orig_mask, NULL);
-	null = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	if (null < 0 || move_fd(null, 0) < 0 || move_fd(out, 1) < 0 ||
-	    move_fd(err, 2) < 0)
+	if (in < 0 && (in = null = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0)
+		goto fail;
+	if (move_fd(in, 0) < 0 || (out >= 0 && move_fd(out, 1) < 0) ||
+	    (err >= 0 && move_fd(err, 2) < 0))
 		goto fail;
 	if (cwd && chdir(cwd) != 0) {
 		e[0] = 1;
@@ -120,6 +126,28 @@ fail:
 	while (write(ep, e, sizeof e) < 0 && errno == EINTR)
 		;
 	_exit(127);
+}
+
+/* The error pipe of a child just forked: 0 when it closed (the exec
+ * worked), else the child reaped, errno set and 1 (chdir) or 0 (exec)
+ * into *where, and -1. */
+static int
+exec_result(pid_t pid, int ep, int *where)
+{
+	int e[2] = {0, 0};
+	ssize_t n;
+
+	do
+		n = read(ep, e, sizeof e);
+	while (n < 0 && errno == EINTR);
+	close(ep);
+	if (n != (ssize_t)sizeof e)
+		return 0;
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	*where = e[0];
+	errno = e[1];
+	return -1;
 }
 
 static void
@@ -136,8 +164,7 @@ int
 kf_spawn(char *const argv[], char *const envp[], const char *cwd, struct kf_child *c)
 {
 	int out[2] = {-1, -1}, err[2] = {-1, -1}, ep[2] = {-1, -1};
-	int e[2] = {0, 0}, saved;
-	ssize_t n;
+	int where = 0, saved;
 	pid_t pid;
 
 	c->pid = -1;
@@ -149,24 +176,18 @@ kf_spawn(char *const argv[], char *const envp[], const char *cwd, struct kf_chil
 	if (pid < 0)
 		goto fail;
 	if (pid == 0)
-		exec_child(argv, envp, cwd, out[1], err[1], ep[1]);
+		exec_child(argv, envp, cwd, -1, out[1], err[1], 1, ep[1]);
 	close(out[1]);
 	close(err[1]);
 	close(ep[1]);
 	out[1] = err[1] = ep[1] = -1;
 	/* The error pipe closes on a successful exec, or carries errno. */
-	do
-		n = read(ep[0], e, sizeof e);
-	while (n < 0 && errno == EINTR);
-	close(ep[0]);
-	ep[0] = -1;
-	if (n == (ssize_t)sizeof e) {
-		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-			;
+	if (exec_result(pid, ep[0], &where) != 0) {
+		saved = errno;
 		close_pair(out);
 		close_pair(err);
-		errno = e[1];
-		return e[0] ? -3 : -1;
+		errno = saved;
+		return where ? -3 : -1;
 	}
 	fcntl(out[0], F_SETFL, O_NONBLOCK);
 	fcntl(err[0], F_SETFL, O_NONBLOCK);
@@ -181,6 +202,29 @@ fail:
 	close_pair(ep);
 	errno = saved;
 	return -2;
+}
+
+pid_t
+kf_spawn_io(char *const argv[], char *const envp[], const int fds[3])
+{
+	int ep[2], where = 0, saved;
+	pid_t pid;
+
+	if (pipe2(ep, O_CLOEXEC) != 0)
+		return -2;
+	if ((pid = fork()) < 0) {
+		saved = errno;
+		close(ep[0]);
+		close(ep[1]);
+		errno = saved;
+		return -2;
+	}
+	if (pid == 0)
+		exec_child(argv, envp, NULL, fds[0], fds[1], fds[2], 0, ep[1]);
+	/* Both sides set the group: no signal can reach it before it is. */
+	setpgid(pid, pid);
+	close(ep[1]);
+	return exec_result(pid, ep[0], &where) != 0 ? -1 : pid;
 }
 
 void

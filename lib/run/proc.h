@@ -39,6 +39,13 @@ struct kf_child {
  * made (pipes, fork); -3 with errno when cwd could not be entered. */
 int kf_spawn(char *const argv[], char *const envp[], const char *cwd, struct kf_child *c);
 void kf_child_close(struct kf_child *c);
+/* Start argv (argv[0] searched in envp's PATH) with the environment envp in
+ * a process group of its own, its standard input, output and error the
+ * descriptors fds[0], fds[1], fds[2] (-1: /dev/null for input; this
+ * process's own for output and error). Its pid; -1 with errno when the
+ * program could not be executed (the child then already reaped); -2 with
+ * errno when no process could be made. */
+pid_t kf_spawn_io(char *const argv[], char *const envp[], const int fds[3]);
 
 
 /* Run argv (kf-run's environment) for its standard output: at most max
