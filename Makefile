@@ -17,7 +17,7 @@ LIBEXECDIR = $(PREFIX)/libexec/kf
 DESTDIR ?=
 
 PROGS = kf-select kf-wrap kf-run kf-read kf-collate kf-feedback kf-report kf kf-mcp
-SCRIPTS = $(filter-out %.so,$(wildcard libexec/kf/*))
+SCRIPTS = $(filter-out %.so %/kf-ncu,$(wildcard libexec/kf/*))
 PIPELINES = $(wildcard pipelines/*)
 COMPLETIONDIR = $(PREFIX)/share/bash-completion/completions
 DATA = $(wildcard share/kf/*)
@@ -65,7 +65,7 @@ INC_top = -Ilib/core -Ilib/stage -Ilib/analysis
 INC_stage = $(INC_top)
 INC_analysis = $(INC_top)
 INC_report = $(INC_top) -Ilib/report
-INC_ncu = $(INC_top)
+INC_ncu = $(INC_top) -Ilib/run
 INC_unitrace = $(INC_top)
 INC_vtune = $(INC_top)
 INC_trace = $(INC_top)
@@ -81,7 +81,15 @@ BINS = $(PROGS:%=$(OUTBIN)/%)
 FLAVOR_STAMP = $(BUILD)/flavor
 $(shell mkdir -p $(BUILD) $(OUTBIN); echo $(FLAVOR) | cmp -s - $(FLAVOR_STAMP) || echo $(FLAVOR) > $(FLAVOR_STAMP))
 
-all: deps-build $(BINS) tracer
+# kf-ncu, kf-wrap ncu's command (lib/ncu/ncu_chain.c and its parts): a
+# program of libexec/kf, beside the helper scripts.
+NCU_CHAIN = $(OUTBIN)/../libexec/kf/kf-ncu
+
+all: deps-build $(BINS) $(NCU_CHAIN) tracer
+
+$(NCU_CHAIN): libexec/kf-ncu.c $(LIBKF) $(LIBHDR) $(FLAVOR_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(INC_bin) -Ilib/ncu $(LDFLAGS) -o $@ $< $(LIBKF) $(LIBS)
 
 # kf's CUPTI tracer (lib/trace/inject), the library CUDA loads into a traced
 # program: built where CUPTI's header is found, skipped (and said) where not.
@@ -159,6 +167,7 @@ install: all
 	cp -f $(BINS) $(DESTDIR)$(BINDIR)/
 	for f in $(DATA); do cp -f $$f $(DESTDIR)$(DATADIR)/; done
 	for f in $(SCRIPTS); do cp -f $$f $(DESTDIR)$(LIBEXECDIR)/; chmod 755 $(DESTDIR)$(LIBEXECDIR)/$${f##*/}; done
+	cp -f $(NCU_CHAIN) $(DESTDIR)$(LIBEXECDIR)/
 	if [ -f $(TRACER) ]; then cp -f $(TRACER) $(DESTDIR)$(LIBEXECDIR)/; fi
 	cp -f $(MAN1) $(DESTDIR)$(MANPREFIX)/man1/
 	cp -f $(MAN7) $(DESTDIR)$(MANPREFIX)/man7/
@@ -171,7 +180,7 @@ uninstall:
 	for p in $(PROGS); do rm -f $(DESTDIR)$(BINDIR)/$$p $(DESTDIR)$(MANPREFIX)/man1/$$p.1; done
 	for f in $(DATA); do rm -f $(DESTDIR)$(DATADIR)/$${f##*/}; done
 	for f in $(SCRIPTS); do rm -f $(DESTDIR)$(LIBEXECDIR)/$${f##*/}; done
-	rm -f $(DESTDIR)$(LIBEXECDIR)/libkftrace.so
+	rm -f $(DESTDIR)$(LIBEXECDIR)/libkftrace.so $(DESTDIR)$(LIBEXECDIR)/kf-ncu
 	rm -f $(DESTDIR)$(MANPREFIX)/man7/kf.7
 	for f in $(PIPELINES); do rm -f $(DESTDIR)$(DATADIR)/pipelines/$${f##*/}; done
 	for p in $(PROGS); do rm -f $(DESTDIR)$(COMPLETIONDIR)/$$p; done
@@ -179,7 +188,7 @@ uninstall:
 	-rmdir $(DESTDIR)$(DATADIR) $(DESTDIR)$(LIBEXECDIR) 2>/dev/null
 
 clean:
-	rm -rf build $(PROGS:%=bin/%) tests/tmp $(TRACER)
+	rm -rf build $(PROGS:%=bin/%) tests/tmp $(TRACER) $(NCU_CHAIN)
 
 .PHONY: all tracer check demo bench examples fuzz install uninstall clean deps-build deps-check lint-man
 .SUFFIXES:

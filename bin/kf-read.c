@@ -100,7 +100,8 @@ main(int argc, char **argv)
 	cJSON *rec;
 	const struct kf_profiler *p = NULL;
 	long select = 0;
-	int c, flags = 0, select_opts = 0;
+	struct buf out = {0};
+	int c, flags = 0, select_opts = 0, st;
 
 	kf_init(argv[0]);
 	kf_opt_init(usage, help);
@@ -144,8 +145,11 @@ main(int argc, char **argv)
 		if (p == NULL || p->select == NULL)
 			kf_usage_error("--select needs --profiler, one that times every "
 			    "launch first (%s)", selecting_profilers());
-		/* What it printed is checked as every other output is. */
-		return p->select(select, argv[optind], flags) | kf_finish();
+		/* What it prints is checked as every other output is. */
+		st = p->select(select, argv[optind], flags, &out);
+		fwrite(out.s ? out.s : "", 1, out.len, stdout);
+		buf_free(&out);
+		return st | kf_finish();
 	}
 	if (select_opts)
 		kf_usage_error("--profiler, --write, --launch-ids and --per-process go with --select");

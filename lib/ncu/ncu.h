@@ -3,11 +3,15 @@
 #ifndef KF_NCU_H
 #define KF_NCU_H
 
+#include "ncu_files.h"
 #include "profiler.h"
 
 kf_wrap_fn ncu_wrap;		/* ncu_wrap.c */
 kf_read_fn ncu_read;		/* ncu_read.c */
 kf_feedback_fn ncu_feedback;	/* ncu_feedback.c */
+/* kf-ncu, kf-wrap ncu's command (libexec/kf/kf-ncu): its main
+ * (ncu_chain.c). */
+int ncu_chain_main(int argc, char **argv);
 
 /* v in unit ("us", "msecond", ...) as nanoseconds into *ns; 0 when the
  * unit is not a time (ncu_timing.c). */
@@ -17,18 +21,6 @@ int ncu_to_ns(const char *unit, double v, double *ns);
 #define NCU_SOL "GPU Speed Of Light Throughput"
 #define NCU_LAUNCH "Launch Statistics"
 #define NCU_OCCUPANCY "Occupancy"
-
-/* The files of kf-wrap ncu --top (libexec/kf/kf-ncu): the timing run's CSV,
- * the same with mangled kernel names (--print-kernel-base mangled), the
- * ranking made of them (or written by another timing source), the choice,
- * the detailed report's details page with mangled names, and kf-ncu's
- * account of the detailed run. */
-#define NCU_TIMING "ncu_timing.csv"
-#define NCU_TIMING_MANGLED "ncu_timing_mangled.csv"
-#define NCU_RANKING "ncu_ranking.json"
-#define NCU_TOP "ncu_top.json"
-#define NCU_REPORT_MANGLED "ncu_report_mangled.csv"
-#define NCU_DETAILED "ncu_detailed.json"
 
 /* kf-read --profiler ncu --select K FILE (profiler.h): the ncu filter
  * arguments for the K kernels with the most GPU time in FILE (a timing

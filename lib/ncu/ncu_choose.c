@@ -68,6 +68,14 @@ function_base(const char *name)
 	return p < end ? xstrndup(p, (size_t)(end - p)) : xstrdup(name);
 }
 
+static int
+pickable(const cJSON *e)
+{
+	const char *key = kf_str(e, "key"), *name = kf_str(e, "name");
+
+	return key && name && !strchr(key, '\n') && !ncu_machinery(name);
+}
+
 /* The k kernels with the most time, machinery left out, into pick. */
 static size_t
 top_pick(const cJSON *rk, size_t k, const cJSON **pick)
@@ -76,14 +84,50 @@ top_pick(const cJSON *rk, size_t k, const cJSON **pick)
 	size_t n = 0;
 
 	cJSON_ArrayForEach(e, kf_arr(rk, "kernels")) {
-		const char *key = kf_str(e, "key"), *name = kf_str(e, "name");
-
 		if (n == k)
 			break;
-		if (key && name && !strchr(key, '\n') && !ncu_machinery(name))
+		if (pickable(e))
 			pick[n++] = e;
 	}
 	return n;
+}
+
+static double
+first_launch(const cJSON *e)
+{
+	double v;
+
+	return kf_str(e, "first_id") && kf_parse_number(kf_str(e, "first_id"), &v) ? v : -1;
+}
+
+/* Up to n spares into spare: the kernels next by time whose first launch
+ * (in the steady state) comes after the first launches of all n chosen.
+ * The detailed run ends the program once as many launches as chosen are
+ * profiled, in launch order: a spare is reached only when a chosen kernel
+ * did not run (the detailed run runs other kernels: shapes, autotuning,
+ * caches), and is then detailed in its place, in the same run. */
+static size_t
+spare_pick(const cJSON *rk, const cJSON **pick, size_t n, const cJSON **spare)
+{
+	const cJSON *e;
+	double last = -1;
+	size_t i, ns = 0, seen = 0;
+
+	for (i = 0; i < n; i++) {
+		if (first_launch(pick[i]) < 0)
+			return 0;
+		if (first_launch(pick[i]) > last)
+			last = first_launch(pick[i]);
+	}
+	cJSON_ArrayForEach(e, kf_arr(rk, "kernels")) {
+		if (ns == n)
+			break;
+		if (!pickable(e) || seen++ < n)
+			continue;
+		if (first_launch(e) > last)
+			spare[ns++] = e;
+	}
+	return ns;
 }
 
 /* ncu's arguments that profile the chosen kernels, one a line, into out;
@@ -106,8 +150,8 @@ top_pick(const cJSON *rk, size_t k, const cJSON **pick)
  * the same 3). With per_process the filter is for an attach to one
  * process of the program (kf-ncu holds each): one launch of each kernel. */
 static void
-top_filter(const cJSON *rk, const cJSON **pick, size_t n, int per_process, struct buf *out,
-    long *count)
+top_filter(const cJSON *rk, const cJSON **pick, size_t n, const cJSON **spare, size_t ns,
+    int per_process, struct buf *out, long *count)
 {
 	const char *id = kf_str(rk, "identity");
 	struct buf re = {0};
@@ -115,18 +159,21 @@ top_filter(const cJSON *rk, const cJSON **pick, size_t n, int per_process, struc
 	int mangled = id && strcmp(id, "mangled") == 0;
 
 	*count = 0;
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n + ns; i++) {
+		const cJSON *e = i < n ? pick[i] : spare[i - n];
+
 		buf_puts(&re, i > 0 ? "|" : "");
 		if (mangled) {
-			regex_quote(&re, kf_str(pick[i], "key"));
+			regex_quote(&re, kf_str(e, "key"));
 		} else {
-			char *f = function_base(kf_str(pick[i], "name"));
+			char *f = function_base(kf_str(e, "name"));
 
 			regex_quote(&re, f);	/* too many if two share it: the run just goes on */
 			free(f);
 		}
-		*count += per_process || (long)kf_num(pick[i], "process_count", 1) <= 0 ? 1 :
-		    (long)kf_num(pick[i], "process_count", 1);
+		if (i < n)
+			*count += per_process || (long)kf_num(e, "process_count", 1) <= 0 ? 1 :
+			    (long)kf_num(e, "process_count", 1);
 	}
 	buf_printf(out, "--kernel-name-base\n%s\n", mangled ? "mangled" : "function");
 	if (strchr(re.s, ':')) {
@@ -141,8 +188,8 @@ top_filter(const cJSON *rk, const cJSON **pick, size_t n, int per_process, struc
 }
 
 static cJSON *
-top_json(const cJSON *rk, const cJSON **pick, size_t n, long k, const struct buf *filter,
-    long count)
+top_json(const cJSON *rk, const cJSON **pick, size_t n, const cJSON **spare, size_t ns, long k,
+    const struct buf *filter, long count)
 {
 	cJSON *o = cJSON_CreateObject(), *a, *b;
 	const char *p, *e;
@@ -155,6 +202,12 @@ top_json(const cJSON *rk, const cJSON **pick, size_t n, long k, const struct buf
 	for (i = 0; i < n; i++) {
 		cJSON_AddItemToArray(a, cJSON_CreateString(kf_str(pick[i], "name")));
 		cJSON_AddItemToArray(b, cJSON_CreateString(kf_str(pick[i], "key")));
+	}
+	a = cJSON_AddArrayToObject(o, "spares");
+	b = cJSON_AddArrayToObject(o, "spare_keys");
+	for (i = 0; i < ns; i++) {
+		cJSON_AddItemToArray(a, cJSON_CreateString(kf_str(spare[i], "name")));
+		cJSON_AddItemToArray(b, cJSON_CreateString(kf_str(spare[i], "key")));
 	}
 	if (count >= 0)
 		cJSON_AddNumberToObject(o, "launch_count", (double)count);
@@ -195,22 +248,32 @@ write_beside(const char *path, const char *name, const cJSON *o)
 /* What kf-read --select prints: the filter, or the first launch's ID of each. */
 static int
 select_out(const cJSON *rk, const cJSON **pick, size_t n, long k, const char *path,
-    int flags, int from_csv)
+    int flags, int from_csv, struct buf *out)
 {
 	struct buf filter = {0};
-	size_t i;
+	const cJSON **spare = xcalloc(n + 1, sizeof *spare);
+	size_t i, ns;
 	long count;
 	int st = 0;
 
 	if (flags & KF_SELECT_IDS) {
 		for (i = 0; i < n; i++)
 			if (kf_str(pick[i], "first_id"))
-				printf("%s\n", kf_str(pick[i], "first_id"));
+				buf_printf(out, "%s\n", kf_str(pick[i], "first_id"));
+		free(spare);
 		return 0;
 	}
-	top_filter(rk, pick, n, (flags & KF_SELECT_PER_PROCESS) != 0, &filter, &count);
+	ns = spare_pick(rk, pick, n, spare);
+	top_filter(rk, pick, n, spare, ns, (flags & KF_SELECT_PER_PROCESS) != 0, &filter, &count);
+	if (count < 0) {
+		/* no --kill: every launch the filter selects is profiled */
+		ns = 0;
+		buf_reset(&filter);
+		top_filter(rk, pick, n, spare, 0, (flags & KF_SELECT_PER_PROCESS) != 0, &filter,
+		    &count);
+	}
 	if (flags & KF_SELECT_WRITE) {
-		cJSON *top = top_json(rk, pick, n, k, &filter, count);
+		cJSON *top = top_json(rk, pick, n, spare, ns, k, &filter, count);
 
 		if (from_csv && write_beside(path, NCU_RANKING, rk) != 0)
 			st = 1;
@@ -218,13 +281,14 @@ select_out(const cJSON *rk, const cJSON **pick, size_t n, long k, const char *pa
 			st = 1;
 		cJSON_Delete(top);
 	}
-	fwrite(filter.s, 1, filter.len, stdout);
+	buf_add(out, filter.s, filter.len);
 	buf_free(&filter);
+	free(spare);
 	return st;
 }
 
 int
-ncu_select(long k, const char *path, int flags)
+ncu_select(long k, const char *path, int flags, struct buf *out)
 {
 	int from_csv = !kf_endswith(path, ".json"), st = 0;
 	cJSON *rk = from_csv ? ncu_ranking_csv(path) : ncu_ranking_load(path);
@@ -242,7 +306,7 @@ ncu_select(long k, const char *path, int flags)
 		    kf_num(rk, "kernel_count", 0));
 		st = 1;
 	} else {
-		st = select_out(rk, pick, n, k, path, flags, from_csv);
+		st = select_out(rk, pick, n, k, path, flags, from_csv, out);
 	}
 	free(pick);
 	cJSON_Delete(rk);

@@ -13,9 +13,8 @@
 
 #include "buf.h"
 #include "feedback.h"
+#include "ncu_files.h"
 
-#define NCU_RAW_PAGE "ncu_raw.csv"
-#define NCU_SOURCE_PAGE "ncu_source.csv"
 
 /* The raw page: NULL when dir has no ncu_raw.csv. */
 struct ncu_raw *ncu_raw_open(const char *dir);

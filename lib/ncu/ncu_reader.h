@@ -15,8 +15,7 @@
 #include "csvrow.h"
 #include "lines.h"
 #include "map.h"
-
-#define NCU_REPORT "ncu_report.csv"
+#include "ncu_files.h"
 
 enum col {
 	C_ID, C_PID, C_PNAME, C_HOST, C_NAME, C_TIME, C_CONTEXT, C_STREAM,

@@ -18,6 +18,8 @@
 
 #include <cJSON.h>
 
+#include "buf.h"
+
 struct kf_fb;
 /* A kf-wrap option that only some profiler takes (ncu's --top, unitrace's
  * --no-timeline): its descriptor lists it, kf-wrap parses and documents it
@@ -84,17 +86,28 @@ typedef void kf_read_fn(cJSON *rec, const char *dir);
  * order) into a new "collated" object. NULL after kf_fail(out, ...). */
 typedef cJSON *kf_collate_fn(cJSON *out, cJSON *const *passes, int n);
 
-/* kf-read --select K FILE (kf-wrap --top's helper): print the filter
- * arguments, one a line, that detail one launch of each of the K kernels
- * with the most GPU time in FILE, a timing run's output. Nothing is
- * written beside FILE (a reader does not write its input) unless
- * KF_SELECT_WRITE: then the choice, and what it was made from, for the run
- * that owns the folder (kf-ncu); with KF_SELECT_IDS print instead the ID of
- * each one's first launch; with KF_SELECT_PER_PROCESS the filter for one
- * process of the program (an ncu --mode attach to each): its launch count
- * is one a chosen kernel. 0, or 1 after a message. */
+/* kf-read --select K FILE, and kf-wrap --top's choice (made in kf-ncu
+ * itself): the filter arguments, one a line, into out, that detail one
+ * launch of each of the K kernels with the most GPU time in FILE, a timing
+ * run's output. Nothing is written beside FILE (a reader does not write
+ * its input) unless KF_SELECT_WRITE: then the choice, and what it was made
+ * from, for the run that owns the folder (kf-ncu); with KF_SELECT_IDS
+ * instead the ID of each one's first launch, one a line; with
+ * KF_SELECT_PER_PROCESS the filter for one process of the program (an ncu
+ * --mode attach to each): its launch count is one a chosen kernel. 0, or
+ * 1 after a message. */
+/* The timing run's launches in ncu's form, one row a launch (ncu
+ * --metrics gpu__time_duration.sum --csv), and the same with mangled kernel
+ * names: what a timing source writes beside itself for ncu's selector, and
+ * what kf-read reads in an output directory of ncu --top. */
+#define KF_TIMING_CSV "ncu_timing.csv"
+#define KF_TIMING_MANGLED_CSV "ncu_timing_mangled.csv"
+/* A column of theirs that ncu's own have not: "in" or "out" of the
+ * program's own profiler range (cudaProfilerStart/Stop), "" for a process
+ * without one. */
+#define KF_RANGE_COL "KF Profiler Range"
 enum { KF_SELECT_WRITE = 1, KF_SELECT_IDS = 2, KF_SELECT_PER_PROCESS = 4 };
-typedef int kf_select_fn(long k, const char *file, int flags);
+typedef int kf_select_fn(long k, const char *file, int flags, struct buf *out);
 
 /* kf-feedback: add the sections and the analysis for a collated record. */
 typedef void kf_feedback_fn(const cJSON *rec, struct kf_fb *fb);

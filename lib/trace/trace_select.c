@@ -21,9 +21,8 @@
 #include "record.h"
 #include "trace.h"
 
-/* The names lib/ncu/ncu.h gives them (NCU_TIMING, NCU_TIMING_MANGLED). */
-#define TIMING_CSV "ncu_timing.csv"
-#define TIMING_MANGLED_CSV "ncu_timing_mangled.csv"
+#define TIMING_CSV KF_TIMING_CSV
+#define TIMING_MANGLED_CSV KF_TIMING_MANGLED_CSV
 
 struct launch_in_file {
 	const struct trace_kernel *k;
@@ -50,20 +49,25 @@ csv_field(FILE *out, const char *s, int last)
 	fputs(last ? "\"\n" : "\",", out);
 }
 
+/* With ranges (a process of the program had its own profiler range), a
+ * last column, RANGE_COL: "in" or "out" of its process's range, "" for a
+ * process without one. */
 static int
-write_csv(const char *path, const char *from, const struct launch_in_file *l, size_t n, int mangled)
+write_csv(const char *path, const char *from, const struct launch_in_file *l, size_t n, int mangled,
+    int ranges)
 {
 	FILE *out = fopen(path, "w");
 	size_t i;
 	char b[3][96];
-	int ok;
+	int ok, in;
 
 	if (out == NULL)
 		return -1;
 	fprintf(out, "==KF== timing from kf trace (CUPTI), %s\n", from);
 	fputs("\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"Context\","
 	    "\"Stream\",\"Block Size\",\"Grid Size\",\"Device\",\"CC\",\"Section Name\","
-	    "\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n", out);
+	    "\"Metric Name\",\"Metric Unit\",\"Metric Value\"", out);
+	fputs(ranges ? ",\"" KF_RANGE_COL "\"\n" : "\n", out);
 	for (i = 0; i < n; i++) {
 		const struct trace_kernel *k = l[i].k;
 		const struct trace_name *nm = &l[i].f->names[k->name];
@@ -74,7 +78,9 @@ write_csv(const char *path, const char *from, const struct launch_in_file *l, si
 		snprintf(b[1], sizeof b[1], "(%d, %d, %d)", k->grid[0], k->grid[1], k->grid[2]);
 		snprintf(b[2], sizeof b[2], "%lld", (long long)(k->end - k->start));
 		fprintf(out, "\"\",\"%u\",\"%s\",\"%s\",\"%u\",\"\",\"Command line profiler metrics\","
-		    "\"gpu__time_duration.sum\",\"ns\",\"%s\"\n", k->stream, b[0], b[1], k->device, b[2]);
+		    "\"gpu__time_duration.sum\",\"ns\",\"%s\"", k->stream, b[0], b[1], k->device, b[2]);
+		in = ranges ? trace_in_range(l[i].f, k) : -1;
+		fputs(in < 0 ? (ranges ? ",\"\"\n" : "\n") : in ? ",\"in\"\n" : ",\"out\"\n", out);
 	}
 	ok = !ferror(out);
 	if (fclose(out) != 0)
@@ -103,8 +109,10 @@ timing_csvs(const char *dir, const char *up, struct trace_file *const *f, size_t
 	struct launch_in_file *l = NULL;
 	size_t n = 0, cap = 0, i, j;
 	char *mangled;
-	int st = 0;
+	int st = 0, ranges = 0;
 
+	for (i = 0; i < nf; i++)
+		ranges |= f[i]->nr > 0;
 	for (i = 0; i < nf; i++)
 		for (j = 0; j < f[i]->nk; j++) {
 			KF_GROW(l, n, cap, 1024);
@@ -115,10 +123,10 @@ timing_csvs(const char *dir, const char *up, struct trace_file *const *f, size_t
 		kf_sort(l, n, sizeof *l, cmp_launch);
 	*csv = kf_path_join(up, TIMING_CSV);
 	mangled = kf_path_join(up, TIMING_MANGLED_CSV);
-	if (write_csv(*csv, dir, l, n, 0) != 0) {
+	if (write_csv(*csv, dir, l, n, 0, ranges) != 0) {
 		kf_warn("cannot write %s:", *csv);
 		st = -1;
-	} else if (write_csv(mangled, dir, l, n, 1) != 0) {
+	} else if (write_csv(mangled, dir, l, n, 1, ranges) != 0) {
 		kf_warn("cannot write %s:", mangled);
 		st = -1;
 	}
@@ -160,7 +168,7 @@ scratch_remove(char *t)
 }
 
 int
-trace_select(long k, const char *dir, int flags)
+trace_select(long k, const char *dir, int flags, struct buf *out)
 {
 	const struct kf_profiler *ncu = kf_profiler_find("ncu");
 	struct trace_file **f;
@@ -186,7 +194,7 @@ trace_select(long k, const char *dir, int flags)
 		kf_warn("no ncu selector to choose the kernels");
 	else if ((up = flags & KF_SELECT_WRITE ? parent(dir) : (tmp = scratch())) != NULL &&
 	    timing_csvs(dir, up, f, n, &csv) == 0)
-		st = ncu->select(k, csv, flags);
+		st = ncu->select(k, csv, flags, out);
 	if (up != tmp)
 		free(up);
 	scratch_remove(tmp);

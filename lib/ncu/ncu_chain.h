@@ -1,0 +1,160 @@
+/* kf: kf-ncu, the chain of runs behind kf-wrap ncu (libexec/kf/kf-ncu,
+ * man kf-wrap(1)): the timing run (the program under kf's tracer, or ncu's
+ * timing run), the choice (ncu_choose.c, in this process), the detailed
+ * run (held by ncu --mode launch beside the timing run and attached to, one
+ * attach a process, or after it), the exports of its report's pages, and
+ * its account (ncu_detailed.json, ncu_timings.json). Split by what each
+ * part does:
+ *   ncu_chain.c   the arguments, the timing run, the choice, XLA's flags
+ *   ncu_detail.c  the detailed run: held and attached, or after the timing
+ *                 run, under its limit; the account of it
+ *   ncu_export.c  the pages exported side by side, a report a process
+ *                 joined, kf-wrap ncu --import
+ *   ncu_proc.c    the processes: started, passed on, waited on, ended
+ *   ncu_ports.c   the TCP ports the held program listens on
+ * Not for use outside lib/ncu.
+ *
+ * Ownership: struct ncu_chain is kf-ncu's, for the whole run; every string
+ * and array in it is its own, freed by ncu_chain_free. */
+#ifndef KF_NCU_CHAIN_H
+#define KF_NCU_CHAIN_H
+
+#include <cJSON.h>
+
+#include "buf.h"
+#include "env.h"
+
+#define NCU_NPORTS 8		/* ports held for one program: one a process */
+
+struct ncu_chain {
+	const char *ncu, *dir, *select;
+	long top;
+	char **targs, **dargs, **cmd;	/* into argv: not owned */
+	int ntargs, ndargs, ncmd;
+
+	struct kf_env env;	/* what every program started from now on gets */
+	struct buf sel;		/* the detailed run's filter, one argument a line */
+	int timing_st;		/* the timing run's status: the program's own */
+	long timing_s;		/* its whole seconds */
+	const char *timed_by;	/* "ncu", "trace" */
+	int traced, procs;
+
+	int held;		/* the held program (ncu --mode launch): a handle, or -1 */
+	int port;		/* the first of its NCU_NPORTS ports */
+	char *port_lock;	/* the directory that claims them, or NULL */
+
+	int phase_detail;	/* in the detailed run: a stop is accounted */
+	int attached;		/* the held program was attached to */
+	int attached_procs, parts, timed_out, st;
+	long limit;
+	double detail_start;
+	cJSON *attempts;
+	char *xla_res, *held_xla, *xla_add;
+	const char *xla_mem;
+
+	double t0;		/* when kf-ncu started */
+	cJSON *timings;		/* seconds by part, and ncu's replay passes */
+};
+
+/* ncu_chain.c */
+/* A path in the output directory (name may hold a printf format). */
+char *ncu_out_path(const struct ncu_chain *c, const char *name);
+/* path is a regular file with something in it. */
+int ncu_file_nonempty(const char *path);
+/* ncu's argv: NCU, the words of pre (NULL-terminated), the filter's words
+ * when with_sel, the TIMING_ARGs (args 't') or DETAIL_ARGs ('d'), then the
+ * command (with_cmd). The strings are borrowed; the array is the caller's. */
+char **ncu_argv(const struct ncu_chain *c, const char *const *pre, int with_sel, int args,
+    int with_cmd);
+/* NAME is set (NAME or NAME=VALUE) in the program's XLA_FLAGS. */
+int ncu_xla_set(const struct ncu_chain *c, const char *name);
+/* Add seconds to the timings' member name. */
+void ncu_time_add(struct ncu_chain *c, const char *name, double seconds);
+/* A stop signal came: the detailed run accounted as stopped where it was
+ * running, every process of the chain ended, its ports let go; exits. */
+void ncu_chain_stopped(struct ncu_chain *c) __attribute__((noreturn));
+
+/* ncu_detail.c */
+/* The held program: ncu --mode launch on the claimed ports (the command
+ * alone), its output into NCU_LAUNCH_LOG; 0, or -1 when it could not be
+ * started. */
+int ncu_held_start(struct ncu_chain *c, int maxc);
+/* Its end, its output printed, its ports let go, and why (NULL: nothing)
+ * on standard error. */
+void ncu_held_stop(struct ncu_chain *c, const char *why);
+/* The detailed run of --top; c->st its status. */
+void ncu_detail_top(struct ncu_chain *c);
+/* The detailed run of TOP 0 under a sweep's GPU lock, held until the lock
+ * is had: 0 with c->st the program's status, or -1 when it is to run
+ * unheld (nothing of it printed). */
+int ncu_held_run(struct ncu_chain *c);
+/* ncu's run of the program with the filter and the DETAIL_ARGs, waited
+ * for (up to limit seconds when limit > 0: then c->timed_out); stdin: the
+ * descriptor for its standard input (-1: none). Its status. */
+int ncu_detail_run(struct ncu_chain *c, int stdin_fd, long limit);
+/* NCU_DETAILED: what the detailed run did. */
+void ncu_detail_account(struct ncu_chain *c, const char *status, int code);
+/* The detailed run left a report (one, or one a process). */
+int ncu_have_report(const struct ncu_chain *c);
+
+/* ncu_export.c */
+/* The pages of the detailed report (or of each process's, joined); 0, or
+ * the status to exit with when its details page did not export. */
+int ncu_export_report(struct ncu_chain *c);
+/* The timing run's details page, by name and by mangled name; 0 or the
+ * status of the export that failed. */
+int ncu_export_timing(struct ncu_chain *c);
+/* kf-wrap ncu --import: NCU DIR SELECT REPORT. */
+int ncu_import_main(int argc, char **argv);
+
+/* ncu_proc.c: handles of started processes */
+int ncu_proc_init(void);
+/* Start argv with env (NULL: this process's environment); fds as
+ * kf_spawn_io's (in -1: /dev/null; out, err -1: ours); pass_on: its
+ * standard output goes through a pipe of ours, passed on to our standard
+ * output and read for ncu's replay passes. A handle; a program that could
+ * not be executed is a handle already ended with status 127 (not found)
+ * or 126, after a message. */
+int ncu_proc_start(char *const argv[], const struct kf_env *env, int in, int out, int err,
+    int pass_on);
+/* 1 when h has ended, 0 at the deadline (a kf_now() time), -1 when a stop
+ * signal came. */
+int ncu_proc_wait(int h, double deadline);
+int ncu_proc_done(int h);
+/* Its status as a shell gives it: the exit status, or 128 + the signal. */
+int ncu_proc_status(int h);
+/* End h's process group and every process under it: TERM, then KILL
+ * after 5 s; reaped. */
+void ncu_proc_end(int h);
+/* End every process still running. */
+void ncu_proc_end_all(void);
+/* Sleep; -1 when a stop signal came. */
+int ncu_proc_sleep(double seconds);
+/* The stop signal that came (TERM, INT, HUP), or 0. */
+int ncu_proc_stopped(void);
+/* Bytes onto our standard output, whole. */
+void ncu_out(const char *s, size_t n);
+/* A file onto our standard output, read for replay passes as it goes. */
+void ncu_out_file(const char *path);
+/* ncu's "==PROF== Profiling ... - N passes" lines seen: launches and passes. */
+void ncu_proc_passes(long *launches, long *passes);
+/* The GPU's lock of a sweep (KF_NCU_GPU_LOCK): 0 once held (or when there
+ * is none), -1 when a stop signal came first; *waited: the seconds. */
+int ncu_gpu_lock(double *waited);
+void ncu_gpu_unlock(void);
+int ncu_gpu_locked(void);
+
+/* ncu_ports.c */
+/* /proc/net/tcp can be read. */
+int ncu_ports_readable(void);
+/* How many TCP ports of lo..hi have a socket of the machine (listening:
+ * only those that listen), the first max of them into ports in order;
+ * -1 when /proc/net/tcp cannot be read. */
+int ncu_ports_used(int lo, int hi, int listening, int *ports, int max);
+/* A block of NCU_NPORTS ports in 50000-57999 that no socket uses, claimed
+ * against other runs of kf-ncu on the machine: 0, c->port and c->port_lock
+ * set; -1 when 16 tries found none. */
+int ncu_ports_claim(struct ncu_chain *c);
+void ncu_ports_release(struct ncu_chain *c);
+
+#endif

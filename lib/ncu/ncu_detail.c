@@ -1,0 +1,515 @@
+/* kf-ncu's detailed run. Most of a run under ncu is the program's start
+ * before its first CUDA call (ResNet-50 on the H200: 11.5 s of 17.7). ncu
+ * --mode launch starts the program and holds it at that call, with no GPU
+ * work, until ncu --mode attach connects to it on its port. So with the
+ * tracer the detailed run is launched as the timing run starts, and ncu
+ * attaches with the chosen filters when it ends, once to each process the
+ * timing run traced: ncu holds each process of the program at its first
+ * CUDA call on its own port (two workers on the H200: 22.4 s against 9.6 s
+ * alone, and 34.2 s with the detailed run after the timing run; one attach
+ * for both found one process). It is run after the timing run, as without
+ * the tracer, when the timing run traced more than NCU_NPORTS processes,
+ * when the held program ends or fails to reach CUDA in time, when ncu
+ * cannot attach, with KF_NCU_OVERLAP=0, where /proc/net/tcp does not say
+ * which ports listen, and with DETAIL_ARGs that decide how ncu starts the
+ * program (--replay-mode, --target-processes, --mode, ports). The held
+ * program has no standard input (the timing run has it), and its output is
+ * printed once it ends.
+ *
+ * With --top the detailed run is bounded (KF_NCU_DETAIL_TIMEOUT, else twice
+ * the timing run's seconds plus 120): a run that hangs (XLA's autotuning
+ * under ncu printed "Failed to prepare kernel for profiling" and never
+ * ended) must not take the timing run with it.
+ *
+ * Under a sweep's late GPU lock (KF_NCU_GPU_LOCK, the lock file of the
+ * job's GPU, set by pipelines/kf-gpu-lock -l) each profiled run holds it,
+ * from its start, or its attach, to the end of the program: not the held
+ * program's start-up, nor ncu's writing of the report, nor the exports. */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "err.h"
+#include "mem.h"
+#include "ncu.h"
+#include "ncu_chain.h"
+#include "num.h"
+#include "path.h"
+#include "proc.h"
+#include "record.h"
+
+#define POLL 0.02		/* seconds between looks at the ports */
+#define KILL_WAIT 10.0		/* for the program ncu ends after --kill */
+#define HELD_MAXC "2"		/* --max-connections of one process's port */
+
+
+int
+ncu_have_report(const struct ncu_chain *c)
+{
+	char *p = ncu_out_path(c, NCU_REPORT_REP NCU_REP_EXT);
+	int ok = kf_is_file(p) || c->parts > 0;
+
+	free(p);
+	return ok;
+}
+
+int
+ncu_held_start(struct ncu_chain *c, int top_path)
+{
+	char port[16], maxc[16], *log = ncu_out_path(c, NCU_LAUNCH_LOG), **argv;
+	const char *pre[] = { "--mode", "launch", "--port", port, "--max-connections", maxc,
+		top_path ? "--target-processes" : NULL, "all", NULL };
+	struct kf_env env = {0};
+	int fd;
+
+	snprintf(port, sizeof port, "%d", c->port);
+	snprintf(maxc, sizeof maxc, "%s", top_path ? "8" : HELD_MAXC);
+	if ((fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666)) < 0) {
+		kf_warn("cannot write %s:", log);
+		free(log);
+		ncu_ports_release(c);
+		return -1;
+	}
+	kf_env_build(&env, c->env.v, NULL);
+	if (top_path) {
+		const char *own = getenv("XLA_FLAGS");
+
+		if (c->held_xla) {
+			char *v = own && *own ? xasprintf("%s %s", own, c->held_xla) :
+			    xstrdup(c->held_xla);
+
+			kf_env_set(&env, "XLA_FLAGS", v);
+			free(v);
+		}
+		if (!getenv("XLA_PYTHON_CLIENT_PREALLOCATE"))
+			kf_env_set(&env, "XLA_PYTHON_CLIENT_PREALLOCATE", "false");
+	}
+	argv = ncu_argv(c, pre, 0, 0, 1);
+	c->held = ncu_proc_start(argv, &env, -1, fd, fd, 0);
+	close(fd);
+	free(argv);
+	kf_env_free(&env);
+	free(log);
+	return 0;
+}
+
+void
+ncu_held_stop(struct ncu_chain *c, const char *why)
+{
+	char *log;
+
+	if (c->held < 0)
+		return;
+	ncu_proc_end(c->held);
+	c->held = -1;
+	log = ncu_out_path(c, NCU_LAUNCH_LOG);
+	ncu_out_file(log);
+	unlink(log);
+	free(log);
+	ncu_ports_release(c);
+	if (why && *why)
+		fprintf(stderr, "kf-ncu: %s\n", why);
+}
+
+/* The held program let go, nothing of it printed (held_run's fallback). */
+static void
+held_drop(struct ncu_chain *c)
+{
+	char *p;
+
+	if (c->held >= 0)
+		ncu_proc_end(c->held);
+	c->held = -1;
+	ncu_gpu_unlock();
+	p = ncu_out_path(c, NCU_LAUNCH_LOG);
+	unlink(p);
+	free(p);
+	p = ncu_out_path(c, NCU_REPORT_REP NCU_REP_EXT);
+	unlink(p);
+	free(p);
+	ncu_ports_release(c);
+}
+
+static void
+attempt_failed(struct ncu_chain *c, const char *status, int code)
+{
+	cJSON *a = cJSON_CreateObject();
+
+	cJSON_AddBoolToObject(a, "overlapped", 1);
+	cJSON_AddStringToObject(a, "status", status);
+	cJSON_AddNumberToObject(a, "exit_code", code);
+	cJSON_AddNumberToObject(a, "seconds", (double)lround(kf_now() - c->detail_start));
+	cJSON_AddItemToArray(c->attempts, a);
+}
+
+void
+ncu_detail_account(struct ncu_chain *c, const char *status, int code)
+{
+	cJSON *o = cJSON_CreateObject();
+	const char *xa = NULL;
+	char *p = ncu_out_path(c, NCU_DETAILED), *text;
+	FILE *f;
+
+	if (c->xla_add && strstr(c->xla_add, "--xla_gpu_load_autotune_results_from="))
+		xa = "loaded";
+	else if (c->xla_add && (strcmp(c->xla_add, "--xla_gpu_autotune_level=0") == 0 ||
+	    strstr(c->xla_add, "--xla_gpu_autotune_level=0 ") ||
+	    kf_endswith(c->xla_add, " --xla_gpu_autotune_level=0")))
+		xa = "off";
+	cJSON_AddStringToObject(o, "status", status);
+	cJSON_AddNumberToObject(o, "exit_code", code);
+	cJSON_AddNumberToObject(o, "seconds", (double)lround(kf_now() - c->detail_start));
+	cJSON_AddNumberToObject(o, "limit_s", (double)c->limit);
+	cJSON_AddNumberToObject(o, "timing_s", (double)c->timing_s);
+	cJSON_AddBoolToObject(o, "report", ncu_have_report(c));
+	cJSON_AddBoolToObject(o, "overlapped", c->attached);
+	cJSON_AddNumberToObject(o, "attached_processes", c->attached_procs);
+	cJSON_AddNumberToObject(o, "timing_exit_code", c->timing_st);
+	cJSON_AddStringToObject(o, "timing", c->timed_by);
+	cJSON_AddItemToObject(o, "attempts", cJSON_Duplicate(c->attempts, 1));
+	cJSON_AddItemToObject(o, "xla_flags_added", c->xla_add ?
+	    cJSON_CreateString(c->xla_add) : cJSON_CreateNull());
+	cJSON_AddItemToObject(o, "xla_autotune", xa ? cJSON_CreateString(xa) : cJSON_CreateNull());
+	cJSON_AddItemToObject(o, "xla_env_added", c->xla_mem ?
+	    cJSON_CreateString(c->xla_mem) : cJSON_CreateNull());
+	text = cJSON_PrintUnformatted(o);
+	if ((f = fopen(p, "w")) == NULL || fprintf(f, "%s\n", text) < 0 || fclose(f) != 0)
+		kf_warn("cannot write %s:", p);
+	free(text);
+	free(p);
+	cJSON_Delete(o);
+}
+
+int
+ncu_detail_run(struct ncu_chain *c, int stdin_fd, long limit)
+{
+	char *out = ncu_out_path(c, NCU_REPORT_REP), **argv;
+	const char *pre[] = { "-o", out, "-f", "--import-source", "yes", NULL };
+	double t, waited;
+	int h, got;
+
+	argv = ncu_argv(c, pre, 1, 'd', 1);
+	if (ncu_gpu_lock(&waited) != 0)
+		ncu_chain_stopped(c);
+	ncu_time_add(c, "gpu_wait_s", waited);
+	t = kf_now();
+	h = ncu_proc_start(argv, &c->env, stdin_fd, -1, -1, 1);
+	got = ncu_proc_wait(h, limit > 0 ? t + (double)limit : INFINITY);
+	if (got < 0)
+		ncu_chain_stopped(c);
+	if (got == 0) {
+		c->timed_out = 1;
+		ncu_proc_end(h);
+	}
+	ncu_gpu_unlock();
+	ncu_time_add(c, "detailed_s", kf_now() - t);
+	free(argv);
+	free(out);
+	return ncu_proc_status(h);
+}
+
+/* One ncu --mode attach to the process held on port, its report out. */
+static int
+attach_start(struct ncu_chain *c, int port, const char *out, const struct buf *asel)
+{
+	char p[16], **argv = NULL, *s;
+	const char *pre[] = { "--mode", "attach", "--hostname", "127.0.0.1", "--port", p,
+		"--max-connections", HELD_MAXC, "-o", out, "-f", "--import-source", "yes", NULL };
+	size_t n = 0, cap = 0, i;
+	int h;
+
+	snprintf(p, sizeof p, "%d", port);
+	KF_GROW(argv, n + 1, cap, 64);
+	argv[n++] = (char *)c->ncu;
+	for (i = 0; pre[i]; i++) {
+		KF_GROW(argv, n + 1, cap, 64);
+		argv[n++] = (char *)pre[i];
+	}
+	for (s = asel->s; s && s < asel->s + asel->len; s += strlen(s) + 1) {
+		KF_GROW(argv, n + 1, cap, 64);
+		argv[n++] = s;
+	}
+	for (i = 0; i < (size_t)c->ndargs; i++) {
+		KF_GROW(argv, n + 1, cap, 64);
+		argv[n++] = c->dargs[i];
+	}
+	KF_GROW(argv, n + 1, cap, 64);
+	argv[n] = NULL;
+	h = ncu_proc_start(argv, &c->env, -1, -1, -1, 1);
+	free(argv);
+	return h;
+}
+
+/* The choice for one process at a time: one launch of each chosen kernel
+ * (ncu_top.json's ranking, NCU_RANKING). 0, or -1. */
+static int
+per_process_sel(struct ncu_chain *c, struct buf *asel)
+{
+	char *rk = ncu_out_path(c, NCU_RANKING);
+	size_t i;
+	int st = ncu_select(c->top, rk, KF_SELECT_PER_PROCESS, asel);
+
+	free(rk);
+	if (st != 0)
+		return -1;
+	while (asel->len && asel->s[asel->len - 1] == '\n')
+		asel->len--;
+	for (i = 0; i < asel->len; i++)
+		if (asel->s[i] == '\n')
+			asel->s[i] = '\0';
+	if (asel->s)
+		asel->s[asel->len] = '\0';
+	return 0;
+}
+
+/* The detailed run on the held program: one attach for each of the
+ * c->procs processes the timing run traced, each started once its process
+ * listens on its port (it may still be starting: up to the timing run's
+ * seconds plus 30 more), all under the detailed run's limit and the GPU's
+ * lock. One process's attach writes DIR/report; with several, each writes
+ * DIR/report.K (K from 1, in the order their processes reached CUDA) with
+ * per-process filters, and c->parts is set to their number: their pages
+ * are joined (ncu_export.c). c->attached is set for an attached run that
+ * left a report or was stopped at the limit; else the program is let go,
+ * and the detailed run comes after. */
+static void
+attach_detail(struct ncu_chain *c)
+{
+	int hs[NCU_NPORTS], ports[NCU_NPORTS], n = 0, np, i, j, reports = 0, st = 0, fst = 0;
+	long wmax = c->timing_s + 30 < c->limit ? c->timing_s + 30 : c->limit;
+	struct buf asel = {0};
+	char why[160] = "", *out;
+	double start, deadline, waited, first = 0, held_end = 0;
+	int seen[NCU_NPORTS] = {0}, ok_sel = 1;
+
+	if (ncu_gpu_lock(&waited) != 0)
+		ncu_chain_stopped(c);
+	ncu_time_add(c, "gpu_wait_s", waited);
+	c->attached = 1;
+	start = kf_now();
+	deadline = start + (double)c->limit;
+	if (c->procs > 1) {
+		if (per_process_sel(c, &asel) != 0) {
+			snprintf(why, sizeof why, "the choice for one process of the program "
+			    "(--per-process) chose nothing");
+			ok_sel = 0;
+		}
+	} else if (c->sel.len) {
+		buf_add(&asel, c->sel.s, c->sel.len + 1);
+		asel.len = c->sel.len;
+	}
+	while (ok_sel) {
+		np = ncu_ports_used(c->port, c->port + NCU_NPORTS - 1, 1, ports, NCU_NPORTS);
+		for (i = 0; i < np && i < NCU_NPORTS; i++) {
+			j = ports[i] - c->port;
+			if (seen[j])
+				continue;
+			seen[j] = 1;
+			out = n == 0 && c->procs <= 1 ? ncu_out_path(c, NCU_REPORT_REP) :
+			    xasprintf("%s/%s.%d", c->dir, NCU_REPORT_REP, n + 1);
+			if (n == 0)
+				first = kf_now();
+			hs[n++] = attach_start(c, ports[i], out, &asel);
+			free(out);
+		}
+		if (n >= c->procs || n >= NCU_NPORTS)
+			break;
+		if (ncu_proc_done(c->held)) {
+			snprintf(why, sizeof why, "the held program ended first");
+			break;
+		}
+		if (kf_now() - start >= (double)wmax) {
+			snprintf(why, sizeof why, "no other listened within %ld s of the timing "
+			    "run's end", wmax);
+			break;
+		}
+		if (kf_now() >= deadline)
+			break;
+		if (ncu_proc_sleep(POLL) != 0)
+			ncu_chain_stopped(c);
+	}
+	if (n > 0)
+		ncu_time_add(c, "listen_wait_s", first - start);
+	/* The attaches, to their end or the limit; the GPU is let go once the
+	 * program has ended. */
+	for (i = 0; i < n; i++) {
+		while (!ncu_proc_done(hs[i]) && kf_now() < deadline) {
+			int got = ncu_proc_wait(hs[i], kf_now() + 0.1 < deadline ? kf_now() + 0.1 : deadline);
+
+			if (got < 0)
+				ncu_chain_stopped(c);
+			if (held_end == 0 && ncu_proc_done(c->held)) {
+				held_end = kf_now();
+				ncu_gpu_unlock();
+			}
+		}
+		if (!ncu_proc_done(hs[i]))
+			c->timed_out = 1;
+	}
+	if (ncu_proc_done(c->held) && held_end == 0)
+		held_end = kf_now();
+	if (n == 0 && ok_sel && kf_now() >= deadline)
+		c->timed_out = 1;
+	if (c->timed_out) {
+		for (i = 0; i < n; i++)
+			ncu_proc_end(hs[i]);
+		ncu_proc_end(c->held);
+	}
+	ncu_gpu_unlock();
+	if (n > 0) {
+		ncu_time_add(c, "detailed_s", kf_now() - first);
+		if (held_end > 0)
+			ncu_time_add(c, "program_under_ncu_s", held_end - first);
+	}
+	buf_free(&asel);
+	/* st: the first attach's status of those that left a report; fst: of
+	 * those that did not */
+	for (i = 0; i < n; i++) {
+		int k = ncu_proc_done(hs[i]) ? ncu_proc_status(hs[i]) : 143;
+		char *rep = c->procs <= 1 ? ncu_out_path(c, NCU_REPORT_REP NCU_REP_EXT) :
+		    xasprintf("%s/%s.%d%s", c->dir, NCU_REPORT_REP, i + 1, NCU_REP_EXT);
+
+		if (kf_is_file(rep)) {
+			reports++;
+			if (st == 0)
+				st = k;
+		} else if (fst == 0) {
+			fst = k;
+		}
+		free(rep);
+	}
+	c->st = st;
+	if (n == 0 && !c->timed_out) {
+		struct buf b = {0};
+
+		c->attached = 0;
+		if (strstr(why, "ended"))
+			buf_puts(&b, "the program held for ncu ended before it reached CUDA; the "
+			    "detailed run comes after the timing run");
+		else if (strstr(why, "chose"))
+			buf_printf(&b, "%s; the detailed run comes after the timing run", why);
+		else
+			buf_printf(&b, "the program held for ncu did not reach CUDA within %ld s of "
+			    "the timing run's end; the detailed run comes after it", wmax);
+		ncu_held_stop(c, b.s);
+		buf_free(&b);
+		return;
+	}
+	c->attached_procs = reports;
+	if (c->procs > 1 && reports > 0)
+		c->parts = n;
+	if (c->timed_out) {
+		ncu_held_stop(c, NULL);
+	} else if (reports > 0) {
+		/* ncu ends the program once the chosen launches are profiled
+		 * (--kill): it is given 10 s to go. */
+		if (ncu_proc_wait(c->held, kf_now() + KILL_WAIT) < 0)
+			ncu_chain_stopped(c);
+		ncu_held_stop(c, NULL);
+		if (n < c->procs)
+			fprintf(stderr, "kf-ncu: %d of the %d processes the timing run traced reached "
+			    "CUDA in the held run (%s); the details are of those\n", n, c->procs, why);
+		if (reports < n)
+			fprintf(stderr, "kf-ncu: ncu's attach to %d of the %d processes held for it "
+			    "left no report; the details are of the other %d\n", n - reports, n,
+			    reports);
+	} else {
+		char *w = xasprintf("ncu's detailed run of the program held for it failed (status "
+		    "%d) and left no report; it is run again after the timing run", fst);
+
+		c->attached = 0;
+		c->attached_procs = 0;
+		c->parts = 0;
+		attempt_failed(c, "failed", fst);
+		ncu_held_stop(c, w);
+		free(w);
+	}
+}
+
+void
+ncu_detail_top(struct ncu_chain *c)
+{
+	const char *lim = getenv("KF_NCU_DETAIL_TIMEOUT");
+
+	c->limit = 2 * c->timing_s + 120;
+	if (lim && *lim && strspn(lim, "0123456789") == strlen(lim))
+		c->limit = strtol(lim, NULL, 10);
+	c->phase_detail = 1;
+	if (c->held >= 0)
+		attach_detail(c);
+	if (!c->attached && !c->timed_out)
+		c->st = ncu_detail_run(c, -1, c->limit);
+	c->phase_detail = 0;
+	if (c->timed_out) {
+		fprintf(stderr, "kf-ncu: the detailed run was stopped after %ld s "
+		    "(KF_NCU_DETAIL_TIMEOUT): the timing run's ranking is kept\n", c->limit);
+		ncu_detail_account(c, "timeout", c->st);
+	} else if (c->st != 0 || !ncu_have_report(c)) {
+		ncu_detail_account(c, "failed", c->st);
+	} else {
+		ncu_detail_account(c, "ok", 0);
+	}
+}
+
+int
+ncu_held_run(struct ncu_chain *c)
+{
+	char *out, *rep;
+	double t, waited, attach_at, held_end = 0;
+	int a, got, dummy;
+
+	if (ncu_ports_claim(c) != 0)
+		return -1;
+	t = kf_now();
+	if (ncu_held_start(c, 0) != 0)
+		return -1;
+	while (ncu_ports_used(c->port, c->port + 1, 1, &dummy, 1) <= 0) {
+		if (ncu_proc_done(c->held)) {
+			held_drop(c);
+			return -1;
+		}
+		if (ncu_proc_sleep(POLL) != 0)
+			ncu_chain_stopped(c);
+	}
+	ncu_time_add(c, "startup_s", kf_now() - t);
+	if (ncu_gpu_lock(&waited) != 0)
+		ncu_chain_stopped(c);
+	ncu_time_add(c, "gpu_wait_s", waited);
+	out = ncu_out_path(c, NCU_REPORT_REP);
+	attach_at = kf_now();
+	a = attach_start(c, c->port, out, &c->sel);
+	free(out);
+	/* The GPU is let go once the program has ended: ncu's writing of the
+	 * report runs beside the next job's profiling. */
+	while ((got = ncu_proc_wait(a, kf_now() + 0.1)) == 0)
+		if (held_end == 0 && ncu_proc_done(c->held)) {
+			held_end = kf_now();
+			ncu_gpu_unlock();
+		}
+	if (got < 0)
+		ncu_chain_stopped(c);
+	rep = ncu_out_path(c, NCU_REPORT_REP NCU_REP_EXT);
+	if (!kf_is_file(rep)) {
+		free(rep);
+		held_drop(c);
+		fprintf(stderr, "kf-ncu: ncu could not attach to the program held for it; it runs "
+		    "again under ncu\n");
+		return -1;
+	}
+	free(rep);
+	if (ncu_proc_wait(c->held, INFINITY) < 0)
+		ncu_chain_stopped(c);
+	if (held_end == 0)
+		held_end = kf_now();
+	ncu_gpu_unlock();
+	ncu_time_add(c, "program_under_ncu_s", held_end - attach_at);
+	ncu_time_add(c, "detailed_s", kf_now() - attach_at);
+	c->st = ncu_proc_status(c->held);
+	ncu_held_stop(c, NULL);
+	return 0;
+}
