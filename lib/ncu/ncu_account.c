@@ -40,6 +40,22 @@ ident_launch(void *arg, const struct trow *r)
 		e->val = xstrdup(r->name);
 }
 
+cJSON *
+ncu_timings_load(const char *dir)
+{
+	char *p = kf_path_join(dir, NCU_TIMINGS);
+	int saved = errno;
+	cJSON *o = ncu_json_load(p);
+
+	free(p);
+	errno = saved;
+	if (o && !cJSON_IsObject(o)) {
+		cJSON_Delete(o);
+		o = NULL;
+	}
+	return o;
+}
+
 struct ncu_timing *
 ncu_timing_open(const char *dir)
 {
@@ -143,8 +159,16 @@ chosen(const struct ncu_timing *t, const cJSON *e)
 	    in_list(kf_arr(t->top, "chosen"), kf_str(e, "name"));
 }
 
+/* Whether ranking kernel e was a spare: detailed where a chosen one did
+ * not run (ncu_top.json's spare_keys). */
+static int
+spare(const struct ncu_timing *t, const cJSON *e)
+{
+	return in_list(kf_arr(t->top, "spare_keys"), kf_str(e, "key"));
+}
+
 static cJSON *
-timing_kernels(const struct ncu_timing *t, cJSON *missing)
+timing_kernels(const struct ncu_timing *t, cJSON *missing, cJSON *spares)
 {
 	cJSON *a = cJSON_CreateArray(), *e;
 	int mangled = strcmp(kf_str(t->rank, "identity") ? kf_str(t->rank, "identity") : "",
@@ -177,6 +201,10 @@ timing_kernels(const struct ncu_timing *t, cJSON *missing)
 			cJSON_AddBoolToObject(o, "chosen", c);
 			if (c && !det)
 				cJSON_AddItemToArray(missing, cJSON_CreateString(name));
+			if (!c && det && spare(t, e)) {
+				cJSON_AddBoolToObject(o, "spare", 1);
+				cJSON_AddItemToArray(spares, cJSON_CreateString(name));
+			}
 		}
 		if (procs)
 			cJSON_AddItemToObject(o, "processes", cJSON_Duplicate(
@@ -193,7 +221,7 @@ cJSON *
 ncu_timing_data(struct ncu_timing *t, long profiled, const cJSON *msgs)
 {
 	const cJSON *m;
-	cJSON *o, *notes, *missing = cJSON_CreateArray(), *run;
+	cJSON *o, *notes, *missing = cJSON_CreateArray(), *spares = cJSON_CreateArray(), *run;
 	double bad = kf_num(t->rank, "bad_rows", 0), n = kf_num(t->rank, "kernel_count", 0);
 
 	o = cJSON_CreateObject();
@@ -204,10 +232,15 @@ ncu_timing_data(struct ncu_timing *t, long profiled, const cJSON *msgs)
 	cJSON_AddNumberToObject(o, "kernel_count", n);
 	cJSON_AddNumberToObject(o, "total_ns", kf_num(t->rank, "total_ns", 0));
 	cJSON_AddNumberToObject(o, "process_count", kf_num(t->rank, "process_count", 1));
+	if (kf_str(t->rank, "steady_state"))
+		cJSON_AddStringToObject(o, "steady_state", kf_str(t->rank, "steady_state"));
 	if (kf_obj(t->rank, "autotuning"))
 		cJSON_AddItemToObject(o, "autotuning",
 		    cJSON_Duplicate(kf_obj(t->rank, "autotuning"), 1));
-	cJSON_AddItemToObject(o, "kernels", timing_kernels(t, missing));
+	if (kf_arr(t->rank, "set_aside"))
+		cJSON_AddItemToObject(o, "set_aside",
+		    cJSON_Duplicate(kf_arr(t->rank, "set_aside"), 1));
+	cJSON_AddItemToObject(o, "kernels", timing_kernels(t, missing, spares));
 	if (t->top) {
 		cJSON_AddNumberToObject(o, "top", kf_num(t->top, "top", 0));
 		cJSON_AddItemToObject(o, "chosen", cJSON_Duplicate(kf_arr(t->top, "chosen"), 1));
@@ -215,6 +248,11 @@ ncu_timing_data(struct ncu_timing *t, long profiled, const cJSON *msgs)
 	} else {
 		cJSON_Delete(missing);
 	}
+	/* the kernels next by time detailed in the place of chosen ones */
+	if (cJSON_GetArraySize(spares) > 0)
+		cJSON_AddItemToObject(o, "spares_detailed", spares);
+	else
+		cJSON_Delete(spares);
 	run = t->run ? cJSON_Duplicate(t->run, 1) : cJSON_CreateObject();
 	kf_set_num(run, "profiled", (double)profiled);
 	/* ncu's own words: its first error, else that the program under it

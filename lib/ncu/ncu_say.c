@@ -47,35 +47,37 @@ signame_of(double n)
 	return s ? s : "a signal";
 }
 
-/* A note when most of the timing run's GPU time is XLA's autotuning (the
- * machinery table's XLA entries): the kernels ranked after it are largely
- * the autotuner's candidates, unless its runs of them were told apart
- * (tune_launch). Measured on the H200 with a Flax CNN: 99.7%
- * of 9.72 s in DelayKernel, and with XLA_FLAGS=--xla_gpu_autotune_level=0
- * 175 launches, the convolutions 92% of 13.8 ms. */
+/* A note when most of the timing run's GPU time came before its steady
+ * state (XLA's autotuning, an autotuner's timed runs between cache
+ * flushes: ncu_steady.c), or is XLA's autotuning in a ranking of before.
+ * Measured on the H200 with a Flax CNN: 99.5% of 135 ms in XLA's
+ * autotuning, the 5 steps' 135 launches after it. */
 void
 ncu_xla_note(struct kf_fb *fb, const struct kf_rank *rank)
 {
-	const struct kf_rank_ent *cand;
+	const struct kf_rank_ent *warm = kf_rank_find(rank, TUNE_NAME, NULL);
 	double share = 0;
 	size_t i;
 
+	if (warm == NULL)
+		warm = kf_rank_find(rank, BENCH_NAME, NULL);
 	for (i = 0; i < rank->n; i++)
-		if (rank->v[i].machine && strcmp(rank->v[i].machine->framework, "XLA") == 0)
+		if (rank->v[i].machine && (rank->v[i].machine == (warm ? warm->machine : NULL) ||
+		    strcmp(rank->v[i].machine->framework, "XLA") == 0))
 			share += rank->v[i].share;
 	if (share < 50)
 		return;
-	if ((cand = kf_rank_find(rank, TUNE_NAME, NULL)) != NULL)
-		kf_fb_add(fb, FB_KEY, "Note: %.1f%% of the timing run's GPU time is XLA's "
-		    "autotuning (set aside above, with the %ld launches between its own that "
-		    "were its timed runs of candidate kernels), so the kernels ranked are "
-		    "those of the program's steps.", share, cand->launches);
+	if (warm)
+		kf_fb_add(fb, FB_KEY, "Note: %.1f%% of the timing run's GPU time came before "
+		    "its steady state (%s, set aside above: %ld launches, the autotuner's timed "
+		    "runs of candidates among them), so the kernels ranked are those the "
+		    "program ran after it, which the detailed run repeats.", share,
+		    strcmp(warm->machine->framework, "XLA") == 0 ? "XLA's autotuning" :
+		    "autotuning timed between cache flushes", warm->launches);
 	else
 		kf_fb_add(fb, FB_KEY, "Note: %.1f%% of the timing run's GPU time is XLA's "
-		    "autotuning (set aside above), so the kernels ranked are mostly the "
-		    "autotuner's candidates, not the program's steps: profile with "
-		    "XLA_FLAGS=--xla_gpu_autotune_level=0 in the program's environment "
-		    "(kf-wrap(1), JAX and XLA).", share);
+		    "autotuning (set aside above), so the kernels ranked after it may be the "
+		    "autotuner's candidates, not the program's steps.", share);
 }
 
 /* A note when the detailed run of what looks like an XLA program (XLA's
@@ -83,10 +85,11 @@ ncu_xla_note(struct kf_fb *fb, const struct kf_rank *rank)
  * failed. Measured on the H200 (ncu 2025.3.1) with a Flax CNN: the
  * detailed run crashed (SIGSEGV) with XLA's command buffers (CUDA graphs)
  * on, with or without autotuning, and with --replay-mode application; with
- * XLA_FLAGS=--xla_gpu_enable_command_buffer= it profiled the three chosen
- * convolutions. */
+ * command buffers off and the timing run's autotuning results loaded (what
+ * kf-ncu gives a detailed run of XLA's kernels) it profiled the three
+ * chosen convolutions. */
 static void
-xla_crash_note(struct kf_fb *fb, const struct kf_rank *rank)
+xla_crash_note(struct kf_fb *fb, const struct kf_rank *rank, const cJSON *run)
 {
 	size_t i;
 	int xla = 0;
@@ -94,13 +97,18 @@ xla_crash_note(struct kf_fb *fb, const struct kf_rank *rank)
 	for (i = 0; i < rank->n && !xla; i++)
 		xla = (rank->v[i].machine && strcmp(rank->v[i].machine->framework, "XLA") == 0) ||
 		    strstr(rank->v[i].name, "_fusion") != NULL;
-	if (xla)
+	if (!xla)
+		return;
+	if (kf_str(run, "xla_flags_added"))
+		kf_fb_add(fb, FB_KEY, "Note: its kernels are XLA's (JAX, TensorFlow), and the "
+		    "detailed run ran with XLA_FLAGS+=\"%s\" already (kf-wrap(1), JAX and XLA).",
+		    kf_str(run, "xla_flags_added"));
+	else
 		kf_fb_add(fb, FB_KEY, "Note: its kernels are XLA's (JAX, TensorFlow). ncu's "
 		    "detailed run of an XLA program crashed on an H200 while XLA replayed its "
-		    "steps as CUDA graphs (command buffers), and ran when they were off: profile "
-		    "with XLA_FLAGS=\"--xla_gpu_enable_command_buffer= "
-		    "--xla_gpu_autotune_level=0\" in the program's environment (kf-wrap(1), "
-		    "JAX and XLA).");
+		    "steps as CUDA graphs (command buffers), and ran when they were off and the "
+		    "timing run's autotuning results loaded, which kf's detailed run does "
+		    "(kf-wrap(1), JAX and XLA).");
 }
 
 /* What the detailed run did, when it did not end well: "was stopped after
@@ -195,21 +203,40 @@ retried_say(struct kf_fb *fb, const cJSON *t)
 }
 
 /* "A timing run measured all N kernel launches (T of GPU time in K
- * kernels", and what one of them is when XLA's autotuning runs were told
- * apart (tune_launch). */
+ * kernels", and what the launches set aside from its steady state are
+ * (ncu_steady.c), or, in a record of before, XLA's timed runs of
+ * candidates. */
 static void
 timing_head(struct buf *b, const cJSON *t)
 {
-	const cJSON *at = kf_obj(t, "autotuning");
+	const cJSON *at = kf_obj(t, "autotuning"), *e;
+	const char *n;
 
 	buf_printf(b, "A timing run measured all %.0f kernel launches (", kf_num(t, "launches", 0));
 	kf_fmt_ns(b, kf_num(t, "total_ns", 0));
 	buf_printf(b, " of GPU time in %.0f kernels", kf_num(t, "kernel_count", 0));
-	if (at)
+	if (at && !kf_arr(t, "set_aside")) {
 		buf_printf(b, ", one of them \"%s\": %.0f launches of %.0f kernels between "
 		    "launches of XLA's autotuner, its timed runs of candidates",
 		    kf_str(at, "name") ? kf_str(at, "name") : "XLA autotuning",
 		    kf_num(at, "launches", 0), kf_num(at, "kernel_count", 0));
+		return;
+	}
+	cJSON_ArrayForEach(e, kf_arr(t, "set_aside")) {
+		if ((n = kf_str(e, "name")) == NULL)
+			continue;
+		buf_printf(b, ", one of them \"%s\": %.0f launches of %.0f kernel%s", n,
+		    kf_num(e, "launches", 0), kf_num(e, "kernel_count", 0),
+		    kf_num(e, "kernel_count", 0) == 1 ? "" : "s");
+		if (strcmp(n, TUNE_NAME) == 0)
+			buf_puts(b, " up to the last launch of XLA's autotuner, its timed runs of "
+			    "candidates among them");
+		else if (strcmp(n, BENCH_NAME) == 0)
+			buf_puts(b, " up to the last change of candidate among timed runs between "
+			    "cache flushes, an autotuner's");
+		else if (strcmp(n, OUTSIDE_NAME) == 0)
+			buf_puts(b, " outside the program's own profiler range");
+	}
 }
 
 void
@@ -269,7 +296,18 @@ ncu_timing_say(struct kf_fb *fb, const cJSON *data, size_t nl)
 		buf_puts(&b, s);
 		free(s);
 	}
-	if (n > 0) {
+	n = 0;
+	cJSON_ArrayForEach(c, kf_arr(t, "spares_detailed")) {
+		char *s = kf_kernel_short(c->valuestring, 60);
+
+		buf_puts(&b, n++ ? "; " : b.len ? ". In their place the same run detailed the "
+		    "next kernels by GPU time that ran after them: " : "Note: a chosen kernel did "
+		    "not run first, and the same run detailed in its place the next kernel by "
+		    "GPU time: ");
+		buf_puts(&b, s);
+		free(s);
+	}
+	if (b.len) {
 		buf_putc(&b, '.');
 		kf_fb_add_buf(fb, FB_KEY, &b);
 	}
@@ -358,7 +396,7 @@ ncu_timing_only(struct kf_fb *fb, const cJSON *data)
 	}
 	ncu_xla_note(fb, &rank);
 	if (st && strcmp(st, "ok") != 0)
-		xla_crash_note(fb, &rank);
+		xla_crash_note(fb, &rank, kf_obj(t, "detailed_run"));
 	kf_rank_text(&rank, &b, fb->opt->top);
 	kf_fb_add_buf(fb, FB_RANK, &b);
 	kf_set_str(fb->analysis, "status", "no_details");

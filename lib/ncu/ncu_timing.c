@@ -35,7 +35,6 @@
 #define MAX_ROW_LINES 64
 #define MAX_PROCS 16		/* processes listed for one kernel */
 #define MAX_CONFIGS 8		/* launch configurations listed for one kernel */
-#define TUNE_GAP 8		/* launches: see tune_launch */
 
 /* v in unit ("us", "msecond", ...) as nanoseconds into *ns; 0 when the
  * unit is not a time. */
@@ -63,7 +62,7 @@ timing_hdr(struct timing_rd *t)
 	size_t i;
 
 	t->c_pid = t->c_name = t->c_block = t->c_grid = t->c_sec = t->c_metric = -1;
-	t->c_unit = t->c_value = t->c_raw = -1;
+	t->c_unit = t->c_value = t->c_raw = t->c_range = -1;
 	t->c_id = 0;
 	for (i = 0; i < t->row.n; i++) {
 		const char *f = kf_csvrow_field(&t->row, i, NULL);
@@ -75,7 +74,8 @@ timing_hdr(struct timing_rd *t)
 		    strcmp(f, "Metric Name") == 0 ? &t->c_metric :
 		    strcmp(f, "Metric Unit") == 0 ? &t->c_unit :
 		    strcmp(f, "Metric Value") == 0 ? &t->c_value :
-		    strcmp(f, "gpu__time_duration.sum") == 0 ? &t->c_raw : NULL;
+		    strcmp(f, "gpu__time_duration.sum") == 0 ? &t->c_raw :
+		    strcmp(f, KF_RANGE_COL) == 0 ? &t->c_range : NULL;
 
 		if (c && *c < 0)
 			*c = (long)i;
@@ -124,6 +124,7 @@ row_call(struct timing_rd *t, const char *name, double ns)
 	r.pid = col(t, t->c_pid) ? col(t, t->c_pid) : "";
 	r.block = col(t, t->c_block) ? col(t, t->c_block) : "";
 	r.grid = col(t, t->c_grid) ? col(t, t->c_grid) : "";
+	r.range = col(t, t->c_range);
 	r.ns = ns;
 	t->fn(t->arg, &r);
 	t->launches++;
@@ -233,7 +234,7 @@ struct tcount {
 	double ns;
 };
 
-struct tk {			/* one kernel of the timing run */
+struct tk {			/* one kernel of the timing run, or launches set aside */
 	char *key;		/* its mangled name, or the name the CSV shows */
 	char *name;		/* the name the (demangled) CSV shows */
 	char *first;		/* its first launch's ID */
@@ -243,28 +244,15 @@ struct tk {			/* one kernel of the timing run */
 	double short_ns;
 	size_t order;
 	struct kf_map pids, cfgs;	/* process ID, "block grid": struct tcount */
-};
-
-/* A launch held back by tune_launch: its row, copied. */
-struct held {
-	char *id, *name, *pid, *block, *grid;
-	double ns;
-	long pos;
-};
-
-struct tune {			/* tune_launch's state for one process */
-	long pos;		/* its launches so far */
-	long last;		/* the position of its last autotuner launch, or -1 */
-	struct held q[TUNE_GAP];
-	size_t nq;
+	struct kf_map inner;	/* set aside: the kernels it holds */
 };
 
 struct build {
 	struct kf_map bykey;	/* key: index + 1 */
 	struct kf_map byfirst;	/* first launch's ID: index + 1 */
 	struct kf_map pids;	/* every process: struct tcount */
-	struct kf_map tunes;	/* process ID: struct tune */
-	struct kf_map tuned;	/* the kernels of TUNE_NAME's launches */
+	struct kf_map firsts;	/* key: the ID of its first launch, set aside or not */
+	struct ncu_steady *steady;
 	struct tk *v;
 	size_t n, cap;
 	double total;
@@ -301,21 +289,23 @@ counts_free(struct kf_map *m)
 	kf_map_free(m);
 }
 
-/* A launch into the ranking: into its kernel's entry, or with cand into
- * the one entry of XLA's autotuning candidates (TUNE_NAME, machinery). */
+/* A launch into the ranking: into its kernel's entry, or into the entry
+ * aside (its name) where the steady state puts it. */
 static void
-build_add(struct build *b, const struct trow *r, int cand)
+build_add(struct build *b, const struct trow *r, const char *aside)
 {
-	const char *key = cand ? TUNE_NAME : r->name;
+	const char *key = aside ? aside : r->name;
 	size_t i = (size_t)kf_map_get(&b->bykey, key);
 	struct tk *k;
 	char *cfg;
 	int created;
+	struct kf_map_ent *e;
 
 	if (strchr(r->name, '\n'))
 		return;		/* cannot be one filter argument, nor a key */
-	if (cand)
-		kf_map_slot(&b->tuned, r->name, &created);
+	e = kf_map_slot(&b->firsts, r->name, &created);
+	if (created)
+		e->val = xstrdup(r->id);
 	if (i == 0) {
 		if (b->n == b->cap) {
 			b->cap = b->cap ? 2 * b->cap : 64;
@@ -324,7 +314,7 @@ build_add(struct build *b, const struct trow *r, int cand)
 		k = &b->v[b->n];
 		memset(k, 0, sizeof *k);
 		k->key = xstrdup(key);
-		k->name = cand ? xstrdup(TUNE_NAME) : NULL;
+		k->name = aside ? xstrdup(aside) : NULL;
 		k->first = xstrdup(r->id);
 		k->order = b->n;
 		i = ++b->n;
@@ -332,6 +322,8 @@ build_add(struct build *b, const struct trow *r, int cand)
 		kf_map_slot(&b->byfirst, r->id, &created)->val = (void *)i;
 	}
 	k = &b->v[i - 1];
+	if (aside)
+		kf_map_slot(&k->inner, r->name, &created);
 	k->launches++;
 	k->ns += r->ns;
 	if (r->ns < KF_SHORT_LAUNCH_NS) {
@@ -346,95 +338,20 @@ build_add(struct build *b, const struct trow *r, int cand)
 	count_add(&b->pids, r->pid, r->ns);
 }
 
+/* The first pass: where each process's steady state begins. */
 static void
-held_free(struct held *h)
+steady_launch(void *arg, const struct trow *r)
 {
-	free(h->id);
-	free(h->name);
-	free(h->pid);
-	free(h->block);
-	free(h->grid);
+	ncu_steady_see(((struct build *)arg)->steady, r);
 }
 
+/* The second: each launch into the ranking. */
 static void
-held_add(struct build *b, struct held *h, int cand)
-{
-	struct trow r = { h->id, h->name, h->pid, h->block, h->grid, h->ns };
-
-	build_add(b, &r, cand);
-	held_free(h);
-}
-
-/* XLA's autotuner (machinery.tsv's XLA rows: its delay kernel, redzone
- * checks, buffer fills and comparisons) times each candidate kernel
- * between launches of its own, in the same process: on the H200 a Flax
- * CNN's convolutions, each candidate with 1 to 3 launches of buffer
- * conversions between 4 to 6 redzone checks, a delay kernel and the
- * comparisons, 5 to 21 runs a candidate. Those runs are not the program's
- * steps (a run that loads the autotuning results never makes them), so a
- * launch with an autotuner launch at most TUNE_GAP launches before it and
- * another at most TUNE_GAP after it, in its process, goes to TUNE_NAME, one
- * entry of machinery, instead of its kernel: the kernels chosen to detail
- * are those the steps ran. A launch that follows an autotuner launch is held
- * until the next one comes or TUNE_GAP launches pass; build_flush ends the
- * wait. */
-static void
-tune_launch(void *arg, const struct trow *r)
+build_launch(void *arg, const struct trow *r)
 {
 	struct build *b = arg;
-	const struct kf_machine *m = kf_machinery_find(r->name);
-	int created;
-	struct kf_map_ent *e = kf_map_slot(&b->tunes, r->pid, &created);
-	struct tune *t;
-	struct held *h;
-	size_t i;
 
-	if (e->val == NULL) {
-		e->val = xcalloc(1, sizeof *t);
-		((struct tune *)e->val)->last = -1;
-	}
-	t = e->val;
-	while (t->nq > 0 && t->pos - t->q[0].pos > TUNE_GAP) {
-		held_add(b, &t->q[0], 0);
-		memmove(&t->q[0], &t->q[1], --t->nq * sizeof t->q[0]);
-	}
-	if (m && strcmp(m->framework, "XLA") == 0) {
-		for (i = 0; i < t->nq; i++)
-			held_add(b, &t->q[i], 1);
-		t->nq = 0;
-		t->last = t->pos;
-		build_add(b, r, 0);
-	} else if (t->last >= 0 && t->pos - t->last <= TUNE_GAP && t->nq < TUNE_GAP) {
-		h = &t->q[t->nq++];
-		h->id = xstrdup(r->id);
-		h->name = xstrdup(r->name);
-		h->pid = xstrdup(r->pid);
-		h->block = xstrdup(r->block);
-		h->grid = xstrdup(r->grid);
-		h->ns = r->ns;
-		h->pos = t->pos;
-	} else {
-		build_add(b, r, 0);
-	}
-	t->pos++;
-}
-
-/* The launches tune_launch still holds: no autotuner launch came after
- * them. */
-static void
-build_flush(struct build *b)
-{
-	size_t i, j;
-
-	for (i = 0; i < b->tunes.cap; i++) {
-		struct tune *t = b->tunes.ent[i].key ? b->tunes.ent[i].val : NULL;
-
-		if (t == NULL)
-			continue;
-		for (j = 0; j < t->nq; j++)
-			held_add(b, &t->q[j], 0);
-		t->nq = 0;
-	}
+	build_add(b, r, ncu_steady_entry(b->steady, r));
 }
 
 /* From the demangled export of the same report: each kernel's name, from
@@ -512,9 +429,10 @@ counts_json(const struct kf_map *m, const char *keyname, size_t max, int cfg)
 }
 
 static cJSON *
-tk_json(const struct tk *k, double total)
+tk_json(const struct build *b, const struct tk *k, double total)
 {
 	cJSON *o = cJSON_CreateObject();
+	const char *any = kf_map_get(&b->firsts, k->key);
 
 	cJSON_AddStringToObject(o, "key", k->key);
 	cJSON_AddStringToObject(o, "name", k->name ? k->name : k->key);
@@ -524,6 +442,9 @@ tk_json(const struct tk *k, double total)
 	cJSON_AddNumberToObject(o, "short_launches", (double)k->nshort);
 	cJSON_AddNumberToObject(o, "short_ns", k->short_ns);
 	cJSON_AddStringToObject(o, "first_id", k->first);
+	/* its first launch of all, when one was set aside before it */
+	if (any && strcmp(any, k->first) != 0)
+		cJSON_AddStringToObject(o, "first_any_id", any);
 	cJSON_AddNumberToObject(o, "process_count", (double)k->pids.n);
 	cJSON_AddItemToObject(o, "processes", counts_json(&k->pids, "pid", MAX_PROCS, 0));
 	cJSON_AddNumberToObject(o, "config_count", (double)k->cfgs.n);
@@ -542,21 +463,57 @@ build_free(struct build *b)
 		free(b->v[i].first);
 		counts_free(&b->v[i].pids);
 		counts_free(&b->v[i].cfgs);
+		kf_map_free(&b->v[i].inner);
 	}
 	free(b->v);
 	kf_map_free(&b->bykey);
 	kf_map_free(&b->byfirst);
 	counts_free(&b->pids);
-	for (i = 0; i < b->tunes.cap; i++) {
-		struct tune *t = b->tunes.ent[i].key ? b->tunes.ent[i].val : NULL;
-		size_t j;
+	for (i = 0; i < b->firsts.cap; i++)
+		if (b->firsts.ent[i].key)
+			free(b->firsts.ent[i].val);
+	kf_map_free(&b->firsts);
+	ncu_steady_free(b->steady);
+	memset(b, 0, sizeof *b);
+}
 
-		for (j = 0; t && j < t->nq; j++)
-			held_free(&t->q[j]);	/* what a scan that failed left held */
-		free(t);
+/* The launches set aside by the steady state: for each entry of them,
+ * {"name", "launches", "total_ns", "kernel_count"}; the one of autotuning
+ * also as "autotuning". */
+static void
+aside_json(const struct build *b, cJSON *o)
+{
+	static const char *const names[] = { TUNE_NAME, BENCH_NAME, FLUSH_NAME, OUTSIDE_NAME };
+	static const char *const keys[] = { "autotuning", "autotuning", "flushes", "outside_range" };
+	cJSON *a = NULL, *e;
+	size_t i, k;
+
+	cJSON_AddStringToObject(o, "steady_state", ncu_steady_from(b->steady));
+	for (i = 0; i < 4; i++) {
+		if ((k = (size_t)kf_map_get(&b->bykey, names[i])) == 0)
+			continue;
+		e = cJSON_CreateObject();
+		cJSON_AddStringToObject(e, "name", names[i]);
+		cJSON_AddNumberToObject(e, "launches", (double)b->v[k - 1].launches);
+		cJSON_AddNumberToObject(e, "total_ns", b->v[k - 1].ns);
+		cJSON_AddNumberToObject(e, "kernel_count", (double)b->v[k - 1].inner.n);
+		if (!cJSON_GetObjectItemCaseSensitive(o, keys[i]))
+			cJSON_AddItemToObject(o, keys[i], cJSON_Duplicate(e, 1));
+		if (a == NULL)
+			a = cJSON_AddArrayToObject(o, "set_aside");
+		cJSON_AddItemToArray(a, e);
 	}
-	kf_map_free(&b->tunes);
-	kf_map_free(&b->tuned);
+}
+
+/* The launches of path ranked by their steady state: two passes. */
+static int
+build_scan(struct build *b, const char *path, struct timing_rd *t)
+{
+	b->steady = ncu_steady_new();
+	if (ncu_timing_scan(path, steady_launch, b, t, 0) < 0)
+		return -1;
+	ncu_steady_end(b->steady);
+	return ncu_timing_scan(path, build_launch, b, t, 0);
 }
 
 /* The ranking of csv's launches: by mangled name when the mangled export
@@ -578,21 +535,17 @@ ncu_ranking_csv(const char *csv)
 		errno = errno ? errno : ENOENT;
 		return NULL;
 	}
-	if (!kf_is_file(mpath) || ncu_timing_scan(mpath, tune_launch, &b, &t, 0) < 0 ||
-	    (build_flush(&b), t.launches == 0)) {
+	if (!kf_is_file(mpath) || build_scan(&b, mpath, &t) < 0 || t.launches == 0) {
 		build_free(&b);
-		memset(&b, 0, sizeof b);
 		mangled = 0;
 	}
 	if (mangled) {
 		if (ncu_timing_scan(csv, build_name, &b, &tn, 0) < 0)
 			tn.truncated = 1;
-	} else if (ncu_timing_scan(csv, tune_launch, &b, &t, 0) < 0) {
+	} else if (build_scan(&b, csv, &t) < 0) {
 		build_free(&b);
 		free(mpath);
 		return NULL;
-	} else {
-		build_flush(&b);
 	}
 	order = xcalloc(b.n + 1, sizeof *order);
 	for (i = 0; i < b.n; i++)
@@ -603,14 +556,7 @@ ncu_ranking_csv(const char *csv)
 	cJSON_AddStringToObject(o, "identity", mangled ? "mangled" : "name");
 	cJSON_AddNumberToObject(o, "launches", (double)t.launches);
 	cJSON_AddNumberToObject(o, "kernel_count", (double)b.n);
-	if ((i = (size_t)kf_map_get(&b.bykey, TUNE_NAME)) > 0) {
-		cJSON *at = cJSON_AddObjectToObject(o, "autotuning");
-
-		cJSON_AddStringToObject(at, "name", TUNE_NAME);
-		cJSON_AddNumberToObject(at, "launches", (double)b.v[i - 1].launches);
-		cJSON_AddNumberToObject(at, "total_ns", b.v[i - 1].ns);
-		cJSON_AddNumberToObject(at, "kernel_count", (double)b.tuned.n);
-	}
+	aside_json(&b, o);
 	cJSON_AddNumberToObject(o, "total_ns", b.total);
 	cJSON_AddNumberToObject(o, "process_count", (double)b.pids.n);
 	cJSON_AddItemToObject(o, "processes", counts_json(&b.pids, "pid", MAX_PROCS, 0));
@@ -618,7 +564,7 @@ ncu_ranking_csv(const char *csv)
 	cJSON_AddNumberToObject(o, "bad_rows", (double)t.bad_rows);
 	a = cJSON_AddArrayToObject(o, "kernels");
 	for (i = 0; i < b.n && i < MAX_LISTED; i++)
-		cJSON_AddItemToArray(a, tk_json(order[i], b.total));
+		cJSON_AddItemToArray(a, tk_json(&b, order[i], b.total));
 	free(order);
 	build_free(&b);
 	free(mpath);

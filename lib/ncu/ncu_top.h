@@ -14,11 +14,19 @@
 #include "lines.h"
 
 #define MAX_LISTED 1000		/* kernels listed in the ranking */
-#define TUNE_NAME "XLA autotuning: timed runs of candidate kernels"
+/* The ranking's entries of launches set aside, each one entry of framework
+ * machinery (machinery.tsv names them): before the steady state, after
+ * XLA's autotuning or after other autotuning timed between cache flushes;
+ * the flushes; outside the program's profiler range (ncu_steady.c). */
+#define TUNE_NAME "XLA autotuning: the launches before the steady state"
+#define BENCH_NAME "Autotuning: the launches before the steady state"
+#define FLUSH_NAME "Cache flushes: fills of a scratch buffer between timed runs"
+#define OUTSIDE_NAME "Outside the profiler range: launches before cudaProfilerStart or after cudaProfilerStop"
 
 /* One launch with a duration, as a row of the CSV gives it. */
 struct trow {
 	const char *id, *name, *pid, *block, *grid;
+	const char *range;	/* KF_RANGE_COL's: "in", "out", "" or NULL */
 	double ns;
 };
 typedef void launch_fn(void *arg, const struct trow *r);
@@ -29,6 +37,7 @@ struct timing_rd {
 	launch_fn *fn;
 	void *arg;
 	long c_id, c_pid, c_name, c_block, c_grid, c_sec, c_metric, c_unit, c_value, c_raw;
+	long c_range;
 	char *raw_unit;		/* raw page: the unit of gpu__time_duration.sum */
 	char *last_id;		/* ids_only: the launch of the rows before */
 	int have_hdr, want_units, ids_only;
@@ -40,6 +49,20 @@ struct timing_rd {
  * once, duration NAN). 0, or -1 with errno when it cannot be opened. */
 int ncu_timing_scan(const char *path, launch_fn *fn, void *arg, struct timing_rd *t,
     int ids_only);
+/* The steady state (ncu_steady.c): every launch seen once, in order
+ * (ncu_steady_see), then ncu_steady_end, then each launch again in the same
+ * order for the entry it goes to (ncu_steady_entry: NULL its kernel's, or
+ * one of the names above). ncu_steady_from says what set the steady
+ * state's start: "xla_autotuning", "autotuning", "profiler_range" or "all". */
+struct ncu_steady;
+struct ncu_steady *ncu_steady_new(void);
+void ncu_steady_see(struct ncu_steady *s, const struct trow *r);
+void ncu_steady_end(struct ncu_steady *s);
+const char *ncu_steady_entry(struct ncu_steady *s, const struct trow *r);
+const char *ncu_steady_from(const struct ncu_steady *s);
+int ncu_steady_ranges(const struct ncu_steady *s);
+void ncu_steady_free(struct ncu_steady *s);
+
 /* The framework that launches kernel name for itself (machinery.tsv), or
  * NULL. */
 const char *ncu_machinery(const char *name);

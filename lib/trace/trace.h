@@ -13,6 +13,8 @@
  *   S bytes start dur device stream memory_kind graph_id
  *   Y type start dur context stream              a synchronisation
  *   M flags id time domain name                  NVTX (flags 1 mark, 2 start, 4 end)
+ *   P start|stop correlation time                the program's profiler range
+ *                                                (cudaProfilerStart/Stop)
  *   D kind count                                 records dropped (size bound)
  *   E end end=exit|signal signal= kernels= ... bytes=   the last line
  * A file without "E" was cut off: its program was killed before it could
@@ -48,6 +50,15 @@ struct trace_kernel {
 	int32_t grid[3], block[3];
 	uint32_t regs;
 	int32_t smem_static, smem_dynamic;
+	uint32_t corr;		/* the correlation ID of the call that launched it */
+};
+
+/* A call of the program's profiler range: cuProfilerStart (start 1) or
+ * cuProfilerStop, ordered among the launches by its correlation ID. */
+struct trace_range {
+	uint32_t corr;
+	int start;
+	int64_t time;
 };
 
 /* A copy ('C'), a set ('S') or a synchronisation ('Y'). */
@@ -87,6 +98,8 @@ struct trace_file {
 	size_t nops, capops;
 	struct trace_marker *m;
 	size_t nm, capm;
+	struct trace_range *r;
+	size_t nr, capr;
 	int io_err;		/* errno of a failed read */
 };
 
@@ -98,6 +111,10 @@ int trace_file_read(struct trace_file *f, const char *path);
 void trace_file_free(struct trace_file *f);
 /* The kinds of D lines, in trace_file.dropped's order. */
 extern const char *const trace_drop_kinds[6];
+
+/* Whether launch k lies inside f's profiler range: 1 in, 0 out, -1 when
+ * the program has none (no P line). */
+int trace_in_range(const struct trace_file *f, const struct trace_kernel *k);
 
 /* The trace.*.kft files of dir, sorted; NULL-terminated; NULL with errno
  * when dir cannot be read. */

@@ -169,6 +169,7 @@ kernel_line(struct trace_file *f, const struct fields *fl)
 	k->smem_static = (int32_t)v[13];
 	k->smem_dynamic = (int32_t)v[14];
 	k->graph = (uint32_t)v[15];
+	k->corr = v[17] >= 0 && v[17] <= UINT32_MAX ? (uint32_t)v[17] : 0;
 	f->nk++;
 	seen(f, k->end);
 	return 1;
@@ -226,6 +227,41 @@ marker_line(struct trace_file *f, const struct fields *fl)
 }
 
 static int
+range_line(struct trace_file *f, const struct fields *fl)
+{
+	long long v[2];
+	struct trace_range *r;
+	int start = fl->n == 4 && strcmp(fl->v[1], "start") == 0;
+
+	if (fl->n != 4 || (!start && strcmp(fl->v[1], "stop") != 0) ||
+	    !parse_whole(fl->v[2], 0, UINT32_MAX, &v[0]) ||
+	    !parse_whole(fl->v[3], -(1LL << 61), 1LL << 61, &v[1]))
+		return 0;
+	KF_GROW(f->r, f->nr, f->capr, 8);
+	r = &f->r[f->nr++];
+	r->corr = (uint32_t)v[0];
+	r->start = start;
+	r->time = f->t0 + v[1];
+	seen(f, r->time);
+	return 1;
+}
+
+int
+trace_in_range(const struct trace_file *f, const struct trace_kernel *k)
+{
+	const struct trace_range *last = NULL;
+	size_t i;
+
+	if (f->nr == 0)
+		return -1;
+	/* the last call of the range before the launch's, by correlation */
+	for (i = 0; i < f->nr; i++)
+		if (f->r[i].corr < k->corr && (last == NULL || f->r[i].corr > last->corr))
+			last = &f->r[i];
+	return last && last->start;
+}
+
+static int
 drop_line(struct trace_file *f, const struct fields *fl)
 {
 	long long n;
@@ -272,6 +308,7 @@ line(struct trace_file *f, char *s)
 		case 'K': ok = kernel_line(f, &fl); break;
 		case 'C': case 'S': case 'Y': ok = op_line(f, &fl, fl.v[0][0]); break;
 		case 'M': ok = marker_line(f, &fl); break;
+		case 'P': ok = range_line(f, &fl); break;
 		case 'D': ok = drop_line(f, &fl); break;
 		case 'E': ok = end_line(f, &fl); break;
 		default: f->unknown_lines++; return;	/* a later version's */
@@ -356,6 +393,7 @@ trace_file_free(struct trace_file *f)
 	free(f->k);
 	free(f->ops);
 	free(f->m);
+	free(f->r);
 	free(f->cmd);
 	free(f->end_how);
 	free(f->path);

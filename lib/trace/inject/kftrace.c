@@ -2,7 +2,8 @@
  * (CUDA_INJECTION64_PATH names it; the driver calls InitializeInjection at
  * cuInit). It records every kernel, memory copy and set, synchronisation
  * and NVTX marker through CUPTI's activity API, which timestamps on the GPU
- * and costs microseconds a launch, and writes them into
+ * and costs microseconds a launch, and the program's profiler range
+ * (cudaProfilerStart/Stop) through its callback API, and writes them into
  * $KF_TRACE_DIR/trace.<pid>.kft, one text line a record (format: trace.h,
  * man/kf.7). Records are written whole or not at all and the last line is
  * "E": a file without it was cut off (the program was killed), and what
@@ -390,6 +391,46 @@ in_child(void)
 	T.finished = 1;
 }
 
+/* The program's own profiler range (cudaProfilerStart/Stop, which call
+ * cuProfilerStart/Stop; ncu --profile-from-start off profiles the launches
+ * between them): a "P" line for each, with its call's correlation ID,
+ * which orders it among the launches (a kernel's record carries the
+ * correlation ID of the call that launched it). */
+static void CUPTIAPI
+on_api(void *ud, CUpti_CallbackDomain d, CUpti_CallbackId id, const void *data)
+{
+	const CUpti_CallbackData *cb = data;
+	uint64_t t = 0;
+	sigset_t old;
+
+	if (d != CUPTI_CB_DOMAIN_DRIVER_API || cb->callbackSite != CUPTI_API_EXIT ||
+	    (id != CUPTI_DRIVER_TRACE_CBID_cuProfilerStart &&
+	    id != CUPTI_DRIVER_TRACE_CBID_cuProfilerStop))
+		return;
+	cuptiGetTimestamp(&t);
+	lock(&old);
+	if (!T.finished && room(D_OTHER))
+		out_line("P	%s	%u	%lld", id == CUPTI_DRIVER_TRACE_CBID_cuProfilerStart ?
+		    "start" : "stop", cb->correlationId, rel(t));
+	unlock(&old);
+}
+
+/* The calls of the profiler range, watched: one subscriber a process, so a
+ * program that subscribes itself (PyTorch's profiler) keeps its own and
+ * gets no "P" lines. */
+static void
+watch_range(void)
+{
+	CUpti_SubscriberHandle sub;
+
+	if (cuptiSubscribe(&sub, on_api, NULL) != CUPTI_SUCCESS)
+		return;
+	cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API,
+	    CUPTI_DRIVER_TRACE_CBID_cuProfilerStart);
+	cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API,
+	    CUPTI_DRIVER_TRACE_CBID_cuProfilerStop);
+}
+
 /* NVTX ranges reach CUPTI when NVTX loads CUPTI as its injection library:
  * the one this library runs with, unless the user named one. */
 static void
@@ -482,6 +523,7 @@ InitializeInjection(void)
 	enable(CUPTI_ACTIVITY_KIND_MEMSET, "memory sets");
 	enable(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, "synchronisation");
 	enable(CUPTI_ACTIVITY_KIND_MARKER, "NVTX markers");
+	watch_range();
 	pthread_atfork(NULL, NULL, in_child);
 	atexit(at_exit);
 	memset(&sa, 0, sizeof sa);
