@@ -41,6 +41,10 @@ void ncu_timing_ident(struct ncu_timing *t, cJSON *k);
 cJSON *ncu_timing_data(struct ncu_timing *t, long profiled, const cJSON *msgs);
 void ncu_timing_close(struct ncu_timing *t);
 
+/* kf-ncu's account of where its time went (NCU_TIMINGS), for
+ * data.timings; NULL when there is none (ncu_account.c). */
+cJSON *ncu_timings_load(const char *dir);
+
 struct kf_rank;
 /* kf-feedback: the ranking from data.timing (every launch of the timing
  * run), sorted; 0 when there is none. */

@@ -214,6 +214,8 @@ ncu_rd_timing_rescue(struct ncu_reader *r)
 	if (!kf_str(dr, "status"))
 		kf_set_str(dr, "status", "failed");
 	cJSON_AddItemToObject(data, "timing", timing);
+	if (r->timings)
+		cJSON_AddItemToObject(data, "timings", cJSON_Duplicate(r->timings, 1));
 	kf_set(r->rec, "data", data);
 }
 

@@ -661,6 +661,10 @@ emit_end(struct ncu_reader *r)
 	kf_json_write(stdout, r->msgs);
 	printf(",\"truncated\":%s,\"notes\":", r->truncated ? "true" : "false");
 	kf_json_write(stdout, r->notes);
+	if (r->timings) {
+		fputs(",\"timings\":", stdout);
+		kf_json_write(stdout, r->timings);
+	}
 	if (r->timing && (timing = ncu_timing_data(r->timing, r->kernels, r->msgs)) != NULL) {
 		fputs(",\"timing\":", stdout);
 		kf_json_write(stdout, timing);
@@ -694,6 +698,7 @@ rd_free(struct ncu_reader *r)
 	ncu_raw_close(r->raw, r->notes);
 	ncu_src_close(r->src, r->notes);
 	ncu_timing_close(r->timing);
+	cJSON_Delete(r->timings);
 	cJSON_Delete(r->msgs);
 	cJSON_Delete(r->notes);
 	free(r->format);
@@ -715,6 +720,7 @@ ncu_read(cJSON *rec, const char *dir)
 	r.prefix_ok = 1;
 	kf_csvrow_init(&r.row, ',');
 	r.timing = ncu_timing_open(dir);
+	r.timings = ncu_timings_load(dir);
 	if (kf_lines_open(&r.l, path) < 0) {
 		if (errno == ENOENT) {
 			ncu_rd_fail_no_report(&r, dir);

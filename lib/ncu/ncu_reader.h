@@ -88,6 +88,7 @@ struct ncu_reader {
 	struct ncu_src *src;
 	const char *dir;
 	struct ncu_timing *timing;	/* --top's timing run, or NULL */
+	cJSON *timings;		/* kf-ncu's NCU_TIMINGS, or NULL */
 };
 
 /* ncu_launch.c: the launch's metric name in section, with its unit and
