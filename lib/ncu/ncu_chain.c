@@ -547,10 +547,23 @@ static void
 write_timings(struct ncu_chain *c)
 {
 	long launches, passes;
+	double connected, first, last;
 	char *p = ncu_out_path(c, NCU_TIMINGS), *text;
 	FILE *f;
 
 	ncu_proc_passes(&launches, &passes);
+	ncu_proc_marks(&connected, &first, &last);
+	/* ncu's own lines split the detailed run: its start (to the program
+	 * connected), the program's run to the first launch profiled (its
+	 * replay included), the replays of the others */
+	if (c->detail_at > 0 && connected >= c->detail_at)
+		ncu_time_add(c, "ncu_connect_s", connected - c->detail_at);
+	if (connected > 0 && first >= connected)
+		ncu_time_add(c, "to_first_profiled_s", first - connected);
+	if (first > 0 && last >= first)
+		ncu_time_add(c, "profiling_s", last - first);
+	if (last > 0 && c->program_end >= last)
+		ncu_time_add(c, "after_last_profiled_s", c->program_end - last);
 	ncu_time_add(c, "total_s", kf_now() - c->t0);
 	kf_set_num(c->timings, "launches_profiled", (double)launches);
 	kf_set_num(c->timings, "replay_passes", (double)passes);
@@ -633,6 +646,13 @@ chain(struct ncu_chain *c)
 	char *tracer = tracer_path();
 
 	remove_stale(c);
+	/* Triton's autotuner keeps its results on disk (in TRITON_CACHE_DIR)
+	 * and a later run loads them: the detailed run then runs the
+	 * configuration the timing run chose, not the candidates. */
+	if (c->top > 0 && getenv("TRITON_CACHE_AUTOTUNING") == NULL) {
+		kf_env_set(&c->env, "TRITON_CACHE_AUTOTUNING", "1");
+		c->triton_env = "TRITON_CACHE_AUTOTUNING=1";
+	}
 	if (c->top > 0 && !(tm && strcmp(tm, "ncu") == 0) && kf_is_file(tracer)) {
 		xla_plan(c);
 		if (overlap && ncu_ports_readable() && may_hold(c) && ncu_ports_claim(c) == 0)

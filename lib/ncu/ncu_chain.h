@@ -50,9 +50,11 @@ struct ncu_chain {
 	double detail_start;
 	cJSON *attempts;
 	char *xla_res, *held_xla, *xla_add;
-	const char *xla_mem;
+	const char *xla_mem, *triton_env;
 
 	double t0;		/* when kf-ncu started */
+	double detail_at;	/* when the detailed run's ncu (attach) started */
+	double program_end;	/* when the program under it ended */
 	cJSON *timings;		/* seconds by part, and ncu's replay passes */
 };
 
@@ -138,6 +140,11 @@ void ncu_out(const char *s, size_t n);
 void ncu_out_file(const char *path);
 /* ncu's "==PROF== Profiling ... - N passes" lines seen: launches and passes. */
 void ncu_proc_passes(long *launches, long *passes);
+/* When (kf_now) ncu's lines passed on said it connected to the program,
+ * and its first and last launches were profiled; 0: not seen. */
+void ncu_proc_marks(double *connected, double *first, double *last);
+/* Forget them, and the passes: a detailed run begins again. */
+void ncu_proc_marks_reset(void);
 /* The GPU's lock of a sweep (KF_NCU_GPU_LOCK): 0 once held (or when there
  * is none), -1 when a stop signal came first; *waited: the seconds. */
 int ncu_gpu_lock(double *waited);

@@ -177,6 +177,8 @@ ncu_detail_account(struct ncu_chain *c, const char *status, int code)
 	cJSON_AddItemToObject(o, "xla_autotune", xa ? cJSON_CreateString(xa) : cJSON_CreateNull());
 	cJSON_AddItemToObject(o, "xla_env_added", c->xla_mem ?
 	    cJSON_CreateString(c->xla_mem) : cJSON_CreateNull());
+	cJSON_AddItemToObject(o, "triton_env_added", c->triton_env ?
+	    cJSON_CreateString(c->triton_env) : cJSON_CreateNull());
 	text = cJSON_PrintUnformatted(o);
 	if ((f = fopen(p, "w")) == NULL || fprintf(f, "%s\n", text) < 0 || fclose(f) != 0)
 		kf_warn("cannot write %s:", p);
@@ -197,9 +199,11 @@ ncu_detail_run(struct ncu_chain *c, int stdin_fd, long limit)
 	if (ncu_gpu_lock(&waited) != 0)
 		ncu_chain_stopped(c);
 	ncu_time_add(c, "gpu_wait_s", waited);
-	t = kf_now();
+	t = c->detail_at = kf_now();
+	ncu_proc_marks_reset();
 	h = ncu_proc_start(argv, &c->env, stdin_fd, -1, -1, 1);
 	got = ncu_proc_wait(h, limit > 0 ? t + (double)limit : INFINITY);
+	c->program_end = kf_now();
 	if (got < 0)
 		ncu_chain_stopped(c);
 	if (got == 0) {
@@ -312,8 +316,10 @@ attach_detail(struct ncu_chain *c)
 			seen[j] = 1;
 			out = n == 0 && c->procs <= 1 ? ncu_out_path(c, NCU_REPORT_REP) :
 			    xasprintf("%s/%s.%d", c->dir, NCU_REPORT_REP, n + 1);
-			if (n == 0)
-				first = kf_now();
+			if (n == 0) {
+				first = c->detail_at = kf_now();
+				ncu_proc_marks_reset();
+			}
 			hs[n++] = attach_start(c, ports[i], out, &asel);
 			free(out);
 		}
@@ -353,6 +359,7 @@ attach_detail(struct ncu_chain *c)
 	}
 	if (ncu_proc_done(c->held) && held_end == 0)
 		held_end = kf_now();
+	c->program_end = held_end;
 	if (n == 0 && ok_sel && kf_now() >= deadline)
 		c->timed_out = 1;
 	if (c->timed_out) {
@@ -481,7 +488,8 @@ ncu_held_run(struct ncu_chain *c)
 		ncu_chain_stopped(c);
 	ncu_time_add(c, "gpu_wait_s", waited);
 	out = ncu_out_path(c, NCU_REPORT_REP);
-	attach_at = kf_now();
+	attach_at = c->detail_at = kf_now();
+	ncu_proc_marks_reset();
 	a = attach_start(c, c->port, out, &c->sel);
 	free(out);
 	/* The GPU is let go once the program has ended: ncu's writing of the
@@ -506,6 +514,7 @@ ncu_held_run(struct ncu_chain *c)
 		ncu_chain_stopped(c);
 	if (held_end == 0)
 		held_end = kf_now();
+	c->program_end = held_end;
 	ncu_gpu_unlock();
 	ncu_time_add(c, "program_under_ncu_s", held_end - attach_at);
 	ncu_time_add(c, "detailed_s", kf_now() - attach_at);

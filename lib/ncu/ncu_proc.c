@@ -42,6 +42,8 @@ static struct kid kids[MAX_KIDS];
 static int nkids;
 static int sfd = -1, stop_sig;
 static long prof_launches, prof_passes;
+static double t_connected, t_first, t_last;	/* when ncu's lines said so */
+static int timed = 1;		/* lines read as they come: their time is theirs */
 static int lock_fd = -1;
 
 int
@@ -60,6 +62,9 @@ scan_line(const char *s, size_t n)
 	const char *p;
 	long v;
 
+	if (timed && n >= 30 && memmem(s, n, "==PROF== Connected to process", 29) &&
+	    t_connected == 0)
+		t_connected = kf_now();
 	if (n < 20 || memmem(s, n, "==PROF== Profiling ", 19) == NULL)
 		return;
 	while (n > 0 && (s[n - 1] == '\r' || s[n - 1] == ' '))
@@ -77,6 +82,11 @@ scan_line(const char *s, size_t n)
 	v = strtol(p, NULL, 10);
 	prof_launches++;
 	prof_passes += v;
+	if (!timed)
+		return;
+	t_last = kf_now();
+	if (t_first == 0)
+		t_first = t_last;
 }
 
 static void
@@ -114,16 +124,20 @@ ncu_out(const char *s, size_t n)
 	}
 }
 
+/* A held program's log: ncu's lines in it count only where the attach's
+ * said nothing (one of the two prints them), and have no time of their own. */
 void
 ncu_out_file(const char *path)
 {
 	struct buf line = {0};
 	char chunk[8192];
 	ssize_t n;
+	long l = prof_launches, p = prof_passes;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
 		return;
+	timed = 0;
 	while ((n = read(fd, chunk, sizeof chunk)) > 0) {
 		ncu_out(chunk, (size_t)n);
 		scan(&line, chunk, (size_t)n);
@@ -131,7 +145,12 @@ ncu_out_file(const char *path)
 	close(fd);
 	if (line.len)
 		scan_line(line.s, line.len);
+	timed = 1;
 	buf_free(&line);
+	if (l > 0) {
+		prof_launches = l;
+		prof_passes = p;
+	}
 }
 
 void
@@ -139,6 +158,21 @@ ncu_proc_passes(long *launches, long *passes)
 {
 	*launches = prof_launches;
 	*passes = prof_passes;
+}
+
+void
+ncu_proc_marks_reset(void)
+{
+	t_connected = t_first = t_last = 0;
+	prof_launches = prof_passes = 0;
+}
+
+void
+ncu_proc_marks(double *connected, double *first, double *last)
+{
+	*connected = t_connected;
+	*first = t_first;
+	*last = t_last;
 }
 
 /* Read what kid k's output has; at its end, close it. */
