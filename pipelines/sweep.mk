@@ -6,7 +6,8 @@
 # DIR/ID.log (what the stages said) and the profiler's files in
 # DIR/runs/ID/ID/PASS, and DIR/summary.tsv with a header line and one line
 # per job: id, profiler, status, top kernel, its share of GPU time, verdict,
-# reason (why a job failed). Before any job, the kf programs and the
+# reason (why a job failed); with the target times, DIR/times.tsv: where
+# each job's time went (pipelines/kf-sweep-times). Before any job, the kf programs and the
 # profilers must be there (else make stops, status 2); on a terminal, a
 # count of the jobs done and a closing summary.
 #
@@ -129,6 +130,12 @@ $(OUT)/%.json: $(OUT)/jobs/%.job | $(OUT)/jobs/.checked
 	| $(BIN)kf-feedback $(FEEDBACK_FLAGS) > '$@.tmp'; } 2> '$(OUT)/$*.log'; \
 	'$(PIPELINES)/kf-sweep-finish' '$*' '$@.tmp' '$@' '$(OUT)/$*.feedback.txt' '$(OUT)/$*.log'
 
+# Where each job's time went (pipelines/kf-sweep-times): OUT/times.tsv,
+# printed.
+times: $(OUT)/summary.tsv
+	@'$(PIPELINES)/kf-sweep-times' '$(OUT)' $(NAMES) > '$(OUT)/times.tsv.tmp' && \
+	mv -f '$(OUT)/times.tsv.tmp' '$(OUT)/times.tsv' && cat '$(OUT)/times.tsv'
+
 # The jobs that failed, one id a line; exits 1 when there is any.
 failed: $(OUT)/summary.tsv
 	@awk -F'\t' '$$3 == "failed" { print $$1; n++ } END { exit n > 0 }' '$(OUT)/summary.tsv'
@@ -136,6 +143,6 @@ failed: $(OUT)/summary.tsv
 clean:
 	rm -rf '$(OUT)'
 
-.PHONY: all failed clean
+.PHONY: all failed times clean
 .SUFFIXES:
 .DELETE_ON_ERROR:

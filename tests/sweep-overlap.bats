@@ -77,6 +77,15 @@ ok_jobs() {
 	[ "$(grep -c '^attach$' "$SW/argv.log")" -eq 4 ]
 	[ "$(grep -c '^launch$' "$SW/argv.log")" -eq 4 ]
 	[ "$(ok_jobs)" -eq 4 ]
+	# where the time went: each job's start-up (2 s but j1's 0.1), its
+	# one launch of 15 passes, and the sums
+	run sweep -j4 GPUS=0 times
+	assert_success
+	assert_line --index 0 "$(printf 'id\trun_s\tstartup_s\tgpu_wait_s\tdetailed_s\tprogram_s\texports_s\ttiming_run_s\tlaunches\tpasses\tpasses_per_launch')"
+	[ "$(awk -F'\t' '$1 ~ /^j[234]$/ && $3 >= 2 && $3 < 5 && $9 == 1 && $10 == 15 && $11 == 15 && $8 == "-"' "$SW/out/times.tsv" | wc -l)" -eq 3 ]
+	[ "$(awk -F'\t' '$1 == "j1" && $3 < 2 && $6 > 0.4 && $6 <= $5' "$SW/out/times.tsv" | wc -l)" -eq 1 ]
+	run awk -F'\t' '$1 == "all" { print $9, $10, $11 }' "$SW/out/times.tsv"
+	assert_output '4.00 60.00 15.00'
 	for i in 1 2 3 4; do
 		grep -q 'Kernel: copy_k(' "$SW/out/j$i.feedback.txt"
 		# the program's status and output, after the attach's lines
