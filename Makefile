@@ -84,8 +84,15 @@ $(shell mkdir -p $(BUILD) $(OUTBIN); echo $(FLAVOR) | cmp -s - $(FLAVOR_STAMP) |
 # kf-ncu, kf-wrap ncu's command (lib/ncu/ncu_chain.c and its parts): a
 # program of libexec/kf, beside the helper scripts.
 NCU_CHAIN = $(OUTBIN)/../libexec/kf/kf-ncu
+# Its gate on ncu --mode attach's connection (lib/ncu/gate/kfgate.c,
+# LD_PRELOAD, KF_NCU_GATE=1): libc only, never sanitized.
+NCU_GATE = $(OUTBIN)/../libexec/kf/libkfgate.so
 
-all: deps-build $(BINS) $(NCU_CHAIN) tracer
+all: deps-build $(BINS) $(NCU_CHAIN) $(NCU_GATE) tracer
+
+$(NCU_GATE): lib/ncu/gate/kfgate.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 $(WARN) $(CFLAGS) -fPIC -shared -o $@ $< -ldl -lpthread
 
 $(NCU_CHAIN): libexec/kf-ncu.c $(LIBKF) $(LIBHDR) $(FLAVOR_STAMP)
 	@mkdir -p $(dir $@)
@@ -167,7 +174,7 @@ install: all
 	cp -f $(BINS) $(DESTDIR)$(BINDIR)/
 	for f in $(DATA); do cp -f $$f $(DESTDIR)$(DATADIR)/; done
 	for f in $(SCRIPTS); do cp -f $$f $(DESTDIR)$(LIBEXECDIR)/; chmod 755 $(DESTDIR)$(LIBEXECDIR)/$${f##*/}; done
-	cp -f $(NCU_CHAIN) $(DESTDIR)$(LIBEXECDIR)/
+	cp -f $(NCU_CHAIN) $(NCU_GATE) $(DESTDIR)$(LIBEXECDIR)/
 	if [ -f $(TRACER) ]; then cp -f $(TRACER) $(DESTDIR)$(LIBEXECDIR)/; fi
 	cp -f $(MAN1) $(DESTDIR)$(MANPREFIX)/man1/
 	cp -f $(MAN7) $(DESTDIR)$(MANPREFIX)/man7/
@@ -180,7 +187,8 @@ uninstall:
 	for p in $(PROGS); do rm -f $(DESTDIR)$(BINDIR)/$$p $(DESTDIR)$(MANPREFIX)/man1/$$p.1; done
 	for f in $(DATA); do rm -f $(DESTDIR)$(DATADIR)/$${f##*/}; done
 	for f in $(SCRIPTS); do rm -f $(DESTDIR)$(LIBEXECDIR)/$${f##*/}; done
-	rm -f $(DESTDIR)$(LIBEXECDIR)/libkftrace.so $(DESTDIR)$(LIBEXECDIR)/kf-ncu
+	rm -f $(DESTDIR)$(LIBEXECDIR)/libkftrace.so $(DESTDIR)$(LIBEXECDIR)/kf-ncu \
+		$(DESTDIR)$(LIBEXECDIR)/libkfgate.so
 	rm -f $(DESTDIR)$(MANPREFIX)/man7/kf.7
 	for f in $(PIPELINES); do rm -f $(DESTDIR)$(DATADIR)/pipelines/$${f##*/}; done
 	for p in $(PROGS); do rm -f $(DESTDIR)$(COMPLETIONDIR)/$$p; done
@@ -188,7 +196,7 @@ uninstall:
 	-rmdir $(DESTDIR)$(DATADIR) $(DESTDIR)$(LIBEXECDIR) 2>/dev/null
 
 clean:
-	rm -rf build $(PROGS:%=bin/%) tests/tmp $(TRACER) $(NCU_CHAIN)
+	rm -rf build $(PROGS:%=bin/%) tests/tmp $(TRACER) $(NCU_CHAIN) $(NCU_GATE)
 
 .PHONY: all tracer check demo bench examples fuzz install uninstall clean deps-build deps-check lint-man
 .SUFFIXES:

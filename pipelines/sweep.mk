@@ -30,6 +30,7 @@
 #
 # Variables: KF (the folder of the kf programs; default: PATH), SELECT_FLAGS,
 # WRAP_FLAGS, RUN_FLAGS, FEEDBACK_FLAGS (options of each stage), GPUS, OVERLAP,
+# GATE (1: ncu's attach started before the GPU is free, kf-wrap(1)),
 # LOCKDIR (the GPU locks; default /tmp/kf-gpu-locks, shared by every sweep on
 # the machine).
 
@@ -47,6 +48,12 @@ BASELINE ?=
 PIPELINES := $(patsubst %/,%,$(dir $(lastword $(MAKEFILE_LIST))))
 BIN = $(if $(KF),$(KF)/,)
 OVERLAP ?= 1
+# GATE=1: an ncu job's attach starts beside another's profiling and takes
+# the GPU's lock at its connection to the program (kf-ncu, KF_NCU_GATE).
+GATE ?= 0
+ifeq ($(GATE),1)
+export KF_NCU_GATE = 1
+endif
 GPULOCK = $(if $(strip $(GPUS)),'$(PIPELINES)/kf-gpu-lock' $(if $(filter 1,$(OVERLAP)),-l) -d '$(LOCKDIR)' -g '$(GPUS)' --,)
 
 ifeq ($(wildcard $(JOBS)),)

@@ -94,6 +94,26 @@ ok_jobs() {
 	done
 }
 
+@test "GATE=1: each attach starts beside another job's profiling and takes the GPU at its connection to the program; never two profiled runs at once, every record right" {
+	# each attach takes 1 s to start (ncu's own start)
+	jobs 4 '.env.FAKE_NCU_ATTACH_STARTUP = "1"'
+	run sweep -j4 GPUS=0 GATE=1
+	assert_success
+	[ "$(grep -c '^gpu ' "$SW/gpu.log")" -eq 4 ]
+	[ "$(overlaps gpu gpu)" -eq 0 ]
+	[ "$(overlaps bench gpu)" -eq 4 ]
+	# the attaches' start-ups ran while another job's program was profiled
+	[ "$(overlaps attach gpu)" -gt 0 ]
+	[ "$(grep -c '^attach$' "$SW/argv.log")" -eq 4 ]
+	[ "$(ok_jobs)" -eq 4 ]
+	# the gate's wait is the job's wait for the GPU, not its detailed run's
+	for i in 1 2 3 4; do
+		grep -q '^locked [0-9.]*$' "$SW/out/runs/j$i/j$i/ncu.000/ncu_gate.log"
+		jq -e '.collated.timings | .gpu_wait_s >= 0 and .detailed_s < 3' "$SW/out/j$i.json" >/dev/null
+	done
+	[ "$(jq -s '[.[].collated.timings.gpu_wait_s] | add > 1' "$SW"/out/j?.json)" = true ]
+}
+
 @test "OVERLAP=0: the GPU held for the whole job, start-up and exports included" {
 	jobs 4
 	run sweep -j4 GPUS=0 OVERLAP=0

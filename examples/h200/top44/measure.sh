@@ -18,7 +18,9 @@
 #   5. the manual way on GPT-2, side by side with kf: PyTorch's profiler to
 #      rank (manual_rank.py), then ncu -k regex:^(A|B|C)$ -c 3 with kf's
 #      sections and metrics, then its details page exported
-#   6. the replay passes of each of kf's sections alone on one kernel
+#   6. the sweep again with GATE=1 (ncu's attach started before the GPU is
+#      free, gated at its connection: lib/ncu/gate)
+#   7. the replay passes of each of kf's sections alone on one kernel
 # and prints the tables last (summary.txt), each saying what its columns
 # are. Leaves in OUT: measure.log (all it printed), summary.txt, and
 # runs.tar.gz (records, texts, ncu_timings.json, ncu_detailed.json,
@@ -177,7 +179,14 @@ if step manual 60; then
 	timed manual_export manual 60 "$ncu" -i "$runs/manual.ncu-rep" --page details --csv
 fi
 
-# 6. the replay passes of each section alone, on the bf16 GEMM's kernel
+# 6. the same sweep with GATE=1: each job's ncu attach starts beside
+# another's profiling and takes the GPU at its connection to the program
+if [ -f "$out/jobs.jsonl" ] && step sweep_gate 60; then
+	timed sweep_gate sweep 150 "${mk[@]}" JOBS="$out/jobs.jsonl" OUT="$runs/sweep_gate" -j3 GATE=1
+	"${mk[@]}" JOBS="$out/jobs.jsonl" OUT="$runs/sweep_gate" GATE=1 times >/dev/null 2>&1
+fi
+
+# 7. the replay passes of each section alone, on the bf16 GEMM's kernel
 if step passes 45; then
 	for sec in $(grep -v '^#' "$kf/share/kf/ncu_sections.txt" | grep .) METRICS; do
 		[ "$(left)" -gt 10 ] || break

@@ -142,26 +142,29 @@ if r:
         "%s %d launches" % (s.get("name", "")[:30], s.get("launches", 0)) for s in t.get("set_aside") or []),
         dr.get("triton_env_added")))
 
-print()
-print("=== issue 46: pipelines/sweep.mk -j3 GPUS=0, single-op problems (examples/h200/sweep/ops.py)")
-sw = wall("sweep")
-try:
-    tt = [l.rstrip("\n").split("\t") for l in open(os.path.join(runs, "sweep", "times.tsv"))]
-except OSError:
-    tt = []
-n = max(len(tt) - 2, 0)
-if sw is not None:
-    print("wall %.1f s for %d problems: %.2f s a problem" % (sw, n, sw / n if n else 0))
-print("per job (s; kf-sweep-times): run: kf-run's; startup: the held program to its first CUDA call;")
-print("gpu_wait: for the GPU's lock; detailed: ncu's attach to its end; program: of it, the program's")
-print("run under ncu (the GPU's part); exports; launches, replay passes")
-for row in tt:
-    print("  " + "  ".join("%-11s" % c for c in row))
-try:
-    for line in open(os.path.join(runs, "sweep", "summary.tsv")):
-        print("  summary: " + "  ".join(line.rstrip("\n").split("\t")[:6]))
-except OSError:
-    pass
+for sweep, what in (("sweep", "GATE=0, kf's default"), ("sweep_gate", "GATE=1, the attach gated")):
+    sw = wall(sweep)
+    try:
+        tt = [l.rstrip("\n").split("\t") for l in open(os.path.join(runs, sweep, "times.tsv"))]
+    except OSError:
+        tt = []
+    if sw is None and not tt:
+        continue
+    n = max(len(tt) - 2, 0)
+    print()
+    print("=== issue 46: pipelines/sweep.mk -j3 GPUS=0 (%s), single-op problems (examples/h200/sweep/ops.py)" % what)
+    if sw is not None:
+        print("wall %.1f s for %d problems: %.2f s a problem" % (sw, n, sw / n if n else 0))
+    print("per job (s; kf-sweep-times): run: kf-run's; startup: the held program to its first CUDA call;")
+    print("gpu_wait: for the GPU's lock; detailed: ncu's attach to its end; program: of it, the program's")
+    print("run under ncu (the GPU's part); exports; launches, replay passes")
+    for row in tt:
+        print("  " + "  ".join("%-11s" % c for c in row))
+    try:
+        for line in open(os.path.join(runs, sweep, "summary.tsv")):
+            print("  summary: " + "  ".join(line.rstrip("\n").split("\t")[:6]))
+    except OSError:
+        pass
 
 
 def focus(path):
@@ -174,8 +177,11 @@ def focus(path):
         return "-"
 
 
-print("softmax alone:    " + focus(os.path.join(runs, "alone", "softmax.json")))
-print("softmax in sweep: " + focus(os.path.join(runs, "sweep", "softmax.json")))
+print()
+print("the same problem alone and in the sweeps (focus kernel, its time, the limiting unit):")
+print("softmax alone:           " + focus(os.path.join(runs, "alone", "softmax.json")))
+print("softmax in sweep:        " + focus(os.path.join(runs, "sweep", "softmax.json")))
+print("softmax in sweep GATE=1: " + focus(os.path.join(runs, "sweep_gate", "softmax.json")))
 
 if passes:
     print()
