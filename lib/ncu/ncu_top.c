@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "chains.h"
 #include "csvrow.h"
 #include "err.h"
 #include "feedback.h"
@@ -47,7 +48,7 @@
 
 /* One launch with a duration, as a row of the CSV gives it. */
 struct trow {
-	const char *id, *name, *pid, *block, *grid;
+	const char *id, *name, *pid, *block, *grid, *stream;
 	double ns;
 };
 typedef void launch_fn(void *arg, const struct trow *r);
@@ -57,7 +58,8 @@ struct timing_rd {
 	struct kf_csvrow row;
 	launch_fn *fn;
 	void *arg;
-	long c_id, c_pid, c_name, c_block, c_grid, c_sec, c_metric, c_unit, c_value, c_raw;
+	long c_id, c_pid, c_name, c_block, c_grid, c_stream, c_sec, c_metric, c_unit, c_value;
+	long c_raw;
 	char *raw_unit;		/* raw page: the unit of gpu__time_duration.sum */
 	char *last_id;		/* ids_only: the launch of the rows before */
 	int have_hdr, want_units, ids_only;
@@ -70,7 +72,8 @@ timing_hdr(struct timing_rd *t)
 {
 	size_t i;
 
-	t->c_pid = t->c_name = t->c_block = t->c_grid = t->c_sec = t->c_metric = -1;
+	t->c_pid = t->c_name = t->c_block = t->c_grid = t->c_stream = t->c_sec = -1;
+	t->c_metric = -1;
 	t->c_unit = t->c_value = t->c_raw = -1;
 	t->c_id = 0;
 	for (i = 0; i < t->row.n; i++) {
@@ -79,6 +82,7 @@ timing_hdr(struct timing_rd *t)
 		    strcmp(f, "Process ID") == 0 ? &t->c_pid :
 		    strcmp(f, "Block Size") == 0 ? &t->c_block :
 		    strcmp(f, "Grid Size") == 0 ? &t->c_grid :
+		    strcmp(f, "Stream") == 0 ? &t->c_stream :
 		    strcmp(f, "Section Name") == 0 ? &t->c_sec :
 		    strcmp(f, "Metric Name") == 0 ? &t->c_metric :
 		    strcmp(f, "Metric Unit") == 0 ? &t->c_unit :
@@ -132,6 +136,7 @@ row_call(struct timing_rd *t, const char *name, double ns)
 	r.pid = col(t, t->c_pid) ? col(t, t->c_pid) : "";
 	r.block = col(t, t->c_block) ? col(t, t->c_block) : "";
 	r.grid = col(t, t->c_grid) ? col(t, t->c_grid) : "";
+	r.stream = col(t, t->c_stream) ? col(t, t->c_stream) : "";
 	r.ns = ns;
 	t->fn(t->arg, &r);
 	t->launches++;
@@ -369,7 +374,7 @@ held_free(struct held *h)
 static void
 held_add(struct build *b, struct held *h, int cand)
 {
-	struct trow r = { h->id, h->name, h->pid, h->block, h->grid, h->ns };
+	struct trow r = { h->id, h->name, h->pid, h->block, h->grid, "", h->ns };
 
 	build_add(b, &r, cand);
 	held_free(h);
@@ -569,6 +574,17 @@ build_free(struct build *b)
 	kf_map_free(&b->tuned);
 }
 
+/* Each launch of the timing run, in ID order, into the chains (chains.h)
+ * by process and stream. */
+static void
+chain_launch(void *arg, const struct trow *r)
+{
+	char *key = xasprintf("%s/%s", r->pid, r->stream);
+
+	kf_chains_launch(arg, key, r->name, r->ns);
+	free(key);
+}
+
 /* The ranking of csv's launches: by mangled name when the mangled export
  * beside it (mangled_path) can be read, else by the names csv shows. NULL
  * with errno when csv cannot be read. */
@@ -579,6 +595,7 @@ ncu_ranking_csv(const char *csv)
 	struct timing_rd t, tn;
 	char *mpath = mangled_path(csv), *slash = strrchr(csv, '/');
 	struct tk **order;
+	struct kf_chains *chains;
 	cJSON *o, *a;
 	size_t i;
 	int mangled = 1;
@@ -629,6 +646,11 @@ ncu_ranking_csv(const char *csv)
 	a = cJSON_AddArrayToObject(o, "kernels");
 	for (i = 0; i < b.n && i < MAX_LISTED; i++)
 		cJSON_AddItemToArray(a, tk_json(order[i], b.total));
+	chains = kf_chains_new();
+	if (timing_scan(csv, chain_launch, chains, &tn, 0) == 0)
+		cJSON_AddItemToObject(o, "chains", kf_chains_json(chains, "ncu's timing run: the "
+		    "launches in the order of their IDs on each stream"));
+	kf_chains_free(chains);
 	free(order);
 	build_free(&b);
 	free(mpath);
@@ -908,6 +930,7 @@ struct ncu_timing {
 	cJSON *rank;		/* the ranking (its kernels get "detailed") */
 	cJSON *top;		/* ncu_top.json, or NULL */
 	cJSON *run;		/* ncu_detailed.json: kf-ncu's account of the detailed run */
+	cJSON *tl;		/* KF_TIMING_TIMELINE: a traced timing run's, or NULL */
 	const char *file;	/* where the ranking came from */
 	struct kf_map bykey, byname;	/* the ranking's kernels */
 	struct kf_map ident;	/* detailed launch's ID: its mangled name */
@@ -965,6 +988,9 @@ ncu_timing_open(const char *dir)
 	}
 	p = kf_path_join(dir, NCU_DETAILED);
 	t->run = json_load(p);
+	free(p);
+	p = kf_path_join(dir, KF_TIMING_TIMELINE);
+	t->tl = json_load(p);
 	free(p);
 	if (strcmp(kf_str(rk, "identity") ? kf_str(rk, "identity") : "", "mangled") == 0 &&
 	    timing_scan(mpath, ident_launch, t, &rd, 1) == 0)
@@ -1093,6 +1119,12 @@ ncu_timing_data(struct ncu_timing *t, long profiled, const cJSON *msgs)
 		cJSON_AddItemToObject(o, "autotuning",
 		    cJSON_Duplicate(kf_obj(t->rank, "autotuning"), 1));
 	cJSON_AddItemToObject(o, "kernels", timing_kernels(t, missing));
+	/* A traced timing run's timeline; its chains, else the CSV's. */
+	if (kf_obj(t->tl, "timeline"))
+		cJSON_AddItemToObject(o, "timeline", cJSON_Duplicate(kf_obj(t->tl, "timeline"), 1));
+	if (kf_obj(t->tl, "chains") || kf_obj(t->rank, "chains"))
+		cJSON_AddItemToObject(o, "chains", cJSON_Duplicate(kf_obj(t->tl, "chains") ?
+		    kf_obj(t->tl, "chains") : kf_obj(t->rank, "chains"), 1));
 	if (t->top) {
 		cJSON_AddNumberToObject(o, "top", kf_num(t->top, "top", 0));
 		cJSON_AddItemToObject(o, "chosen", cJSON_Duplicate(kf_arr(t->top, "chosen"), 1));
@@ -1145,6 +1177,7 @@ ncu_timing_close(struct ncu_timing *t)
 	cJSON_Delete(t->rank);
 	cJSON_Delete(t->top);
 	cJSON_Delete(t->run);
+	cJSON_Delete(t->tl);
 	free(t);
 }
 
