@@ -175,8 +175,19 @@ flax() {
 	jq -r .feedback "$T/f.json" >"$T/f.txt"
 	run grep -c -x -F "Note: its kernels are XLA's: the detailed run ran with XLA_FLAGS+=\"--xla_gpu_load_autotune_results_from=$D/xla_autotune.txt --xla_gpu_enable_command_buffer=\" and XLA_PYTHON_CLIENT_PREALLOCATE=false in its environment (the autotuning results of the timing run loaded, so that XLA runs the kernels it chose there without autotuning under ncu, and its command buffers (CUDA graphs, on which ncu crashed on an H200) off; JAX's memory pool not taken whole at its start, since ncu saves and restores the memory a kernel can write for each pass)." "$T/f.txt"
 	assert_output 1
-	diff <(grep -v -e "^Note: its kernels are XLA's: the detailed run ran with" -e '^$' "$T/f.txt") \
-		<(grep -v '^$' "$FLAX/feedback.txt")
+	# the diagnosis now leads with the traced window (the trace's timeline,
+	# trace_timeline.json beside the timing CSVs) and puts every finding in
+	# the program's unit; the rest is the H200's text, and a line of classes
+	run jq -r '.analysis.diagnosis[0] | .kind, .impact_pct, .impact_basis' "$T/f.json"
+	assert_output "launch_bound
+59.6
+traced_window"
+	[ -f "$D/trace_timeline.json" ]
+	run jq -r '.analysis.diagnosis[1:][] | [.kind, .impact_pct, .kernel_impact_pct] | @tsv' "$T/f.json"
+	assert_line -n 0 "$(printf 'low_occupancy\t0.1\t40.3')"
+	nodiag() { awk '/^Diagnosis/ { skip = 1; next } skip && /^$/ { skip = 0; next } !skip'; }
+	diff <(nodiag <"$T/f.txt" | grep -v -e "^Note: its kernels are XLA's: the detailed run ran with" \
+		-e '^GPU time by class of work' -e '^$') <(nodiag <"$FLAX/feedback.txt" | grep -v '^$')
 }
 
 @test "XLA: a timing run that leaves no autotuning results (its XLA_FLAGS replaced, or an output path XLA_FLAGS cannot carry) lets the held program go; the detailed run comes after it with autotuning and command buffers off; the program's own settings stay" {
