@@ -29,7 +29,7 @@ struct stream {
 };
 
 struct run {
-	long after;
+	long after, before;
 	size_t *k;
 	double *ns;
 	size_t n;
@@ -81,9 +81,10 @@ name_index(struct kf_chains *c, const char *name)
 	return (size_t)e->val - 1;
 }
 
-/* The run of s ends: counted with the same runs before it. */
+/* The run of s ends, before launch before (a name's index, or -1 at the
+ * stream's end): counted with the same runs before it. */
 static void
-end_run(struct kf_chains *c, struct stream *s)
+end_run(struct kf_chains *c, struct stream *s, long before)
 {
 	struct buf sig = {0};
 	struct kf_map_ent *e;
@@ -96,7 +97,7 @@ end_run(struct kf_chains *c, struct stream *s)
 	while (s->n > 0 && c->nm[s->k[s->n - 1]].role == JOINS)
 		s->n--;
 	if (s->n > 0 && s->fuses) {
-		buf_printf(&sig, "%ld", s->after);
+		buf_printf(&sig, "%ld/%ld", s->after, before);
 		for (i = 0; i < s->n; i++)
 			buf_printf(&sig, ",%zu", s->k[i]);
 		e = kf_map_slot(&c->runs, sig.s, &created);
@@ -110,6 +111,7 @@ end_run(struct kf_chains *c, struct stream *s)
 				r = &c->r[c->nr];
 				memset(r, 0, sizeof *r);
 				r->after = s->after;
+				r->before = before;
 				r->n = s->n;
 				r->k = xmalloc(s->n * sizeof *r->k);
 				r->ns = xcalloc(s->n, sizeof *r->ns);
@@ -148,12 +150,12 @@ kf_chains_launch(struct kf_chains *c, const char *stream, const char *name, doub
 	}
 	s = e->val;
 	if (role == BREAKS) {
-		end_run(c, s);
+		end_run(c, s, (long)k);
 		s->after = (long)k;
 		return;
 	}
 	if (s->n == KF_CHAINS_LEN) {
-		end_run(c, s);
+		end_run(c, s, -1);
 		s->after = -1;
 		c->truncated = 1;
 	}
@@ -181,7 +183,7 @@ kf_chains_json(struct kf_chains *c, const char *source)
 
 	all = kf_map_list(&c->streams, &n);
 	for (i = 0; i < n; i++)
-		end_run(c, all[i]->val);
+		end_run(c, all[i]->val, -1);
 	free(all);
 	/* The index of runs no longer follows them once sorted: no run is
 	 * added after this. */
@@ -198,6 +200,8 @@ kf_chains_json(struct kf_chains *c, const char *source)
 		cJSON *ro = cJSON_CreateObject(), *ks = cJSON_CreateArray();
 
 		kf_set(ro, "after", r->after >= 0 ? cJSON_CreateString(c->nm[r->after].name) :
+		    cJSON_CreateNull());
+		kf_set(ro, "before", r->before >= 0 ? cJSON_CreateString(c->nm[r->before].name) :
 		    cJSON_CreateNull());
 		for (j = 0; j < r->n; j++) {
 			cJSON *k = cJSON_CreateObject();

@@ -1,7 +1,8 @@
 /* kf: the chains a program's launch order shows (chains.c): runs of
  * consecutive elementwise, reduction and layout launches on one stream
  * (kernel classes, kclass.h), each with the launch that came before it
- * (its producer), counted by how often the same run repeats. A profiler's
+ * (its producer) and the one that ended it (its consumer), counted by how
+ * often the same run repeats. A profiler's
  * reader feeds every launch in the order it ran; the program-level
  * findings (levers.h) fuse what the runs hold.
  *
@@ -27,8 +28,8 @@ struct kf_chains *kf_chains_new(void);
  * stream: any key that tells streams (and processes) apart. Framework
  * machinery is passed over. */
 void kf_chains_launch(struct kf_chains *c, const char *stream, const char *name, double ns);
-/* The runs so far (open runs ended), with source: how the order was
- * known ("kf trace: start times on each stream"). */
+/* The runs (open runs ended), with source: how the order was known ("kf
+ * trace: start times on each stream"). Called once, after the last launch. */
 cJSON *kf_chains_json(struct kf_chains *c, const char *source);
 void kf_chains_free(struct kf_chains *c);
 

@@ -474,20 +474,27 @@ struct fuse {
 	double *by;		/* per kernel of p (index): > 0 if fused */
 	const cJSON *best;	/* the run that gains most */
 	double best_gain;
-	int epilogue;		/* the best run goes into its producer */
+	enum { FUSE_ONE_PASS, FUSE_EPILOGUE, FUSE_EPILOGUE_PASS, FUSE_ATTENTION } how;
+				/* how the best run fuses */
+	int attention;		/* some run is an attention written out */
 	long runs;
 };
 
-/* One run of the chains: its fusible kernels' passes, less one when it
- * cannot go into its producer's epilogue (no matrix producer, or a
- * reduction that needs a pass of its own). */
+/* One run of the chains: its fusible kernels' passes, less the one a
+ * fused kernel still makes. After a matrix kernel, its elementwise work
+ * goes into that kernel's epilogue, and a reduction keeps one pass over the
+ * tensor (its own, the largest where there are several); with no matrix
+ * producer, fused into one kernel, it keeps the largest pass. An attention
+ * written out (a softmax between two matrix kernels) keeps none: fused
+ * attention never writes the scores. */
 static void
 fuse_run(const struct kf_prog *p, const cJSON *run, struct fuse *u)
 {
 	const struct kf_pkern *after = find(p, kf_str(run, "after"));
+	const struct kf_pkern *before = find(p, kf_str(run, "before"));
 	const cJSON *e;
-	double sum = 0, max = 0, gain;
-	int red = 0, n = 0, epi;
+	double sum = 0, max = 0, maxred = 0, gain;
+	int n = 0, epi, attn = 0, red = 0;
 
 	cJSON_ArrayForEach(e, kf_arr(run, "kernels")) {
 		const struct kf_pkern *k = find(p, kf_str(e, "name"));
@@ -497,13 +504,18 @@ fuse_run(const struct kf_prog *p, const cJSON *run, struct fuse *u)
 			continue;
 		n++;
 		sum += ns;
-		red |= k->cls == KF_KC_REDUCTION;
 		max = fmax(max, ns);
+		if (k->cls == KF_KC_REDUCTION) {
+			red = 1;
+			maxred = fmax(maxred, ns);
+		}
+		attn |= strcmp(k->by_name.what, "softmax") == 0;
 	}
 	if (n == 0)
 		return;
-	epi = after && after->cls == KF_KC_MATRIX && !red;
-	gain = epi ? sum : sum - max;
+	epi = after && after->cls == KF_KC_MATRIX;
+	attn = attn && epi && before && before->cls == KF_KC_MATRIX;
+	gain = attn ? sum : epi ? sum - maxred : sum - max;
 	if (gain <= 0)
 		return;
 	u->gain += gain;
@@ -517,8 +529,10 @@ fuse_run(const struct kf_prog *p, const cJSON *run, struct fuse *u)
 	if (gain > u->best_gain) {
 		u->best_gain = gain;
 		u->best = run;
-		u->epilogue = epi;
+		u->how = attn ? FUSE_ATTENTION : epi && !red ? FUSE_EPILOGUE : epi ? FUSE_EPILOGUE_PASS :
+		    FUSE_ONE_PASS;
 	}
+	u->attention |= attn;
 }
 
 /* The framework the fused kernels come from, for the fix. */
@@ -538,6 +552,11 @@ fuse_fix(const struct kf_prog *p, const struct fuse *u)
 		xla |= strstr(p->k[i].name, "_fusion") != NULL ||
 		    strncmp(p->k[i].name, "wrapped_", 8) == 0;
 	}
+	if (u->attention)
+		return "use fused attention, which never writes the score matrix: "
+		    "torch.nn.functional.scaled_dot_product_attention (FlashAttention, "
+		    "memory-efficient attention), jax.nn.dot_product_attention, or FlashAttention's "
+		    "own kernels";
 	if (xla && !torch)
 		return "XLA left these fusions apart: look in the optimised HLO (XLA_FLAGS="
 		    "--xla_dump_to=DIR) for what stops them joining (a custom call, a layout "
@@ -728,9 +747,12 @@ fusion(struct kf_fb *fb, const struct kf_prog *p)
 	if (u.best) {
 		buf_printf(&b, ", in %ld chain%s, the largest ", u.runs, u.runs == 1 ? "" : "s");
 		put_run(&b, p, u.best);
-		buf_puts(&b, u.epilogue ? "; with no reduction in it, it can go whole into its "
-		    "producer's epilogue" : "; fused, a chain makes one pass over its tensor, not "
-		    "one a kernel");
+		buf_puts(&b, u.how == FUSE_ATTENTION ? "; it is an attention written out: fused "
+		    "attention keeps the scores on chip and writes none of them" :
+		    u.how == FUSE_EPILOGUE ? "; with no reduction in it, it can go whole into its "
+		    "producer's epilogue" : u.how == FUSE_EPILOGUE_PASS ? "; its elementwise work can "
+		    "go into its producer's epilogue, and its reduction keeps one pass over the "
+		    "tensor" : "; fused, a chain makes one pass over its tensor, not one a kernel");
 	} else {
 		buf_puts(&b, "; the launch order was not recorded, so the estimate fuses them into "
 		    "one kernel that keeps the largest one's pass");
@@ -750,8 +772,9 @@ fusion(struct kf_fb *fb, const struct kf_prog *p)
 	if (u.best)
 		kf_finding_ev(f, "chains: runs fused", (double)u.runs, NULL);
 	kf_finding_impact(f, pct, "%s", u.best ? "each chain's elementwise and reduction "
-	    "passes (chains.runs, launch order), less the largest one's where no matrix "
-	    "producer takes them whole into its epilogue, / the ranking's GPU time" :
+	    "passes (chains.runs, launch order), less the one its fused kernel still makes (after "
+	    "a matrix kernel, its largest reduction's; else its largest; none in an attention "
+	    "written out), / the ranking's GPU time" :
 	    "the elementwise and reduction kernels' time less the largest one's (one pass "
 	    "stays), / the ranking's GPU time");
 	kf_finding_fix(f, "%s", fuse_fix(p, &u));

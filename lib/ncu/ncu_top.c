@@ -1119,12 +1119,12 @@ ncu_timing_data(struct ncu_timing *t, long profiled, const cJSON *msgs)
 		cJSON_AddItemToObject(o, "autotuning",
 		    cJSON_Duplicate(kf_obj(t->rank, "autotuning"), 1));
 	cJSON_AddItemToObject(o, "kernels", timing_kernels(t, missing));
-	/* A traced timing run's timeline; its chains, else the CSV's. */
+	/* A traced timing run's timeline; the chains of the CSV, made anew by
+	 * this reader (a traced run's CSV is in launch order on each stream). */
 	if (kf_obj(t->tl, "timeline"))
 		cJSON_AddItemToObject(o, "timeline", cJSON_Duplicate(kf_obj(t->tl, "timeline"), 1));
-	if (kf_obj(t->tl, "chains") || kf_obj(t->rank, "chains"))
-		cJSON_AddItemToObject(o, "chains", cJSON_Duplicate(kf_obj(t->tl, "chains") ?
-		    kf_obj(t->tl, "chains") : kf_obj(t->rank, "chains"), 1));
+	if (kf_obj(t->rank, "chains"))
+		cJSON_AddItemToObject(o, "chains", cJSON_Duplicate(kf_obj(t->rank, "chains"), 1));
 	if (t->top) {
 		cJSON_AddNumberToObject(o, "top", kf_num(t->top, "top", 0));
 		cJSON_AddItemToObject(o, "chosen", cJSON_Duplicate(kf_arr(t->top, "chosen"), 1));

@@ -12,6 +12,7 @@
 
 #include "buf.h"
 #include "feedback.h"
+#include "gpu_roofs.h"
 #include "levers.h"
 #include "mem.h"
 #include "program.h"
@@ -241,6 +242,52 @@ program_findings(struct kf_fb *fb, const cJSON *d, const cJSON *tl, const struct
 		kf_prog_chains(fb, kf_obj(d, "chains"));
 }
 
+/* small_grid from the launch configuration alone: a kernel of the program's
+ * whose longest launch has fewer blocks than the GPU has SMs (gpus.json's
+ * arch.sm_count) leaves the rest idle: the idle SMs' share of its time is
+ * at stake, at most; said where that is KF_LEVER_MIN_PCT of the program's
+ * GPU time or more (a hint without counters: no smaller ones). */
+static void
+find_small_grids(struct kf_fb *fb, const cJSON *rec, const cJSON *d, const struct kf_rank *rank)
+{
+	const char *via, *gname;
+	struct buf msg = {0};
+	const cJSON *gpu = kf_gpu_roofs_for(rec, NULL, fb->opt ? fb->opt->gpu : NULL,
+	    fb->opt ? fb->opt->gpus_file : NULL, &via, &gname, &msg);
+	double sms = kf_num(kf_obj(gpu, "arch"), "sm_count", 0);
+	const cJSON *k, *g;
+
+	buf_free(&msg);
+	if (sms <= 0)
+		return;
+	cJSON_ArrayForEach(k, kf_arr(d, "kernels")) {
+		const struct kf_rank_ent *e = kf_rank_find(rank, kf_str(k, "name"), NULL);
+		double blocks = 1;
+		struct kf_finding *f;
+		int i;
+
+		if (e == NULL || e->machine || cJSON_GetArraySize(g = kf_arr(k, "grid")) != 3)
+			continue;
+		for (i = 0; i < 3; i++)
+			blocks *= cJSON_GetArrayItem(g, i)->valuedouble;
+		if (blocks <= 0 || blocks >= sms ||
+		    e->share * (1 - blocks / sms) < KF_LEVER_MIN_PCT)
+			continue;
+		f = kf_diag_add(&fb->diag, KF_SMALL_GRID, NULL, NAN, "Small grid: %s's longest "
+		    "launch has %.0f block%s for the %.0f SMs of the %s, so %.0f SMs idle (kf trace's "
+		    "launch configuration)", e->shown, blocks, blocks == 1 ? "" : "s", sms,
+		    kf_str(gpu, "name"), sms - blocks);
+		kf_finding_kernel(f, e->name);
+		kf_finding_ev(f, "kernels[].grid (its longest launch): blocks", blocks, "blocks");
+		kf_finding_ev(f, "share/kf/gpus.json: arch.sm_count", sms, "SMs");
+		kf_finding_impact(f, 100 * (1 - blocks / sms), "1 - blocks / SMs (the idle SMs' "
+		    "share, at most: what more blocks could use)");
+		kf_finding_fix(f, "launch at least one block per SM, better several: more work per "
+		    "launch (a larger batch, more sequences or heads at once), or split the work over "
+		    "more blocks");
+	}
+}
+
 /* Host-device copies in the traced window, a share of it (levers.h). */
 static void
 find_copies(struct kf_fb *fb, const cJSON *tl, double hd)
@@ -319,6 +366,7 @@ trace_feedback(const cJSON *rec, struct kf_fb *fb)
 	say_configs(fb, d, &rank, top);
 	program_findings(fb, d, tl, &rank);
 	find_copies(fb, tl, hd);
+	find_small_grids(fb, rec, d, &rank);
 	kf_set(fb->analysis, "ranking", kf_rank_json(&rank, top));
 	kf_set(fb->analysis, "timeline", tl ? cJSON_Duplicate(tl, 1) : cJSON_CreateNull());
 	kf_set(fb->analysis, "copies", kf_obj(d, "copies") ?

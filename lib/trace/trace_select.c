@@ -127,7 +127,7 @@ timing_csvs(const char *dir, const char *up, struct trace_file *const *f, size_t
 	return st;
 }
 
-/* KF_TIMING_TIMELINE into the folder up: the trace's timeline and chains. */
+/* KF_TIMING_TIMELINE into the folder up: the trace's timeline. */
 static void
 timeline_file(const char *up, struct trace_file *const *f, size_t nf)
 {
@@ -137,7 +137,6 @@ timeline_file(const char *up, struct trace_file *const *f, size_t nf)
 	int ok;
 
 	cJSON_AddItemToObject(o, "timeline", cJSON_DetachItemFromObject(d, "timeline"));
-	cJSON_AddItemToObject(o, "chains", cJSON_DetachItemFromObject(d, "chains"));
 	s = cJSON_PrintUnformatted(o);
 	ok = s != NULL && (out = fopen(path, "w")) != NULL && fputs(s, out) >= 0 &&
 	    putc('\n', out) != EOF;
