@@ -11,6 +11,7 @@
 #include "err.h"
 #include "feedback.h"
 #include "gpu_roofs.h"
+#include "levers.h"
 #include "opt.h"
 #include "profiler.h"
 #include "program.h"
@@ -111,6 +112,7 @@ feedback_one(cJSON *rec, const struct kf_fb_opts *opt, int text_only)
 		kf_set_str(fb.analysis, "status", "ok");
 		kf_fb_say_run(&fb, rec);
 		p->feedback(rec, &fb);
+		kf_prog_finish(&fb, rec);
 		kf_core_finish(&fb);
 		kf_delta(baseline, rec, &fb);
 	}

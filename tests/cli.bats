@@ -389,7 +389,7 @@ sweep_jobs() {
 			"kf-collate was here,kf-feedback was here,kf-read was here,kf-run was here,kf-select was here,kf-wrap was here"
 	done
 	grep -qx "kf-read: line 1: .*no-such-program.*" out/broken.log || fail "no kf-read line: $(cat out/broken.log)"
-	assert_equal "$(head -1 out/summary.tsv)" "$(printf 'id\tprofiler\tstatus\ttop_kernel\tshare_pct\tverdict\treason')"
+	assert_equal "$(head -1 out/summary.tsv)" "$(printf 'id\tprofiler\tstatus\ttop_kernel\tshare_pct\tverdict\treason\tlever\tstake')"
 	assert_equal "$(awk -F'\t' '$1 == "good" { print $3 "|" $7 }' out/summary.tsv)" "ok|-"
 	assert_equal "$(awk -F'\t' '$1 == "broken" { print $3 "|" $7 }' out/summary.tsv)" \
 		"failed|$(jq -r '"\(.error.kind): \(.error.message)" | .[0:200]' out/broken.json)"

@@ -176,6 +176,16 @@ flax() {
 	jq -r .feedback "$T/f.json" >"$T/f.txt"
 	run grep -c -x -F "Note: its kernels are XLA's: the detailed run ran with XLA_FLAGS+=\"--xla_gpu_load_autotune_results_from=$D/xla_autotune.txt --xla_gpu_enable_command_buffer=\" and XLA_PYTHON_CLIENT_PREALLOCATE=false in its environment (the autotuning results of the timing run loaded, so that XLA runs the kernels it chose there without autotuning under ncu, and its command buffers (CUDA graphs, on which ncu crashed on an H200) off; JAX's memory pool not taken whole at its start, since ncu saves and restores the memory a kernel can write for each pass)." "$T/f.txt"
 	assert_output 1
+	# the diagnosis leads with the traced window (the trace's timeline,
+	# trace_timeline.json beside the timing CSVs) and puts every finding in
+	# the program's unit
+	run jq -r '.analysis.diagnosis[0] | .kind, .impact_pct, .impact_basis' "$T/f.json"
+	assert_output "launch_bound
+59.6
+traced_window"
+	[ -f "$D/trace_timeline.json" ]
+	run jq -r '.analysis.diagnosis[1:][] | [.kind, .impact_pct, .kernel_impact_pct] | @tsv' "$T/f.json"
+	assert_line -n 0 "$(printf 'low_occupancy\t0.1\t40.3')"
 	# what the detailed run says of the chosen kernels is the H200's, word
 	# for word; the ranking is now of the steady state
 	diff <(detailed_part "$T/f.txt") <(detailed_part "$FLAX/feedback.txt")
@@ -183,10 +193,10 @@ flax() {
 	assert_output 1
 }
 
-# detailed_part TEXT: the diagnosis, the focus kernel and what its launch
-# profiled in detail says, not the ranking
+# detailed_part TEXT: the focus kernel and what its launch profiled in
+# detail says, not the ranking nor the diagnosis (a share of the program)
 detailed_part() {
-	awk '/^Diagnosis/ { d = 1 } d && /^$/ { d = 0 } d || /^Kernel: / || /^The numbers below/ { print }
+	awk '/^Kernel: / || /^The numbers below/ { print }
 		/^Throughput \(Speed Of Light/ { p = 1 } /^Kernels by total GPU time/ { p = 0 } p && !/^$/ { print }' "$1"
 }
 

@@ -180,10 +180,10 @@ feedback_of() {
 	# 51.1 TFLOP/s of FP32 FMA against the H200's TENSOR_TF32_TFLOPS
 	run jq -c '.analysis | [.diagnosis[0].kind, .diagnosis[0].unit, .diagnosis[0].impact_pct == ((1 - .focus.roof.achieved_flops / 494.5e12) * 1000 | round / 10), .diagnosis[0].impact_pct]' "$BATS_TEST_TMPDIR/gemm-fp32.json"
 	assert_output '["compute_bound","fma",true,89.7]'
-	run jq -r '.analysis.diagnosis[0].evidence[-1].metric' "$BATS_TEST_TMPDIR/gemm-fp32.json"
-	assert_output "impact_pct: 100 x (1 - achieved FLOP/s / NVIDIA H200 141GB's TENSOR_TF32_TFLOPS, 494.5 TFLOP/s in share/kf/gpus.json): the same FLOPs at the tensor cores' TF32 peak"
+	run jq -r '.analysis.diagnosis[0].evidence[] | select(.metric | startswith("kernel_impact_pct")) | .metric' "$BATS_TEST_TMPDIR/gemm-fp32.json"
+	assert_output "kernel_impact_pct: 100 x (1 - achieved FLOP/s / NVIDIA H200 141GB's TENSOR_TF32_TFLOPS, 494.5 TFLOP/s in share/kf/gpus.json): the same FLOPs at the tensor cores' TF32 peak"
 	run jq -r .feedback "$BATS_TEST_TMPDIR/gemm-fp32.json"
-	assert_line --index 1 --partial '1. Compute-bound on the FMA (FP32) pipe: 78.9% of its peak; on the tensor cores (TF32, 494.5 TFLOP/s peak, share/kf/gpus.json) its 51.1 TFLOP/s of FP32 matrix math would take 10% of this time (about 90% of its time at stake).'
+	assert_line --index 1 --partial "1. Compute-bound on the FMA (FP32) pipe: 78.9% of its peak; on the tensor cores (TF32, 494.5 TFLOP/s peak, share/kf/gpus.json) its 51.1 TFLOP/s of FP32 matrix math would take 10% of this time (about 90% of the program's GPU time at stake)."
 	# the same launch with 30% more shared wavefronts than ideal: the
 	# conflicts waste (w - ideal) / w of shared memory's 58.6% busy share
 	unpack gemm-fp32 conflicts
@@ -200,8 +200,8 @@ feedback_of() {
 
 @test "impact: the decode GEMM memory-bound on DRAM (100 - 90.8 at stake) leads a small grid of 128 blocks for 132 SMs (3.0)" {
 	replay_job gemm-decode
-	run jq -c '.analysis.diagnosis[0] | [.kind, .unit, .impact_pct, .evidence[-1].metric]' "$BATS_TEST_TMPDIR/gemm-decode.json"
-	assert_output "[\"memory_bound\",\"dram\",9.2,\"impact_pct: 100 - dram__bytes.sum.per_second / dram__bytes.sum.peak_sustained (headroom to the unit's roof)\"]"
+	run jq -c '.analysis.diagnosis[0] | [.kind, .unit, .impact_pct, (.evidence[] | select(.metric | startswith("kernel_impact_pct")) | .metric)]' "$BATS_TEST_TMPDIR/gemm-decode.json"
+	assert_output "[\"memory_bound\",\"dram\",9.2,\"kernel_impact_pct: 100 - dram__bytes.sum.per_second / dram__bytes.sum.peak_sustained (headroom to the unit's roof)\"]"
 	unpack gemm-decode small-decode
 	set_raw small-decode launch__grid_size 128
 	feedback_of small-decode
@@ -209,7 +209,7 @@ feedback_of() {
 	# 1 - 128 / 132 = 3.03%
 	assert_output '[["memory_bound",9.2],["small_grid",3]]'
 	run jq -r .feedback "$BATS_TEST_TMPDIR/small-decode.json"
-	assert_line --index 1 --partial '1. Memory-bound on DRAM: 90.8% of its peak; 4.37 TB/s of 4.81; at its roof: only fewer bytes gain more than its headroom (about 9% of its time at stake).'
+	assert_line --index 1 --partial "1. Memory-bound on DRAM: 90.8% of its peak; 4.37 TB/s of 4.81; at its roof: only fewer bytes gain more than its headroom (about 9% of the program's GPU time at stake)."
 	assert_line --index 2 --partial '2. Small grid: 128 blocks for 132 SMs, so 4 SMs idle'
 }
 
@@ -219,8 +219,8 @@ feedback_of() {
 	# 226169 of 930675 samples, is the limiter's own
 	run jq -c '[.analysis.diagnosis[] | [.kind, .impact_pct]]' "$BATS_TEST_TMPDIR/atomic.json"
 	assert_output '[["atomic_contention",75.3],["latency_bound",24.3]]'
-	run jq -r '.analysis.diagnosis[1] | .evidence[-1].metric, .fix' "$BATS_TEST_TMPDIR/atomic.json"
-	assert_output 'impact_pct: smsp__pcsamp_warps_issue_stalled_short_scoreboard / smsp__pcsamp_sample_count (the samples that wait on the top stall reason that no other finding explains)
+	run jq -r '.analysis.diagnosis[1] | (.evidence[] | select(.metric | startswith("kernel_impact_pct")) | .metric), .fix' "$BATS_TEST_TMPDIR/atomic.json"
+	assert_output 'kernel_impact_pct: smsp__pcsamp_warps_issue_stalled_short_scoreboard / smsp__pcsamp_sample_count (the samples that wait on the top stall reason that no other finding explains)
 fewer shared-memory round trips and transcendentals per result'
 	# without the source page (PyTorch's index_add_, cuBLAS: no line
 	# information), atomics that are half the global memory instructions

@@ -786,7 +786,15 @@ two_workers() {
 	run jq -c '[.collated.timing.detailed_run.attached_processes, .collated.kernel_count,
 		([.collated.kernels[].process_id] | unique), .collated.timing.missing]' "$T/th.json"
 	assert_output '[2,6,[4630,4631],[]]'
-	diff <(jq -r .feedback "$T/th.json" | grep -v '^$') <(grep -v '^$' "$R/feedback.txt")
+	# the diagnosis now leads with the traced window of the timing run's
+	# trace, then the FP32 GEMM off the tensor cores; the rest is the
+	# H200's text, with the chains and classes of the program as a whole
+	run jq -r '.analysis.diagnosis[] | [.kind, .impact_pct, .impact_basis] | @tsv' "$T/th.json"
+	assert_line -n 0 "$(printf 'launch_bound\t65.8\ttraced_window')"
+	assert_line -n 1 "$(printf 'fp32_matmul\t79\tgpu_time')"
+	nodiag() { awk '/^Diagnosis|^Chains of/ { skip = 1; next } skip && /^$/ { skip = 0; next } !skip'; }
+	diff <(jq -r .feedback "$T/th.json" | nodiag | grep -v -e '^$' -e '^GPU time by class of work') \
+		<(nodiag <"$R/feedback.txt" | grep -v '^$')
 }
 
 @test "--top with kf's tracer, two processes: one whose attach leaves no report leaves the other's details; with none the detailed run comes after the timing run" {

@@ -123,7 +123,7 @@ kinds() {
 	assert_output '[["atomic_contention","l2",95.8],["memory_bound","l2",0.7]]'
 	run jq -c '.analysis.focus.roof | [.limiter, .limiter_pct, .l2_slices_avg_pct]' "$BATS_TEST_TMPDIR/index_add_one_row_fp32.json"
 	assert_output '["l2",99.293561,2.893956]'
-	run jq -r '.analysis.diagnosis[0] | .what, (.evidence[] | select(.metric | startswith("impact_pct")) | .metric)' "$BATS_TEST_TMPDIR/index_add_one_row_fp32.json"
+	run jq -r '.analysis.diagnosis[0] | .what, (.evidence[] | select(.metric | startswith("kernel_impact_pct")) | .metric)' "$BATS_TEST_TMPDIR/index_add_one_row_fp32.json"
 	assert_line --index 0 --partial 'Atomic contention: the atomic unit of one L2 slice was busy 99.3% of the time, 1.1% on average over the slices'
 	assert_line --index 1 --partial '98.9%, held to 100 - sm__issue_active.avg.pct_of_peak_sustained_elapsed'
 	run jq -r '.feedback' "$BATS_TEST_TMPDIR/index_add_one_row_fp32.json"
@@ -136,7 +136,7 @@ kinds() {
 	h200op layernorm_fp32
 	run kinds layernorm_fp32
 	assert_output '[["memory_bound","dram",23.9],["uncoalesced_global","l2",23.9]]'
-	run jq -r '.analysis.diagnosis[1].evidence[] | select(.metric | startswith("impact_pct")) | .metric' "$BATS_TEST_TMPDIR/layernorm_fp32.json"
+	run jq -r '.analysis.diagnosis[1].evidence[] | select(.metric | startswith("kernel_impact_pct")) | .metric' "$BATS_TEST_TMPDIR/layernorm_fp32.json"
 	assert_output --partial '45.3%, held to 100 - dram__bytes.sum.per_second / dram__bytes.sum.peak_sustained'
 	# the strided copy: DRAM moved no more than the ideal sectors hold, so
 	# the 75.2% stays (under 100 - DRAM's 23.5%) and leads the L2 limiter

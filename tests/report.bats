@@ -405,20 +405,23 @@ unitrace_final() {
 @test "the diagnosis's first finding in the index, the first three in the job's section" {
 	jq -c '.analysis.diagnosis = [
 		{kind:"uncoalesced_global", unit:"l2", kernel:"copy_k", file:"/home/u/src/copy.cu", line:12,
-		 impact_pct:33.9, evidence:[{metric:"l2_excessive_sectors", value:58720256, unit:null}],
+		 impact_pct:33.9, kernel_impact_pct:40.2, impact_basis:"gpu_time",
+		 evidence:[{metric:"l2_excessive_sectors", value:58720256, unit:null}],
 		 what:"Stores of line 12 touch 4.0 sectors per request where 1 would do.", fix:"Write through shared memory."},
 		{kind:"memory_bound", unit:"dram", kernel:"copy_k", file:null, line:null, impact_pct:null,
 		 evidence:[], what:"DRAM at 81.1% of its peak.", fix:null},
-		{kind:"tail_effect", unit:null, kernel:"copy_k", file:null, line:null, impact_pct:3,
-		 evidence:[], what:"a", fix:null},
+		{kind:"launch_bound", unit:null, kernel:null, file:null, line:null, impact_pct:3,
+		 impact_basis:"traced_window", evidence:[], what:"a", fix:null},
 		{kind:"low_occupancy", unit:null, kernel:"copy_k", file:null, line:null, impact_pct:1,
 		 evidence:[], what:"b", fix:null}]' "$R/copy.json" >"$T/in.json"
 	kf-report "$T/in.json" >"$T/r.html"
 	dom "$T/r.html" >"$T/dom"
 	grep -qF '<th>first finding</th></tr>' "$T/dom"
-	grep -qF '<td class="finding"><b>uncoalesced global (L2)</b><br><span class="impact"><span title="/home/u/src/copy.cu">copy.cu</span>:12 · 33.9% of the time</span><br><span class="what" title="Stores of line 12 touch 4.0 sectors per request where 1 would do.">Stores of line 12 touch 4.0 sectors per request where 1 would do.</span></td>' "$T/dom"
+	grep -qF '<td class="finding"><b>uncoalesced global (L2)</b><br><span class="impact"><span title="/home/u/src/copy.cu">copy.cu</span>:12 · 33.9% of the GPU time (40.2% of the kernel'"'"'s)</span><br><span class="what" title="Stores of line 12 touch 4.0 sectors per request where 1 would do.">Stores of line 12 touch 4.0 sectors per request where 1 would do.</span></td>' "$T/dom"
 	[ "$(perl -ne 'print $1 if m{<ol class="diagnosis">(.*?)</ol>}' "$T/dom" | grep -o '<li>' | wc -l)" -eq 3 ]
 	grep -qF '<li><b>memory bound (DRAM)</b>: DRAM at 81.1% of its peak.</li>' "$T/dom"
+	# each stake in its unit: the traced window for idle time
+	grep -qF '<li><b>launch bound</b> <span class="impact">3.0% of the traced window</span>: a</li>' "$T/dom"
 	grep -qF '<span class="fix"><b>Fix:</b> Write through shared memory.</span>' "$T/dom"
 	# no rule of the profiler in its place
 	! grep -qF 'MemoryL2Compression</td>' "$T/dom"

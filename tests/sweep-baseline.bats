@@ -45,7 +45,7 @@ setup() {
 	assert_output 'No comparison with the baseline: cannot open old/d.json: No such file or directory.'
 }
 
-@test "BASELINE changes redo the comparisons only; without it the summary has its seven columns" {
+@test "BASELINE changes redo the comparisons only; without it the summary has its nine columns" {
 	sweep JOBS=new.jsonl OUT=new BASELINE=old > /dev/null
 	ls -l --time-style=+%s.%N "$T"/new/runs/*/*/ > "$T/runs.before"
 	jobs "$T/old.jsonl" a=copy b=sgemm_naive c=fma
@@ -59,7 +59,10 @@ setup() {
 	cmp "$T/runs.before" "$T/runs.after"
 	run sweep JOBS=new.jsonl OUT=new
 	assert_success
-	[ "$(awk -F'\t' '{ print NF }' "$T/new/summary.tsv" | sort -u)" = 7 ]
+	[ "$(awk -F'\t' '{ print NF }' "$T/new/summary.tsv" | sort -u)" = 9 ]
+	# the first finding and its stake, last
+	run cut -f1,8,9 "$T/new/summary.tsv"
+	assert_line -n 0 "$(printf 'id\tlever\tstake')"
 }
 
 @test "BASELINE equal to OUT is refused" {

@@ -43,13 +43,19 @@ replay() {
 	replay gpt2
 	kf-collate < "$T/rec" | kf-feedback > "$T/fb"
 	run jq -r '.analysis.diagnosis[0] | [.kind, (.impact_pct | floor)] | @tsv' "$T/fb"
-	assert_output "$(printf 'launch_bound\t79')"
+	# the traced window, from the top kernel's first launch to the last
+	# kernel's end (the weights' copies before it left out): 4.97 ms busy,
+	# 57.93 ms in 1,968 gaps under 1 ms between launches
+	assert_output "$(printf 'launch_bound\t92')"
+	run jq -c '.analysis.timeline.window | [.busy_ns, .idle_ns, .idle_gaps, .outside_ns]' "$T/fb"
+	assert_output '[4971022,57933927,1968,0]'
 	run jq -r '.feedback' "$T/fb"
-	assert_output --partial "2,153 of 2,205 launches (97.6%) ran under 10 µs"
-	assert_output --partial "The GPU was busy only 10.5% of the time"
+	assert_output --partial "The GPU waits on the host between launches: it was idle 92.1% of the traced window (57.93 ms in 1,968 gaps under 1 ms between launches, against 4.97 ms busy); 2,153 of 2,205 launches ran under 10 µs, the median 1.2 µs (about 92% of the traced window at stake)"
+	assert_output --partial "The GPU was busy 10.5% of the 567.73 ms from its first work to its last"
 	assert_output --partial "2205 kernel launches"
-	run jq -r '.analysis.diagnosis[0].evidence | map(.metric) | index("timeline.busy_pct") != null' "$T/fb"
-	assert_output true
+	run jq -r '.analysis.diagnosis[0] | .impact_basis, (.evidence | map(.metric) | index("the traced window: busy ns") != null)' "$T/fb"
+	assert_output "traced_window
+true"
 }
 
 @test "trace: ResNet-50 training ranks batch norm backward first" {
@@ -74,7 +80,8 @@ replay() {
 	replay copies
 	kf-collate < "$T/rec" | kf-feedback > "$T/fb"
 	run jq -r '.analysis.diagnosis[0] | [.kind, .unit, (.impact_pct | floor)] | @tsv' "$T/fb"
-	assert_output "$(printf 'other\tpcie\t94')"
+	# 1.10 s of copies in the 1.11 s window between the first kernel and the last
+	assert_output "$(printf 'other\tpcie\t99')"
 }
 
 @test "trace: a killed program's file is read up to its end and said to be cut" {

@@ -27,6 +27,7 @@ struct cmp {
 	const struct kf_baseline *b;
 	const struct kf_cmp *p;
 	const cJSON *before, *after;	/* the analyses */
+	const struct kf_diag *diag;	/* after's findings, not yet in it */
 	cJSON *delta;
 	struct buf moved;		/* "What moved" lines */
 	int top;
@@ -891,6 +892,7 @@ compare(struct cmp *c, struct kf_fb *fb)
 	kf_fb_add_buf(fb, FB_HEAD, &head);
 	say_focus(c);
 	say_kernels(c);
+	kf_delta_levers(c->before, c->after, c->diag, c->delta, &c->moved);
 	say_advice(c);
 	say_roof(c);
 	say_lines(c);
@@ -914,6 +916,7 @@ kf_delta(const struct kf_baseline *b, const cJSON *rec, struct kf_fb *fb)
 	c.b = b;
 	c.p = pdesc_of(prof);
 	c.after = fb->analysis;
+	c.diag = &fb->diag;
 	c.top = fb->opt->top;
 	c.delta = cJSON_AddObjectToObject(fb->analysis, "delta");
 	cJSON_AddStringToObject(c.delta, "baseline", b->path);

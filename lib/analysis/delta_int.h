@@ -21,4 +21,13 @@ struct kf_baseline {
 const cJSON *kf_baseline_find(const struct kf_baseline *b, const char *id,
     const char *prof, struct buf *msg);
 
+/* analysis.delta.levers and their lines under "What moved" (delta_levers.c):
+ * each program-level finding of either run (fusion, layout_copy,
+ * fp32_matmul, launch_bound) with its stake before and after, and which of
+ * the kernels it named in the baseline are gone; diag: after's findings
+ * (kf-feedback writes them into the analysis last). */
+struct kf_diag;
+void kf_delta_levers(const cJSON *before, const cJSON *after, const struct kf_diag *diag,
+    cJSON *delta, struct buf *moved);
+
 #endif

@@ -13,6 +13,9 @@
 static const char *const kind_names[KF_NKINDS] = {
 	[KF_PROGRAM_FAILED] = "program_failed",
 	[KF_PROFILER_FAILED] = "profiler_failed",
+	[KF_FUSION] = "fusion",
+	[KF_LAYOUT_COPY] = "layout_copy",
+	[KF_FP32_MATMUL] = "fp32_matmul",
 	[KF_LAUNCH_BOUND] = "launch_bound",
 	[KF_MACHINERY] = "machinery",
 	[KF_COMPUTE_BOUND] = "compute_bound",
@@ -65,6 +68,8 @@ kf_diag_add(struct kf_diag *d, enum kf_find_kind kind, const char *unit,
 	f->kind = kind;
 	f->unit = unit ? xstrdup(unit) : NULL;
 	f->impact_pct = impact_pct;
+	f->kernel_impact_pct = NAN;
+	f->key = NAN;
 	f->what = buf_take(&b);
 	f->seq = d->n++;
 	return f;
@@ -81,6 +86,13 @@ void
 kf_finding_kernel(struct kf_finding *f, const char *kernel)
 {
 	replace(&f->kernel, kernel);
+}
+
+void
+kf_finding_names(struct kf_finding *f, const char *kernel)
+{
+	f->kernels = xrealloc(f->kernels, (f->nkernels + 1) * sizeof *f->kernels);
+	f->kernels[f->nkernels++] = xstrdup(kernel);
 }
 
 void
@@ -159,14 +171,16 @@ by_stake(const void *pa, const void *pb)
 {
 	const struct kf_finding *a = pa, *b = pb;
 	int fa = failed_rank(a->kind), fb = failed_rank(b->kind);
-	int ka = !isnan(a->impact_pct), kb = !isnan(b->impact_pct);
+	double va = isnan(a->key) ? a->impact_pct : a->key;
+	double vb = isnan(b->key) ? b->impact_pct : b->key;
+	int ka = !isnan(va), kb = !isnan(vb);
 
 	if (fa != fb)
 		return fb - fa;
 	if (ka != kb)
 		return kb - ka;
-	if (ka && a->impact_pct != b->impact_pct)
-		return a->impact_pct > b->impact_pct ? -1 : 1;
+	if (ka && va != vb)
+		return va > vb ? -1 : 1;
 	return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
@@ -183,6 +197,12 @@ str_or_null(const char *s)
 	return s ? cJSON_CreateString(s) : cJSON_CreateNull();
 }
 
+static cJSON *
+pct_or_null(double v)
+{
+	return isnan(v) ? cJSON_CreateNull() : cJSON_CreateNumber(round(v * 10) / 10);
+}
+
 cJSON *
 kf_diag_json(const struct kf_diag *d)
 {
@@ -196,11 +216,21 @@ kf_diag_json(const struct kf_diag *d)
 		kf_set_str(o, "kind", kf_find_kind_name(f->kind));
 		kf_set(o, "unit", str_or_null(f->unit));
 		kf_set(o, "kernel", str_or_null(f->kernel));
+		if (f->kernels) {
+			cJSON *ks = cJSON_AddArrayToObject(o, "kernels");
+
+			for (j = 0; j < f->nkernels; j++)
+				cJSON_AddItemToArray(ks, cJSON_CreateString(f->kernels[j]));
+		} else {
+			cJSON_AddNullToObject(o, "kernels");
+		}
 		kf_set(o, "file", str_or_null(f->file));
 		kf_set(o, "line", f->file && f->line > 0 ?
 		    cJSON_CreateNumber((double)f->line) : cJSON_CreateNull());
-		kf_set(o, "impact_pct", isnan(f->impact_pct) ? cJSON_CreateNull() :
-		    cJSON_CreateNumber(round(f->impact_pct * 10) / 10));
+		kf_set(o, "impact_pct", pct_or_null(f->impact_pct));
+		kf_set(o, "kernel_impact_pct", pct_or_null(f->kernel_impact_pct));
+		kf_set_str(o, "impact_basis", f->basis == KF_BASIS_WINDOW ? "traced_window" :
+		    "gpu_time");
 		for (j = 0; j < f->nev; j++) {
 			cJSON *e = cJSON_CreateObject();
 
@@ -216,6 +246,21 @@ kf_diag_json(const struct kf_diag *d)
 		cJSON_AddItemToArray(a, o);
 	}
 	return a;
+}
+
+/* "about 15% of the program's GPU time at stake, 39% of this kernel's":
+ * the unit always said. Under 1%, one decimal. */
+static void
+put_stake(struct buf *b, const struct kf_finding *f)
+{
+	double v = f->impact_pct;
+
+	buf_printf(b, v > 0 && v < 0.95 ? "about %.1f%% of %s at stake" :
+	    "about %.0f%% of %s at stake", v, f->basis == KF_BASIS_WINDOW ?
+	    "the traced window" : "the program's GPU time");
+	/* A kernel that is (about) the whole program: one figure says it. */
+	if (!isnan(f->kernel_impact_pct) && fabs(f->kernel_impact_pct - v) >= 0.5)
+		buf_printf(b, ", %.0f%% of this kernel's", f->kernel_impact_pct);
 }
 
 /* The text's lead: numbered, one paragraph a finding. */
@@ -238,10 +283,11 @@ kf_diag_text(const struct kf_diag *d, struct buf *b, size_t max)
 				if (f->line > 0)
 					buf_printf(b, ":%ld", f->line);
 			}
-			if (!isnan(f->impact_pct))
-				buf_printf(b, "%sabout %.0f%% of %s time at stake",
-				    f->file ? "; " : "", f->impact_pct,
-				    f->kernel || f->kind > KF_MACHINERY ? "its" : "the program's GPU");
+			if (!isnan(f->impact_pct)) {
+				if (f->file)
+					buf_puts(b, "; ");
+				put_stake(b, f);
+			}
 			buf_putc(b, ')');
 		}
 		if (f->fix)
@@ -261,6 +307,9 @@ kf_diag_free(struct kf_diag *d)
 
 		free(f->unit);
 		free(f->kernel);
+		for (j = 0; j < f->nkernels; j++)
+			free(f->kernels[j]);
+		free(f->kernels);
 		free(f->file);
 		free(f->what);
 		free(f->fix);

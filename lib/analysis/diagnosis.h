@@ -20,6 +20,9 @@
 enum kf_find_kind {
 	KF_PROGRAM_FAILED,
 	KF_PROFILER_FAILED,
+	KF_FUSION,
+	KF_LAYOUT_COPY,
+	KF_FP32_MATMUL,
 	KF_LAUNCH_BOUND,
 	KF_MACHINERY,
 	KF_COMPUTE_BOUND,
@@ -54,11 +57,24 @@ struct kf_finding {
 				 * "shared", "l1", "l2", "dram", "issue", ...;
 				 * NULL */
 	char *kernel;		/* the kernel it concerns; NULL: the program */
+	char **kernels;		/* program-level: the kernels it names, most
+				 * time first (nkernels); NULL: none named */
+	size_t nkernels;
 	char *file;		/* source file, when the profiler gives lines */
 	long line;		/* from 1; 0: none */
-	double impact_pct;	/* share of the kernel's (program-level kinds:
-				 * the program's GPU) time at stake; NAN: not
-				 * known */
+	double impact_pct;	/* the share of the program's time its fix
+				 * would save (basis); NAN: not known. A
+				 * profiler's kernel-level finding adds it as a
+				 * share of its kernel's time, and
+				 * kf_diag_program() makes it the program's */
+	double kernel_impact_pct;	/* kernel-level: the share of its
+					 * kernel's time; NAN otherwise */
+	enum kf_basis { KF_BASIS_GPU_TIME, KF_BASIS_WINDOW } basis;
+				/* impact_pct's whole: the ranking's total GPU
+				 * time, or the traced window (the GPU's working
+				 * time: busy, and idle under 1 ms at a time) */
+	double key;		/* the sort's: impact_pct in one unit for all
+				 * (kf_diag_program); NAN: impact_pct */
 	char *what;		/* one or two sentences: what limits it, with
 				 * the numbers that say so */
 	char *fix;		/* one concrete change; NULL: none to advise */
@@ -83,6 +99,8 @@ struct kf_finding *kf_diag_add(struct kf_diag *d, enum kf_find_kind kind,
     const char *unit, double impact_pct, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
 void kf_finding_kernel(struct kf_finding *f, const char *kernel);
+/* Name one more kernel of a program-level finding. */
+void kf_finding_names(struct kf_finding *f, const char *kernel);
 void kf_finding_at(struct kf_finding *f, const char *file, long line);
 void kf_finding_fix(struct kf_finding *f, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -103,13 +121,14 @@ struct kf_finding *kf_diag_find(const struct kf_diag *d, enum kf_find_kind kind)
  * impact_pct, largest first, unknown impacts after the known ones; ties in
  * the order added. */
 void kf_diag_sort(struct kf_diag *d);
-/* analysis.diagnosis: an array of {kind, unit, kernel, file, line,
- * impact_pct, evidence: [{metric, value, unit}], what, fix}; null where a
- * field is not known. */
+/* analysis.diagnosis: an array of {kind, unit, kernel, kernels, file,
+ * line, impact_pct, kernel_impact_pct, impact_basis ("gpu_time",
+ * "traced_window"), evidence: [{metric, value, unit}], what, fix}; null
+ * where a field is not known or does not apply. */
 cJSON *kf_diag_json(const struct kf_diag *d);
 /* The first max findings as the text's lead, one numbered paragraph each:
- * "1. <what> (file:line; about N% of its time). Fix: <fix>". Nothing when
- * there are none. */
+ * "1. <what> (file:line; about N% of the program's GPU time at stake, M%
+ * of this kernel's). Fix: <fix>". Nothing when there are none. */
 void kf_diag_text(const struct kf_diag *d, struct buf *b, size_t max);
 void kf_diag_free(struct kf_diag *d);
 

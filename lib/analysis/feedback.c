@@ -1,12 +1,14 @@
 /* kf: feedback text built from sections with priorities, rendered within
  * a character budget, and the number formats every profiler's text uses. */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "buf.h"
 #include "feedback.h"
+#include "levers.h"
 #include "mem.h"
 #include "profiler.h"
 #include "record.h"
@@ -37,6 +39,7 @@ kf_fb_free(struct kf_fb *fb)
 		free(fb->sec[i].text);
 	free(fb->sec);
 	kf_diag_free(&fb->diag);
+	kf_prog_free(fb->prog);
 	cJSON_Delete(fb->analysis);
 	memset(fb, 0, sizeof *fb);
 }
@@ -189,6 +192,22 @@ fit_lead(const char *text, size_t room)
 	return n;
 }
 
+/* The diagnosis within room, leaving a third of it to the rest when more
+ * than its first finding is said: the first finding whole where it fits,
+ * the next ones only as far as two thirds of room allow. */
+static size_t
+fit_lead_share(const char *text, size_t room)
+{
+	const char *nl = strchr(text, '\n');
+	size_t first = nl ? (size_t)(strchr(nl + 1, '\n') ? strchr(nl + 1, '\n') - text :
+	    (ptrdiff_t)strlen(text)) : strlen(text), n;
+
+	n = fit_lines(text, room * 2 / 3);
+	if (n >= first)
+		return n;
+	return fit_lead(text, first < room ? first : room);
+}
+
 /* The text within max (0: no limit), the newline that ends it counted:
  * sections get room by priority (0 first), whole or as many whole lines as
  * fit, and keep their reading order; priority-0 sections always stay, and
@@ -213,7 +232,7 @@ kf_fb_render(const struct kf_fb *fb, size_t max)
 		}
 		room = max > total + sep + 1 ? max - total - sep - 1 : 0;
 		if (fb->sec[k].prio < 0)
-			len[k] = fit_lead(fb->sec[k].text, room);
+			len[k] = fit_lead_share(fb->sec[k].text, room);
 		else if (fb->sec[k].prio == 0 && !lead)
 			len[k] = strlen(fb->sec[k].text);	/* stays; cut below */
 		else

@@ -43,10 +43,13 @@ struct kf_fb_sec {
 	char *text;
 };
 
+struct kf_prog;
+
 struct kf_fb {
 	const struct kf_fb_opts *opt;
 	cJSON *analysis;	/* an object; "kernels" etc. */
 	struct kf_diag diag;	/* the findings; kf_fb_lead() writes them */
+	struct kf_prog *prog;	/* the program as a whole (levers.h); NULL */
 	struct kf_fb_sec *sec;
 	size_t n, cap;
 };
@@ -65,7 +68,7 @@ void kf_fb_add(struct kf_fb *fb, int prio, const char *fmt, ...)
  * findings, at most three in about KF_LEAD_CHARS (at least one), before
  * every other section (priority FB_LEAD). Called once, after the
  * profiler's feedback. */
-#define KF_LEAD_CHARS 1000
+#define KF_LEAD_CHARS 1600
 void kf_fb_lead(struct kf_fb *fb);
 /* Add the text of b as a section and empty b. */
 void kf_fb_add_buf(struct kf_fb *fb, int prio, struct buf *b);

@@ -7,8 +7,8 @@
 /* Framework machinery (share/kf/machinery.tsv): kernels a framework
  * launches for itself. The table is read once. */
 struct kf_machine {
-	char *pattern, *framework, *what;
-	char *mangled;		/* the pattern for a mangled name ("_Z...") */
+	const char *pattern, *framework, *what;
+	const char *mangled;	/* the pattern for a mangled name ("_Z...") */
 };
 /* The entry whose pattern matches name (demangled, or mangled), or NULL. */
 const struct kf_machine *kf_machinery_find(const char *name);

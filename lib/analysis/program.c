@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "levers.h"
 #include "mem.h"
 #include "program.h"
 #include "record.h"
@@ -101,18 +102,21 @@ kf_prog_launch_bound(struct kf_diag *d, const struct kf_launches *l)
 	put_count(&b, nshort);
 	buf_puts(&b, " of ");
 	put_count(&b, n);
-	buf_printf(&b, " launches (%.1f%%) ran under %.0f µs%s and hold %.1f%% of the ",
+	buf_printf(&b, " launches (%.1f%%) ran under %.0f µs%s, %.1f%% of the ",
 	    lpct, KF_SHORT_LAUNCH_NS / 1e3, l->means ? " (some by their kernel's mean launch)" : "",
 	    tpct);
 	kf_fmt_ns(&b, total);
-	buf_puts(&b, " of GPU time measured; between launches this short the GPU waits for the "
-	    "host");
-	f = kf_diag_add(d, KF_LAUNCH_BOUND, NULL, tpct, "%s", b.s);
+	buf_puts(&b, " of GPU time measured. Between launches this short the GPU may wait for "
+	    "the host, but these timings have no timestamps, so the idle time between launches "
+	    "was not measured (kf trace measures it)");
+	f = kf_diag_add(d, KF_LAUNCH_BOUND, NULL, NAN, "%s", b.s);
 	ev_named(f, metric, "launches", (double)n, NULL);
 	ev_named(f, metric, "launches under 10 us", (double)nshort, NULL);
 	ev_named(f, metric, "share of launches under 10 us", round(lpct * 10) / 10, "%");
 	ev_named(f, metric, "GPU time", total, "ns");
 	ev_named(f, metric, "GPU time in launches under 10 us", short_ns, "ns");
+	kf_finding_impact(f, NAN, "not estimated: the GPU's idle time between launches, what "
+	    "fewer launches save, needs timestamps (kf trace), not launch durations");
 	kf_finding_fix(f, "fewer, larger launches: fuse the small kernels (torch.compile, a "
 	    "fused kernel of your own) or replay the sequence as a graph (CUDA graphs, "
 	    "torch.compile mode=\"reduce-overhead\", SYCL graphs)");
@@ -155,12 +159,12 @@ kf_prog_machinery(struct kf_diag *d, const struct kf_rank *r)
 }
 
 void
-kf_prog_findings(struct kf_diag *d, const struct kf_rank *r, const struct kf_launches *l)
+kf_prog_findings(struct kf_fb *fb, const struct kf_rank *r, const struct kf_launches *l)
 {
-	if (l)
-		kf_prog_launch_bound(d, l);
-	if (r)
-		kf_prog_machinery(d, r);
+	if (r == NULL)
+		return;
+	kf_prog_rank(fb, r, l);
+	kf_prog_machinery(&fb->diag, r);
 }
 
 /* ---- program_failed ---- */

@@ -5,7 +5,8 @@
  *
  * A profiler's feedback calls kf_prog_findings() with its ranking and the
  * launch durations its timing data hold; kf-feedback calls kf_prog_failed()
- * for every record, profiled or failed. */
+ * for every record, profiled or failed. The levers between kernels are
+ * levers.h's. */
 #ifndef KF_PROGRAM_H
 #define KF_PROGRAM_H
 
@@ -46,19 +47,22 @@ void kf_launches_add_counted(struct kf_launches *l, double total_ns, long n, dou
     long nshort);
 void kf_launches_free(struct kf_launches *l);
 
-/* launch_bound: at least KF_LAUNCH_BOUND_MIN launches, more than half of
- * them shorter than KF_SHORT_LAUNCH_NS. impact_pct is the share of the
- * launches' GPU time that the short ones hold (the program's GPU time at
- * stake); evidence the counts and times, named after l->metric. 1 if
- * added. */
+/* launch_bound from launch durations alone: at least KF_LAUNCH_BOUND_MIN
+ * launches, more than half of them shorter than KF_SHORT_LAUNCH_NS. What
+ * fewer launches save is the GPU's idle time between them, which durations
+ * do not measure: impact_pct is null, and the finding says so; evidence
+ * the counts and times, named after l->metric. kf_prog_finish calls it
+ * where the profiler gave no timeline (levers.h). 1 if added. */
 int kf_prog_launch_bound(struct kf_diag *d, const struct kf_launches *l);
 /* machinery: the kernels r set aside as framework machinery, their share
  * of r's GPU time (evidence "share_pct"), as kf_rank_machinery_text says
  * it. impact_pct is null: it is not time the program's own kernels can win
  * back. 1 if added. */
 int kf_prog_machinery(struct kf_diag *d, const struct kf_rank *r);
-/* Both; l may be NULL (no launch durations). */
-void kf_prog_findings(struct kf_diag *d, const struct kf_rank *r, const struct kf_launches *l);
+/* The ranking and the launch durations as the program's (kf_prog_rank,
+ * levers.h: the program-level findings follow from them in
+ * kf_prog_finish), and machinery; l may be NULL (no launch durations). */
+void kf_prog_findings(struct kf_fb *fb, const struct kf_rank *r, const struct kf_launches *l);
 
 /* program_failed: rec (collated, or an error record) holds a run that
  * exited with a non-zero status, was killed by a signal, or was stopped by

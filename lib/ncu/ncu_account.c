@@ -23,6 +23,7 @@ struct ncu_timing {
 	cJSON *rank;		/* the ranking (its kernels get "detailed") */
 	cJSON *top;		/* ncu_top.json, or NULL */
 	cJSON *run;		/* ncu_detailed.json: kf-ncu's account of the detailed run */
+	cJSON *tl;		/* KF_TIMING_TIMELINE: a traced timing run's, or NULL */
 	const char *file;	/* where the ranking came from */
 	struct kf_map bykey, byname;	/* the ranking's kernels */
 	struct kf_map ident;	/* detailed launch's ID: its mangled name */
@@ -96,6 +97,9 @@ ncu_timing_open(const char *dir)
 	}
 	p = kf_path_join(dir, NCU_DETAILED);
 	t->run = ncu_json_load(p);
+	free(p);
+	p = kf_path_join(dir, KF_TIMING_TIMELINE);
+	t->tl = ncu_json_load(p);
 	free(p);
 	if (strcmp(kf_str(rk, "identity") ? kf_str(rk, "identity") : "", "mangled") == 0 &&
 	    ncu_timing_scan(mpath, ident_launch, t, &rd, 1) == 0)
@@ -241,6 +245,12 @@ ncu_timing_data(struct ncu_timing *t, long profiled, const cJSON *msgs)
 		cJSON_AddItemToObject(o, "set_aside",
 		    cJSON_Duplicate(kf_arr(t->rank, "set_aside"), 1));
 	cJSON_AddItemToObject(o, "kernels", timing_kernels(t, missing, spares));
+	/* A traced timing run's timeline; the chains of the CSV, made anew by
+	 * this reader (a traced run's CSV is in launch order on each stream). */
+	if (kf_obj(t->tl, "timeline"))
+		cJSON_AddItemToObject(o, "timeline", cJSON_Duplicate(kf_obj(t->tl, "timeline"), 1));
+	if (kf_obj(t->rank, "chains"))
+		cJSON_AddItemToObject(o, "chains", cJSON_Duplicate(kf_obj(t->rank, "chains"), 1));
 	if (t->top) {
 		cJSON_AddNumberToObject(o, "top", kf_num(t->top, "top", 0));
 		cJSON_AddItemToObject(o, "chosen", cJSON_Duplicate(kf_arr(t->top, "chosen"), 1));
@@ -298,5 +308,6 @@ ncu_timing_close(struct ncu_timing *t)
 	cJSON_Delete(t->rank);
 	cJSON_Delete(t->top);
 	cJSON_Delete(t->run);
+	cJSON_Delete(t->tl);
 	free(t);
 }

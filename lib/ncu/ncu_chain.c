@@ -116,7 +116,7 @@ remove_stale(struct ncu_chain *c)
 	static const char *const names[] = { NCU_REPORT, NCU_RAW_PAGE, NCU_SOURCE_PAGE, NCU_TIMING,
 		NCU_TIMING_MANGLED, NCU_TOP, NCU_REPORT_REP NCU_REP_EXT, NCU_TIMING_REP NCU_REP_EXT,
 		NCU_REPORT_MANGLED, NCU_RANKING, NCU_DETAILED, NCU_TIMINGS, NCU_LAUNCH_LOG, NCU_GATE_LOG,
-		NCU_XLA_RESULTS, NULL };
+		NCU_XLA_RESULTS, NCU_TIMELINE, NULL };
 	static const char *const globs[] = { NCU_REPORT_REP ".[0-9]*" NCU_REP_EXT,
 		"ncu_*.csv.[0-9]*", NCU_TRACE_DIR "/*", NULL };
 	char *p, *pat;

@@ -63,6 +63,9 @@ struct ncu_roof {
 int ncu_roof_say(struct kf_fb *fb, const cJSON *k, const cJSON *gpu, cJSON *focus,
     struct ncu_roof *r);
 void ncu_roof_free(struct ncu_roof *r);
+/* r for launch k without a word of text: 1, or 0 when the launch has no
+ * roofline_inputs. Free r with ncu_roof_free. */
+int ncu_roof_of(const cJSON *k, const cJSON *gpu, struct ncu_roof *r);
 
 /* The findings for launch k into fb->diag: the limiter (r: NULL when the
  * launch had no roofline inputs) and every cause the counters show. */

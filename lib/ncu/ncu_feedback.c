@@ -19,6 +19,8 @@
 #include "profiler.h"
 #include "record.h"
 #include "buf.h"
+#include "chains.h"
+#include "levers.h"
 #include "lines.h"
 #include "mem.h"
 #include "path.h"
@@ -1235,8 +1237,85 @@ program_findings(struct kf_fb *fb, const cJSON *data, const struct kf_rank *rank
 	for (i = 0; !timed && i < nl; i++)
 		if (l[i].has_ns)
 			kf_launches_add(&ls, l[i].ns, 1);
-	kf_prog_findings(&fb->diag, rank, &ls);
+	kf_prog_findings(fb, rank, &ls);
 	kf_launches_free(&ls);
+}
+
+static double
+unit_pct(const struct ncu_roof *r, const char *unit)
+{
+	size_t i;
+
+	for (i = 0; i < r->nunits; i++)
+		if (strcmp(r->units[i].unit, unit) == 0)
+			return r->units[i].pct;
+	return NAN;
+}
+
+/* What the program as a whole needs of ncu (levers.h): each ranked
+ * kernel's longest launch with a raw page, as measured; the launch order's
+ * chains (the timing run's, else the launches profiled, in ID order); a
+ * traced timing run's timeline; the GPU. */
+static void
+program_measured(struct kf_fb *fb, const cJSON *rec, const cJSON *data,
+    const struct kf_rank *rank, const struct timed_launch *l, size_t nl)
+{
+	const cJSON *t = kf_obj(data, "timing"), *gpu = NULL;
+	struct kf_chains *c;
+	size_t i, j;
+
+	for (i = 0; i < rank->n; i++) {
+		const struct timed_launch *best = NULL;
+		struct ncu_roof r;
+		struct kf_kmeas m;
+
+		for (j = 0; j < nl; j++) {
+			const char *n = kf_str(l[j].k, "name");
+
+			if (n && strcmp(n, rank->v[i].name) == 0 && kf_obj(l[j].k, "roofline_inputs") &&
+			    (best == NULL || l[j].ns > best->ns))
+				best = &l[j];
+		}
+		if (best == NULL)
+			continue;
+		if (gpu == NULL)
+			kf_prog_gpu(fb, gpu = find_gpu(rec, fb, best->k));
+		if (!ncu_roof_of(best->k, gpu, &r))
+			continue;
+		m.bound = r.bound;
+		m.unit = r.limiter ? r.limiter->unit : NULL;
+		m.unit_pct = r.limiter ? r.limiter->pct : NAN;
+		m.tensor_pct = unit_pct(&r, "tensor");
+		m.fma_pct = unit_pct(&r, "fma");
+		m.flops = r.flops;
+		m.bytes_per_s = r.bw;
+		m.peak_bytes_per_s = r.peak_bw;
+		m.metric = "ncu raw page: sm__pipe_{tensor,fma}_cycles_active, dram__bytes";
+		kf_prog_measured(fb, rank->v[i].name, &m);
+		ncu_roof_free(&r);
+	}
+	if (kf_obj(t, "timeline"))
+		kf_prog_timeline(fb, kf_obj(t, "timeline"));
+	if (kf_obj(t, "chains")) {
+		kf_prog_chains(fb, kf_obj(t, "chains"));
+	} else if (t == NULL && nl > 1) {
+		cJSON *cj;
+
+		c = kf_chains_new();
+		for (i = 0; i < nl; i++) {
+			char *key = xasprintf("%.0f/%.0f", kf_num(l[i].k, "process_id", 0),
+			    kf_num(l[i].k, "stream", 0));
+
+			if (kf_str(l[i].k, "name"))
+				kf_chains_launch(c, key, kf_str(l[i].k, "name"), l[i].ns);
+			free(key);
+		}
+		cj = kf_chains_json(c, "ncu: the launches profiled, in the order of their IDs on "
+		    "each stream");
+		kf_prog_chains(fb, cj);
+		cJSON_Delete(cj);
+		kf_chains_free(c);
+	}
 }
 
 /* The pipe ncu's HighPipeUtilization rule names ("FMA is the
@@ -1426,6 +1505,7 @@ ncu_feedback(const cJSON *rec, struct kf_fb *fb)
 	f = pick_focus(fb, &rank, l, nl, &pk);
 	pk.timed = timed;
 	program_findings(fb, data, &rank, l, nl, timed);
+	program_measured(fb, rec, data, &rank, l, nl);
 	focus = cJSON_AddObjectToObject(fb->analysis, "focus");
 	say_notes(fb, data, nl);
 	ncu_timing_say(fb, data, nl);

@@ -17,6 +17,7 @@
 #define NCU_SOURCE_PAGE "ncu_source.csv"	/* its source page */
 #define NCU_TIMING KF_TIMING_CSV		/* the timing run's launches */
 #define NCU_TIMING_MANGLED KF_TIMING_MANGLED_CSV
+#define NCU_TIMELINE KF_TIMING_TIMELINE		/* a traced timing run's timeline */
 #define NCU_RANKING "ncu_ranking.json"		/* the ranking made of them */
 #define NCU_TOP "ncu_top.json"			/* the choice */
 #define NCU_DETAILED "ncu_detailed.json"	/* kf-ncu's account of the detailed run */

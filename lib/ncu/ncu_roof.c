@@ -745,6 +745,17 @@ roof_json(const struct ncu_roof *r, double tensor_pipe)
 }
 
 int
+ncu_roof_of(const cJSON *k, const cJSON *gpu, struct ncu_roof *r)
+{
+	const cJSON *ri = kf_obj(k, "roofline_inputs");
+
+	if (ri == NULL || !roof_compute(ri, gpu, r))
+		return 0;
+	r->gpu = gpu;
+	return 1;
+}
+
+int
 ncu_roof_say(struct kf_fb *fb, const cJSON *k, const cJSON *gpu, cJSON *focus,
     struct ncu_roof *r)
 {

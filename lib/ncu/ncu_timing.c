@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "chains.h"
 #include "csvrow.h"
 #include "lines.h"
 #include "machinery.h"
@@ -61,7 +62,8 @@ timing_hdr(struct timing_rd *t)
 {
 	size_t i;
 
-	t->c_pid = t->c_name = t->c_block = t->c_grid = t->c_sec = t->c_metric = -1;
+	t->c_pid = t->c_name = t->c_block = t->c_grid = t->c_stream = t->c_sec = -1;
+	t->c_metric = -1;
 	t->c_unit = t->c_value = t->c_raw = t->c_range = -1;
 	t->c_id = 0;
 	for (i = 0; i < t->row.n; i++) {
@@ -70,6 +72,7 @@ timing_hdr(struct timing_rd *t)
 		    strcmp(f, "Process ID") == 0 ? &t->c_pid :
 		    strcmp(f, "Block Size") == 0 ? &t->c_block :
 		    strcmp(f, "Grid Size") == 0 ? &t->c_grid :
+		    strcmp(f, "Stream") == 0 ? &t->c_stream :
 		    strcmp(f, "Section Name") == 0 ? &t->c_sec :
 		    strcmp(f, "Metric Name") == 0 ? &t->c_metric :
 		    strcmp(f, "Metric Unit") == 0 ? &t->c_unit :
@@ -124,6 +127,7 @@ row_call(struct timing_rd *t, const char *name, double ns)
 	r.pid = col(t, t->c_pid) ? col(t, t->c_pid) : "";
 	r.block = col(t, t->c_block) ? col(t, t->c_block) : "";
 	r.grid = col(t, t->c_grid) ? col(t, t->c_grid) : "";
+	r.stream = col(t, t->c_stream) ? col(t, t->c_stream) : "";
 	r.range = col(t, t->c_range);
 	r.ns = ns;
 	t->fn(t->arg, &r);
@@ -505,6 +509,17 @@ aside_json(const struct build *b, cJSON *o)
 	}
 }
 
+/* Each launch of the timing run, in ID order, into the chains (chains.h)
+ * by process and stream. */
+static void
+chain_launch(void *arg, const struct trow *r)
+{
+	char *key = xasprintf("%s/%s", r->pid, r->stream);
+
+	kf_chains_launch(arg, key, r->name, r->ns);
+	free(key);
+}
+
 /* The launches of path ranked by their steady state: two passes. */
 static int
 build_scan(struct build *b, const char *path, struct timing_rd *t)
@@ -526,6 +541,7 @@ ncu_ranking_csv(const char *csv)
 	struct timing_rd t, tn;
 	char *mpath = mangled_path(csv), *slash = strrchr(csv, '/');
 	struct tk **order;
+	struct kf_chains *chains;
 	cJSON *o, *a;
 	size_t i;
 	int mangled = 1;
@@ -565,6 +581,11 @@ ncu_ranking_csv(const char *csv)
 	a = cJSON_AddArrayToObject(o, "kernels");
 	for (i = 0; i < b.n && i < MAX_LISTED; i++)
 		cJSON_AddItemToArray(a, tk_json(&b, order[i], b.total));
+	chains = kf_chains_new();
+	if (ncu_timing_scan(csv, chain_launch, chains, &tn, 0) == 0)
+		cJSON_AddItemToObject(o, "chains", kf_chains_json(chains, "ncu's timing run: the "
+		    "launches in the order of their IDs on each stream"));
+	kf_chains_free(chains);
 	free(order);
 	build_free(&b);
 	free(mpath);

@@ -25,7 +25,7 @@
 
 /* One launch with a duration, as a row of the CSV gives it. */
 struct trow {
-	const char *id, *name, *pid, *block, *grid;
+	const char *id, *name, *pid, *block, *grid, *stream;
 	const char *range;	/* KF_RANGE_COL's: "in", "out", "" or NULL */
 	double ns;
 };
@@ -36,8 +36,8 @@ struct timing_rd {
 	struct kf_csvrow row;
 	launch_fn *fn;
 	void *arg;
-	long c_id, c_pid, c_name, c_block, c_grid, c_sec, c_metric, c_unit, c_value, c_raw;
-	long c_range;
+	long c_id, c_pid, c_name, c_block, c_grid, c_stream, c_sec, c_metric, c_unit, c_value;
+	long c_raw, c_range;
 	char *raw_unit;		/* raw page: the unit of gpu__time_duration.sum */
 	char *last_id;		/* ids_only: the launch of the rows before */
 	int have_hdr, want_units, ids_only;

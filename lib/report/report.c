@@ -167,20 +167,60 @@ put_kind(struct buf *b, const cJSON *x)
 	}
 }
 
-/* Where and how much: "bench.cu:93 · 42% of the time". */
+/* Where and how much, in the program's unit: "bench.cu:93 · 15% of the
+ * GPU time (39% of the kernel's)", "84% of the traced window". */
 static void
 put_impact(struct buf *b, const cJSON *x)
 {
 	double pct = kf_num(x, "impact_pct", NAN), line = kf_num(x, "line", NAN);
-	const char *file = kf_str(x, "file");
+	double kpct = kf_num(x, "kernel_impact_pct", NAN);
+	const char *file = kf_str(x, "file"), *basis = kf_str(x, "impact_basis");
 
 	if (file)
 		kf_report_where(b, file, line);
 	if (isfinite(pct)) {
 		buf_puts(b, file ? " \xC2\xB7 " : "");
 		html_pct(b, pct);
-		buf_puts(b, " of the time");
+		buf_puts(b, basis && strcmp(basis, "traced_window") == 0 ? " of the traced window" :
+		    " of the GPU time");
+		if (isfinite(kpct) && fabs(kpct - pct) >= 0.5) {
+			buf_puts(b, " (");
+			html_pct(b, kpct);
+			buf_puts(b, " of the kernel's)");
+		}
 	}
+}
+
+/* "matrix 39.2%, elementwise 52.7%, layout 8.0%": analysis.program.classes,
+ * most time first, the empty ones left out. */
+static void
+classes(struct buf *b, const cJSON *an)
+{
+	const cJSON *cl = kf_obj(kf_obj(an, "program"), "classes"), *c, *best;
+	int said = 0, n = cJSON_GetArraySize(cl), i, *done;
+
+	if (cl == NULL || n == 0)
+		return;
+	done = xcalloc((size_t)n, sizeof *done);
+	buf_puts(b, "<dt>Work by class</dt><dd class=\"classes\">");
+	for (;;) {
+		best = NULL;
+		for (c = cl->child, i = 0; c; c = c->next, i++)
+			if (!done[i] && kf_num(c, "kernels", 0) > 0 &&
+			    (best == NULL || kf_num(c, "ns", 0) > kf_num(best, "ns", 0)))
+				best = c;
+		if (best == NULL)
+			break;
+		for (c = cl->child, i = 0; c != best; c = c->next, i++)
+			;
+		done[i] = 1;
+		buf_puts(b, said++ ? ", " : "");
+		html_text(b, best->string);
+		buf_putc(b, ' ');
+		html_pct(b, kf_num(best, "share_pct", 0));
+	}
+	buf_puts(b, "</dd>");
+	free(done);
 }
 
 /* The first run of the job (its own, or one of its passes') that did not end
@@ -384,6 +424,7 @@ job_summary(struct buf *b, const cJSON *rec, const cJSON *an, const cJSON *f)
 	}
 	dl_item(b, "Bound", bound_of(f));
 	limiter(b, kf_obj(f, "limiter"));
+	classes(b, an);
 	buf_puts(b, "</dl>\n");
 }
 

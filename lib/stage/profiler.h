@@ -107,6 +107,10 @@ typedef cJSON *kf_collate_fn(cJSON *out, cJSON *const *passes, int n);
  * without one. */
 #define KF_RANGE_COL "KF Profiler Range"
 enum { KF_SELECT_WRITE = 1, KF_SELECT_IDS = 2, KF_SELECT_PER_PROCESS = 4 };
+/* With KF_SELECT_WRITE, a timing source that has timestamps (kf trace)
+ * also writes beside the CSV what only they show: {"timeline"}, as its own
+ * kf-read gives it; ncu's reader adds it to data.timing. */
+#define KF_TIMING_TIMELINE "trace_timeline.json"
 typedef int kf_select_fn(long k, const char *file, int flags, struct buf *out);
 
 /* kf-feedback: add the sections and the analysis for a collated record. */

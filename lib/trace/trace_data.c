@@ -5,9 +5,11 @@
  * synchronisation, launch rate and size, NVTX ranges. Times are CUPTI's,
  * one clock for every process of the machine. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "chains.h"
 #include "feedback.h"
 #include "map.h"
 #include "mem.h"
@@ -25,12 +27,14 @@ struct kagg {
 	double total, min, max;
 	const struct trace_kernel *longest;
 	long pid;		/* the first process; -1 once there are several */
+	int64_t first;		/* its first launch's start */
 };
 
 /* One stretch of GPU work on the timeline. */
 struct span {
 	int64_t start, end;
 	const char *what;	/* the kernel's name, "copy HtoD", "memset" */
+	int host_copy;		/* a copy between host and device */
 };
 
 struct gap {
@@ -56,6 +60,9 @@ struct acc {
 	size_t nr, capr;
 	cJSON *copies;		/* kind: {count, bytes, ns} */
 	double set_n, set_bytes, set_ns, sync_n, sync_ns;
+	int64_t kfirst, klast;	/* the window: from the top kernel's first start
+				 * to the last kernel's end */
+	struct kf_chains *chains;
 };
 
 static struct kagg *
@@ -84,7 +91,41 @@ add_span(struct acc *a, int64_t start, int64_t end, const char *what)
 	KF_GROW(a->sp, a->nsp, a->capsp, 1024);
 	a->sp[a->nsp].start = start;
 	a->sp[a->nsp].end = end;
+	a->sp[a->nsp].host_copy = strcmp(what, "copy HtoD") == 0 || strcmp(what, "copy DtoH") == 0;
 	a->sp[a->nsp++].what = what;
+}
+
+static int
+cmp_stream_start(const void *x, const void *y)
+{
+	const struct trace_kernel *a = *(const struct trace_kernel *const *)x;
+	const struct trace_kernel *b = *(const struct trace_kernel *const *)y;
+
+	if (a->device != b->device)
+		return a->device < b->device ? -1 : 1;
+	if (a->stream != b->stream)
+		return a->stream < b->stream ? -1 : 1;
+	return a->start < b->start ? -1 : a->start > b->start;
+}
+
+/* The file's launches in order on each stream, into the chains. */
+static void
+add_chains(struct acc *a, const struct trace_file *f)
+{
+	const struct trace_kernel **o = xcalloc(f->nk ? f->nk : 1, sizeof *o);
+	char key[64];
+	size_t i;
+
+	for (i = 0; i < f->nk; i++)
+		o[i] = &f->k[i];
+	if (f->nk > 1)
+		kf_sort(o, f->nk, sizeof *o, cmp_stream_start);
+	for (i = 0; i < f->nk; i++) {
+		snprintf(key, sizeof key, "%ld/%u/%u", f->pid, o[i]->device, o[i]->stream);
+		kf_chains_launch(a->chains, key, f->names[o[i]->name].demangled,
+		    (double)(o[i]->end - o[i]->start));
+	}
+	free(o);
 }
 
 static void
@@ -108,9 +149,13 @@ add_kernels(struct acc *a, const struct trace_file *f)
 		}
 		if (g->pid != f->pid)
 			g->pid = -1;
+		if (g->first == 0 || k->start < g->first)
+			g->first = k->start;
 		KF_GROW(a->dur, a->ndur, a->capdur, 1024);
 		a->dur[a->ndur++] = ns;
 		add_span(a, k->start, k->end, g->demangled);
+		if (k->end > a->klast)
+			a->klast = k->end;
 	}
 }
 
@@ -246,6 +291,70 @@ bucket(cJSON *o, const char *key, double n, double ns)
 	return b;
 }
 
+/* The traced window (man/kf.7): from the first launch of the program's
+ * kernel with the most GPU time (setup before it, loading and copying
+ * weights, is not the program's steady work) to the last kernel's end; the
+ * GPU's work in it (clipped to it), the gaps under 1 ms in it (the launch
+ * path) and the longer ones (the host's own work, left out of the window),
+ * and the host-device copies in it; start_ns from first, the GPU's first
+ * work. a->sp and a->k sorted. */
+static cJSON *
+window(struct acc *a, int64_t first)
+{
+	cJSON *o = cJSON_CreateObject();
+	double busy = 0, idle = 0, out = 0, nidle = 0, nout = 0, copies = 0;
+	int64_t cur = 0, last = 0, s0, s1;
+	int any = 0;
+	size_t i;
+
+	for (i = 0; i < a->nk; i++)
+		if (!kf_machinery_find(a->k[i]->demangled)) {
+			a->kfirst = a->k[i]->first;
+			break;
+		}
+	if (i == a->nk && a->nk > 0)
+		a->kfirst = a->k[0]->first;
+	cJSON_AddNumberToObject(o, "start_ns", (double)(a->kfirst - first));
+	for (i = 0; i < a->nsp; i++) {
+		s0 = a->sp[i].start > a->kfirst ? a->sp[i].start : a->kfirst;
+		s1 = a->sp[i].end < a->klast ? a->sp[i].end : a->klast;
+		if (s1 <= s0)
+			continue;
+		if (a->sp[i].host_copy)
+			copies += (double)(s1 - s0);
+		if (!any) {
+			cur = s0;
+			last = s1;
+			any = 1;
+		} else if (s0 > last) {
+			double g = (double)(s0 - last);
+
+			busy += (double)(last - cur);
+			if (g < LONG_GAP_NS) {
+				idle += g;
+				nidle++;
+			} else {
+				out += g;
+				nout++;
+			}
+			cur = s0;
+			last = s1;
+		} else if (s1 > last) {
+			last = s1;
+		}
+	}
+	if (any)
+		busy += (double)(last - cur);
+	cJSON_AddNumberToObject(o, "ns", busy + idle);
+	cJSON_AddNumberToObject(o, "busy_ns", busy);
+	cJSON_AddNumberToObject(o, "idle_ns", idle);
+	cJSON_AddNumberToObject(o, "idle_gaps", nidle);
+	cJSON_AddNumberToObject(o, "outside_ns", out);
+	cJSON_AddNumberToObject(o, "outside_gaps", nout);
+	cJSON_AddNumberToObject(o, "host_copy_ns", copies);
+	return o;
+}
+
 /* Busy time (the union of GPU work), the gaps between, where they fall. */
 static cJSON *
 timeline(struct acc *a, int64_t t0, int64_t t1)
@@ -318,6 +427,7 @@ timeline(struct acc *a, int64_t t0, int64_t t1)
 	bucket(gaps, "under_10us", gn[0], gns[0]);
 	bucket(gaps, "10us_to_1ms", gn[1], gns[1]);
 	bucket(gaps, "over_1ms", gn[2], gns[2]);
+	cJSON_AddItemToObject(o, "window", window(a, first));
 	big = cJSON_AddArrayToObject(o, "largest_gaps");
 	for (i = 0; i < ng; i++) {
 		cJSON *g = cJSON_CreateObject();
@@ -447,6 +557,7 @@ acc_free(struct acc *a)
 	free(a->r);
 	kf_map_free(&a->byname);
 	cJSON_Delete(a->copies);
+	kf_chains_free(a->chains);
 }
 
 cJSON *
@@ -459,6 +570,7 @@ trace_data(struct trace_file *const *f, size_t n)
 	size_t i;
 
 	a.copies = cJSON_CreateObject();
+	a.chains = kf_chains_new();
 	files = cJSON_AddArrayToObject(data, "files");
 	for (i = 0; i < n; i++) {
 		cJSON_AddItemToArray(files, file_json(f[i]));
@@ -469,6 +581,7 @@ trace_data(struct trace_file *const *f, size_t n)
 		if (f[i]->t1 > t1)
 			t1 = f[i]->t1;
 		add_kernels(&a, f[i]);
+		add_chains(&a, f[i]);
 		add_ops(&a, f[i]);
 		add_ranges(&a, f[i]);
 	}
@@ -495,6 +608,8 @@ trace_data(struct trace_file *const *f, size_t n)
 	cJSON_AddNumberToObject(syncs, "count", a.sync_n);
 	cJSON_AddNumberToObject(syncs, "ns", a.sync_ns);
 	cJSON_AddItemToObject(data, "ranges", ranges_json(&a));
+	cJSON_AddItemToObject(data, "chains", kf_chains_json(a.chains,
+	    "kf trace: the launches in order of their start on each stream"));
 	acc_free(&a);
 	return data;
 }

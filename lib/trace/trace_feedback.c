@@ -12,20 +12,13 @@
 
 #include "buf.h"
 #include "feedback.h"
+#include "gpu_roofs.h"
+#include "levers.h"
 #include "mem.h"
 #include "program.h"
 #include "record.h"
 #include "trace.h"
 
-/* launch_bound: the GPU was idle most of the time from its first work to
- * its last, its launches are short, and a tenth of that time or more went
- * in gaps under 1 ms between launches: it waits on the host, which launches
- * kernels that each take less time than launching them. The time at stake
- * is those gaps; longer ones are the host's own work (first calls' setup,
- * Python, waits), which graphs and fusion do not remove. */
-#define LAUNCH_BUSY_PCT 50.0
-#define LAUNCH_MEDIAN_NS 20000.0
-#define LAUNCH_GAPS_PCT 10.0
 /* Copies between host and device this share of the time are a finding. */
 #define COPY_PCT 20.0
 
@@ -231,92 +224,101 @@ say_configs(struct kf_fb *fb, const cJSON *d, const struct kf_rank *rank, int to
 	buf_free(&b);
 }
 
-/* The timeline's part of launch_bound: how long the GPU waited between
- * launches, as a sentence and evidence. */
+/* The program as a whole (levers.h): the ranking, every launch counted by
+ * duration, the timeline, and the chains of the launch order. */
 static void
-timeline_why(struct buf *b, const cJSON *tl)
-{
-	buf_puts(b, "The GPU was busy only ");
-	kf_fmt_pct(b, kf_num(tl, "busy_pct", 0));
-	buf_puts(b, " of the time from its first work to its last, and the median launch ran ");
-	kf_fmt_ns(b, kf_num(tl, "median_launch_ns", 0));
-	buf_puts(b, ": the GPU waits on the host to launch the next kernel. Of the ");
-	kf_fmt_ns(b, kf_num(tl, "idle_ns", 0));
-	buf_puts(b, " idle, ");
-	kf_fmt_ns(b, gap_ns(tl, "under_10us") + gap_ns(tl, "10us_to_1ms"));
-	buf_printf(b, " fell in %.0f gaps under 1 ms between launches (the launch path) "
-	    "and ", gap_n(tl, "under_10us") + gap_n(tl, "10us_to_1ms"));
-	kf_fmt_ns(b, gap_ns(tl, "over_1ms"));
-	buf_printf(b, " in %.0f longer ones (the host's own work: setup, Python, waits)",
-	    gap_n(tl, "over_1ms"));
-}
-
-static void
-timeline_ev(struct kf_finding *f, const cJSON *tl)
-{
-	kf_finding_ev(f, "timeline.busy_pct", kf_num(tl, "busy_pct", 0), "%");
-	kf_finding_ev(f, "timeline.median_launch_ns", kf_num(tl, "median_launch_ns", 0), "ns");
-	kf_finding_ev(f, "timeline.gaps under 1 ms", gap_ns(tl, "under_10us") +
-	    gap_ns(tl, "10us_to_1ms"), "ns");
-	kf_finding_ev(f, "timeline.gaps.over_1ms.ns", gap_ns(tl, "over_1ms"), "ns");
-	kf_finding_ev(f, "timeline.launch_rate_per_s", kf_num(tl, "launch_rate_per_s", 0), "1/s");
-}
-
-/* launch_bound and machinery as every profiler finds them (program.h), from
- * the trace's launch durations counted launch by launch; then what only a
- * timeline shows: a launch_bound finding gets the GPU's idle time as
- * evidence, or, where the durations alone do not make one, the timeline's
- * own (LAUNCH_* above; the time at stake is the gaps under 1 ms). */
-static void
-program_findings(struct kf_fb *fb, const cJSON *tl, const struct kf_rank *rank)
+program_findings(struct kf_fb *fb, const cJSON *d, const cJSON *tl, const struct kf_rank *rank)
 {
 	const cJSON *sl = kf_obj(tl, "short_launches");
 	struct kf_launches ls = { .metric = "kf trace: every kernel launch" };
-	double span = kf_num(tl, "span_ns", 0), med = kf_num(tl, "median_launch_ns", 0);
-	double shortg = gap_ns(tl, "under_10us") + gap_ns(tl, "10us_to_1ms");
-	struct kf_finding *f;
-	struct buf b = {0};
-	char *what;
 
 	kf_launches_add_counted(&ls, kf_num(tl, "kernel_ns", 0), (long)kf_num(tl, "launches", 0),
 	    kf_num(sl, "ns", 0), (long)kf_num(sl, "count", 0));
-	kf_prog_findings(&fb->diag, rank, &ls);
+	kf_prog_findings(fb, rank, &ls);
 	kf_launches_free(&ls);
-	if (span <= 0 || kf_num(tl, "busy_pct", 0) >= LAUNCH_BUSY_PCT)
-		return;
-	if ((f = kf_diag_find(&fb->diag, KF_LAUNCH_BOUND)) != NULL) {
-		timeline_why(&b, tl);
-		what = xasprintf("%s. %s", f->what, b.s);
-		free(f->what);
-		f->what = what;
-		timeline_ev(f, tl);
-	} else if (med > 0 && med < LAUNCH_MEDIAN_NS && 100 * shortg / span >= LAUNCH_GAPS_PCT) {
-		timeline_why(&b, tl);
-		f = kf_diag_add(&fb->diag, KF_LAUNCH_BOUND, NULL, 100 * shortg / span, "%s", b.s);
-		timeline_ev(f, tl);
-		kf_finding_fix(f, "launch fewer, larger kernels: capture the steady loop in a "
-		    "CUDA graph (torch.cuda.CUDAGraph, or torch.compile(mode=\"reduce-overhead\")), "
-		    "or fuse the small kernels (torch.compile, a fused kernel of your own)");
-	}
-	buf_free(&b);
+	if (tl)
+		kf_prog_timeline(fb, tl);
+	if (kf_obj(d, "chains"))
+		kf_prog_chains(fb, kf_obj(d, "chains"));
 }
 
+/* small_grid from the launch configuration alone: a kernel of the program's
+ * whose longest launch has fewer blocks than the GPU has SMs (gpus.json's
+ * arch.sm_count) leaves the rest idle: the idle SMs' share of its time is
+ * at stake, at most; said where that is KF_LEVER_MIN_PCT of the program's
+ * GPU time or more (a hint without counters: no smaller ones). */
 static void
-find_copies(struct kf_fb *fb, double hd, double span)
+find_small_grids(struct kf_fb *fb, const cJSON *rec, const cJSON *d, const struct kf_rank *rank)
 {
+	const char *via, *gname;
+	struct buf msg = {0};
+	const cJSON *gpu = kf_gpu_roofs_for(rec, NULL, fb->opt ? fb->opt->gpu : NULL,
+	    fb->opt ? fb->opt->gpus_file : NULL, &via, &gname, &msg);
+	double sms = kf_num(kf_obj(gpu, "arch"), "sm_count", 0);
+	const cJSON *k, *g;
+
+	buf_free(&msg);
+	if (sms <= 0)
+		return;
+	cJSON_ArrayForEach(k, kf_arr(d, "kernels")) {
+		const struct kf_rank_ent *e = kf_rank_find(rank, kf_str(k, "name"), NULL);
+		double blocks = 1;
+		struct kf_finding *f;
+		int i;
+
+		if (e == NULL || e->machine || cJSON_GetArraySize(g = kf_arr(k, "grid")) != 3)
+			continue;
+		for (i = 0; i < 3; i++)
+			blocks *= cJSON_GetArrayItem(g, i)->valuedouble;
+		if (blocks <= 0 || blocks >= sms ||
+		    e->share * (1 - blocks / sms) < KF_LEVER_MIN_PCT)
+			continue;
+		f = kf_diag_add(&fb->diag, KF_SMALL_GRID, NULL, NAN, "Small grid: %s's longest "
+		    "launch has %.0f block%s for the %.0f SMs of the %s, so %.0f SMs idle (kf trace's "
+		    "launch configuration)", e->shown, blocks, blocks == 1 ? "" : "s", sms,
+		    kf_str(gpu, "name"), sms - blocks);
+		kf_finding_kernel(f, e->name);
+		kf_finding_ev(f, "kernels[].grid (its longest launch): blocks", blocks, "blocks");
+		kf_finding_ev(f, "share/kf/gpus.json: arch.sm_count", sms, "SMs");
+		kf_finding_impact(f, 100 * (1 - blocks / sms), "1 - blocks / SMs (the idle SMs' "
+		    "share, at most: what more blocks could use)");
+		kf_finding_fix(f, "launch at least one block per SM, better several: more work per "
+		    "launch (a larger batch, more sequences or heads at once), or split the work over "
+		    "more blocks");
+	}
+}
+
+/* Host-device copies in the traced window, a share of it (levers.h). */
+static void
+find_copies(struct kf_fb *fb, const cJSON *tl, double hd)
+{
+	const cJSON *w = kf_obj(tl, "window");
+	double window = kf_num(w, "ns", 0);
 	struct kf_finding *f;
 	struct buf b = {0};
 
-	if (span <= 0 || 100 * hd / span < COPY_PCT)
+	/* A trace of an older kf has no window: the busy time and the gaps
+	 * under 1 ms, every copy. */
+	if (w)
+		hd = kf_num(w, "host_copy_ns", 0);
+	else
+		window = kf_num(tl, "busy_ns", 0) + gap_ns(tl, "under_10us") +
+		    gap_ns(tl, "10us_to_1ms");
+	if (window <= 0 || 100 * hd / window < COPY_PCT)
 		return;
 	buf_puts(&b, "Copies between host and device took ");
 	kf_fmt_ns(&b, hd);
 	buf_puts(&b, " (");
-	kf_fmt_pct(&b, 100 * hd / span);
-	buf_puts(&b, ") of the GPU's working time: the program is bound by host-device copies");
-	f = kf_diag_add(&fb->diag, KF_OTHER, "pcie", fmin(100, 100 * hd / span), "%s", b.s);
-	kf_finding_ev(f, "copies HtoD+DtoH ns", hd, "ns");
-	kf_finding_ev(f, "timeline.span_ns", span, "ns");
+	kf_fmt_pct(&b, 100 * hd / window);
+	buf_puts(&b, ") of the traced window, between the first kernel and the last: the program "
+	    "is bound by host-device copies");
+	f = kf_diag_add(&fb->diag, KF_OTHER, "pcie", NAN, "%s", b.s);
+	f->basis = KF_BASIS_WINDOW;
+	kf_finding_ev(f, w ? "timeline.window.host_copy_ns" : "copies HtoD+DtoH ns", hd, "ns");
+	kf_finding_ev(f, w ? "timeline.window.ns" : "timeline.busy_ns + gaps under 1 ms", window,
+	    "ns");
+	kf_finding_impact(f, fmin(100, 100 * hd / window), "the host-device copies in the traced "
+	    "window / the window");
 	kf_finding_fix(f, "keep the data on the GPU between steps; where it must move, copy "
 	    "from pinned memory (pin_memory()) with non_blocking=True so copies overlap work");
 	buf_free(&b);
@@ -362,8 +364,9 @@ trace_feedback(const cJSON *rec, struct kf_fb *fb)
 	hd = say_copies(fb, d, span);
 	say_ranges(fb, d);
 	say_configs(fb, d, &rank, top);
-	program_findings(fb, tl, &rank);
-	find_copies(fb, hd, span);
+	program_findings(fb, d, tl, &rank);
+	find_copies(fb, tl, hd);
+	find_small_grids(fb, rec, d, &rank);
 	kf_set(fb->analysis, "ranking", kf_rank_json(&rank, top));
 	kf_set(fb->analysis, "timeline", tl ? cJSON_Duplicate(tl, 1) : cJSON_CreateNull());
 	kf_set(fb->analysis, "copies", kf_obj(d, "copies") ?

@@ -135,6 +135,29 @@ timing_csvs(const char *dir, const char *up, struct trace_file *const *f, size_t
 	return st;
 }
 
+/* KF_TIMING_TIMELINE into the folder up: the trace's timeline. */
+static void
+timeline_file(const char *up, struct trace_file *const *f, size_t nf)
+{
+	cJSON *d = trace_data(f, nf), *o = cJSON_CreateObject();
+	char *path = kf_path_join(up, KF_TIMING_TIMELINE), *s;
+	FILE *out = NULL;
+	int ok;
+
+	cJSON_AddItemToObject(o, "timeline", cJSON_DetachItemFromObject(d, "timeline"));
+	s = cJSON_PrintUnformatted(o);
+	ok = s != NULL && (out = fopen(path, "w")) != NULL && fputs(s, out) >= 0 &&
+	    putc('\n', out) != EOF;
+	if (out != NULL && fclose(out) != 0)
+		ok = 0;
+	if (!ok)
+		kf_warn("cannot write %s:", path);
+	free(s);
+	free(path);
+	cJSON_Delete(o);
+	cJSON_Delete(d);
+}
+
 /* A fresh folder for the CSVs that are not to be kept, or NULL. */
 static char *
 scratch(void)
@@ -193,8 +216,11 @@ trace_select(long k, const char *dir, int flags, struct buf *out)
 	else if (ncu == NULL || ncu->select == NULL)
 		kf_warn("no ncu selector to choose the kernels");
 	else if ((up = flags & KF_SELECT_WRITE ? parent(dir) : (tmp = scratch())) != NULL &&
-	    timing_csvs(dir, up, f, n, &csv) == 0)
+	    timing_csvs(dir, up, f, n, &csv) == 0) {
+		if (flags & KF_SELECT_WRITE)
+			timeline_file(up, f, n);
 		st = ncu->select(k, csv, flags, out);
+	}
 	if (up != tmp)
 		free(up);
 	scratch_remove(tmp);

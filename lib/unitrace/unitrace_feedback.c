@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "feedback.h"
+#include "levers.h"
 #include "gpu_roofs.h"
 #include "analysis.h"
 #include "profiler.h"
@@ -773,6 +774,27 @@ same_names(struct kf_rank *rank, struct kf_rank *names, const cJSON *segs)
 	}
 }
 
+/* What the program as a whole learns of a kernel (levers.h): its
+ * roofline verdict and how busy the XMX engine (the tensor unit) and ALU0
+ * (the FMA pipe) were. */
+static void
+measured(struct kf_fb *fb, const struct kernel_analysis *a, const char *name)
+{
+	int mem = a->bound && strcmp(a->bound, "memory") == 0;
+	int known = a->bound && strcmp(a->bound, "balanced") != 0 && (mem || a->bound_alu >= 0);
+	struct kf_kmeas m = {
+		.bound = known ? a->bound : NULL,
+		.unit = !known ? NULL : mem ? "dram" : alu_unit[a->bound_alu],
+		.unit_pct = !known ? NAN : mem ? a->gmem_pct : a->util[a->bound_alu],
+		.tensor_pct = a->have[2] ? a->util[2] : NAN,
+		.fma_pct = a->have[0] ? a->util[0] : NAN,
+		.flops = NAN, .bytes_per_s = NAN, .peak_bytes_per_s = NAN,
+		.metric = "XVE_INST_EXECUTED_ALU{0,2}_ALL_UTILIZATION[%]",
+	};
+
+	kf_prog_measured(fb, name, &m);
+}
+
 /* launch_bound and machinery (program.h) of the focus segment, from each
  * kernel's GPU time (GpuTime[ns], or the timeline's in sampling mode). */
 static void
@@ -796,7 +818,7 @@ program_findings(struct kf_fb *fb, const struct kf_rank *rank, const cJSON *seg,
 		else if (n > 0)
 			kf_launches_add(&ls, total / (double)n, n);
 	}
-	kf_prog_findings(&fb->diag, rank, &ls);
+	kf_prog_findings(fb, rank, &ls);
 	kf_launches_free(&ls);
 }
 
@@ -854,6 +876,7 @@ unitrace_feedback(const cJSON *rec, struct kf_fb *fb)
 	same_names(&rank, &names, segs);
 	pick = kf_fb_pick_totals(fb, &rank, &how, &matches, &why);
 	why_data = why.s ? xstrdup(why.s + strlen("Why this kernel: ")) : xstrdup("");
+	program_findings(fb, &rank, cJSON_GetArrayItem(segs, focus), sampling);
 	for (i = 0, seg = segs->child; seg; seg = seg->next, i++) {
 		cJSON *s = cJSON_CreateObject();
 		double total = 0;
@@ -886,6 +909,8 @@ unitrace_feedback(const cJSON *rec, struct kf_fb *fb)
 			    strcmp(kf_str(k, "name") ? kf_str(k, "name") : "", pick->name) == 0;
 
 			analyse(&a, k, gpu, sampling);
+			if (i == focus && kf_str(k, "name"))
+				measured(fb, &a, kf_str(k, "name"));
 			kernel_text(fb, &a, share, is_focus, gpu, &names);
 			kj = kernel_json(&a, kf_str(seg, "label"), share, &names, gpu);
 			cJSON_AddItemToArray(akern, kj);
@@ -905,7 +930,6 @@ unitrace_feedback(const cJSON *rec, struct kf_fb *fb)
 			cJSON_Delete(a.missing);
 		}
 	}
-	program_findings(fb, &rank, cJSON_GetArrayItem(segs, focus), sampling);
 	kf_set(an, "ranking", kf_rank_json(&rank, fb->opt->top));
 	kf_rank_free(&rank);
 	kf_rank_free(&names);

@@ -852,7 +852,7 @@ program_findings(struct kf_fb *fb, const struct kf_rank *rank, const cJSON *ks)
 		if (get(m, "average_time_s", &avg) && n >= 1 && n < 9e18)
 			kf_launches_add(&ls, avg * 1e9, (long)n);
 	}
-	kf_prog_findings(&fb->diag, rank, &ls);
+	kf_prog_findings(fb, rank, &ls);
 	kf_launches_free(&ls);
 }
 
