@@ -293,6 +293,27 @@ run the model channels-last end to end (model.to(memory_format=torch.channels_la
 	assert_output '[["fusion",20],["launch_bound",null]]'
 }
 
+@test "the traced window: the program's own profiler range where it has one (the tracer's P lines), else from the top kernel's first launch" {
+	mkdir -p "$T/w"
+	gzip -dc "$PROGS"/conv_relu_bias/trace/*.kft.gz >"$T/w/trace.901.kft"
+	replay c trace "$T/w" | kf-read >"$T/before.json"
+	run jq -r '.data.timeline.window.from' "$T/before.json"
+	assert_output top_kernel
+	# the 10 measured steps of 6 launches, after 3 of warm-up: the range
+	# opens before the 19th launch and closes after the last
+	read -r c19 s19 < <(awk -F'\t' '$1 == "K" && ++n == 19 { print $19, $3 }' "$T/w/trace.901.kft")
+	read -r clast < <(awk -F'\t' '$1 == "K" { c = $19 } END { print c }' "$T/w/trace.901.kft")
+	awk -F'\t' -v c="$c19" -v s="$s19" -v cl="$clast" '
+		$1 == "K" && $19 == c { printf "P\tstart\t%d\t%d\n", c - 1, s - 1000 }
+		$1 == "E" { printf "P\tstop\t%d\t%d\n", cl + 1, 999999999999 }
+		{ print }' "$T/w/trace.901.kft" >"$T/w/t" && mv "$T/w/t" "$T/w/trace.901.kft"
+	replay c trace "$T/w" | kf-read >"$T/after.json"
+	first=$(awk -F'\t' '$1 == "K" || $1 == "S" { s = $3 } $1 == "C" { s = $4 } ($1 == "K" || $1 == "C" || $1 == "S") && (f == "" || s < f) { f = s } END { print f }' "$T/w/trace.901.kft")
+	run jq -r '.data.timeline.window | .from, .start_ns' "$T/after.json"
+	assert_output "profiler_range
+$((s19 - first))"
+}
+
 @test "one unit: a kernel-level finding's stake is its own times its kernel's share; the text names the unit" {
 	# the two-kernel page (sgemm_naive 86.5%, copy): L1-bound, 0.6% of its time
 	fb multi "$FIX/ncu-h200/detailed-multi.csv"

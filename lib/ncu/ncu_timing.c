@@ -509,13 +509,17 @@ aside_json(const struct build *b, cJSON *o)
 	}
 }
 
-/* Each launch of the timing run, in ID order, into the chains (chains.h)
- * by process and stream. */
+/* Each launch of the timing run inside the program's profiler range (all
+ * where it has none), in ID order, into the chains (chains.h) by process
+ * and stream. */
 static void
 chain_launch(void *arg, const struct trow *r)
 {
-	char *key = xasprintf("%s/%s", r->pid, r->stream);
+	char *key;
 
+	if (r->range && strcmp(r->range, "out") == 0)
+		return;
+	key = xasprintf("%s/%s", r->pid, r->stream);
 	kf_chains_launch(arg, key, r->name, r->ns);
 	free(key);
 }

@@ -62,6 +62,8 @@ struct acc {
 	double set_n, set_bytes, set_ns, sync_n, sync_ns;
 	int64_t kfirst, klast;	/* the window: from the top kernel's first start
 				 * to the last kernel's end */
+	int64_t rfirst, rlast;	/* the launches inside the program's profiler
+				 * range: the first's start, the last's end */
 	struct kf_chains *chains;
 };
 
@@ -156,6 +158,12 @@ add_kernels(struct acc *a, const struct trace_file *f)
 		add_span(a, k->start, k->end, g->demangled);
 		if (k->end > a->klast)
 			a->klast = k->end;
+		if (trace_in_range(f, k) == 1) {
+			if (a->rfirst == 0 || k->start < a->rfirst)
+				a->rfirst = k->start;
+			if (k->end > a->rlast)
+				a->rlast = k->end;
+		}
 	}
 }
 
@@ -291,9 +299,11 @@ bucket(cJSON *o, const char *key, double n, double ns)
 	return b;
 }
 
-/* The traced window (man/kf.7): from the first launch of the program's
- * kernel with the most GPU time (setup before it, loading and copying
- * weights, is not the program's steady work) to the last kernel's end; the
+/* The traced window (man/kf.7): the program's own profiler range where it
+ * has one (its launches' span), else from the first launch of the
+ * program's kernel with the most GPU time (setup before it, loading and
+ * copying weights, is not the program's steady work) to the last kernel's
+ * end; the
  * GPU's work in it (clipped to it), the gaps under 1 ms in it (the launch
  * path) and the longer ones (the host's own work, left out of the window),
  * and the host-device copies in it; start_ns from first, the GPU's first
@@ -314,6 +324,12 @@ window(struct acc *a, int64_t first)
 		}
 	if (i == a->nk && a->nk > 0)
 		a->kfirst = a->k[0]->first;
+	if (a->rlast > a->rfirst) {
+		a->kfirst = a->rfirst;
+		a->klast = a->rlast;
+	}
+	cJSON_AddStringToObject(o, "from", a->rlast > a->rfirst ? "profiler_range" :
+	    "top_kernel");
 	cJSON_AddNumberToObject(o, "start_ns", (double)(a->kfirst - first));
 	for (i = 0; i < a->nsp; i++) {
 		s0 = a->sp[i].start > a->kfirst ? a->sp[i].start : a->kfirst;
