@@ -13,6 +13,7 @@
 #include "num.h"
 #include "opt.h"
 #include "path.h"
+#include "pipeline.h"
 #include "profiler.h"
 #include "record.h"
 #include "rundir.h"
@@ -678,6 +679,9 @@ parse_options(int argc, char **argv)
 	return profiler;
 }
 
+/* "kf " when kf runs kf-wrap: the command the user typed. */
+static const char *front = "";
+
 int
 main(int argc, char **argv)
 {
@@ -687,6 +691,14 @@ main(int argc, char **argv)
 
 	kf_init(argv[0]);
 	profiler_options();
+	/* Run by kf: a usage error is in what the user gave kf. */
+	if (argc > 1 && strcmp(argv[1], KF_FRONT_USAGE_OPT) == 0) {
+		kf_opt_usage_of("kf", KF_FRONT_USAGE);
+		front = "kf ";
+		argv[1] = argv[0];
+		argv++;
+		argc--;
+	}
 	profiler = parse_options(argc, argv);
 	if (profiler) {
 		const char *imp = popt_given("import");
@@ -701,7 +713,8 @@ main(int argc, char **argv)
 			return kf_finish();
 		}
 		if (optind >= argc)
-			kf_usage_error("%s: no command to profile after the options", profiler);
+			kf_usage_error("%s: no command to profile: put it after --, as in "
+			    "%s%s [options] -- CMD [ARG ...]", profiler, front, profiler);
 		wrap_command(profiler, argc - optind, argv + optind);
 		return kf_finish();
 	}

@@ -13,8 +13,7 @@
 #include "record.h"
 #include "signame.h"
 
-static const char usage[] =
-	"[--json] [-n N] [-t S] [-i S] [--no-collated] [--gpu NAME] PROFILER [options] -- CMD [ARG ...]";
+static const char usage[] = KF_FRONT_USAGE;
 static const char help[] =
 	"Profiles CMD with PROFILER (ncu, unitrace, vtune, trace) and prints the feedback:\n"
 	"kf-wrap PROFILER ... -- CMD | kf-run | kf-read | kf-collate | kf-feedback --text.\n"
@@ -274,6 +273,7 @@ main(int argc, char **argv)
 		paths[i] = kf_sibling(names[i]);
 		push(&c[i], paths[i]);
 	}
+	push(&c[0], KF_FRONT_USAGE_OPT);
 	for (i = optind; i < argc; i++) {
 		if (!dashdash && own_long_option(argc, argv, &i))
 			continue;
