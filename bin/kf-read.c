@@ -1,6 +1,7 @@
 /* kf-read: read what the profiler left in each record's output_dir. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "buf.h"
 #include "collate.h"
@@ -30,6 +31,32 @@ static const char help[] =
 	"                     program at a time (one ncu --mode attach to each)\n"
 	"      --version      print the version\n";
 
+/* A run that did not start (kf-run could not execute its argv): nothing
+ * to read; whose program it was, the user's (argv is the command) or the
+ * profiler's. */
+static int
+not_started(cJSON *rec)
+{
+	const cJSON *run = kf_obj(rec, "run"), *argv = kf_arr(rec, "argv");
+	const cJSON *cmd = kf_arr(rec, "cmd");
+	const char *a0 = argv && cJSON_IsString(argv->child) ? argv->child->valuestring : NULL;
+	const char *c0 = cmd && cJSON_IsString(cmd->child) ? cmd->child->valuestring : NULL;
+	const char *msg = kf_str(run, "message");
+	int program = a0 && c0 && strcmp(a0, c0) == 0;
+	int found = kf_num(run, "exit_code", 127) != 126;
+
+	if (!cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(run, "started")))
+		return 0;
+	kf_fail(rec, program ? (found ? "program_not_found" : "program_not_executable") :
+	    found ? "profiler_not_found" : "profiler_not_executable",
+	    "the %s did not start: %s", program ? "program" : "profiler's command",
+	    msg ? msg : "kf-run could not execute it");
+	kf_fail_hint(rec, program ? "check the command: its program must exist and be "
+	    "executable (./NAME for one in the job's directory)" : "install the profiler, "
+	    "or add the folder that holds it to PATH");
+	return 1;
+}
+
 static void
 read_one(cJSON *rec)
 {
@@ -38,7 +65,7 @@ read_one(cJSON *rec)
 	const struct kf_profiler *p;
 	char *at = NULL;
 
-	if (kf_error(rec)) {
+	if (kf_error(rec) || not_started(rec)) {
 		kf_emit(rec);
 		return;
 	}

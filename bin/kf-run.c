@@ -29,6 +29,7 @@
 #include "proc.h"
 #include "profiler.h"
 #include "record.h"
+#include "require.h"
 #include "signame.h"
 #include "worker.h"
 
@@ -297,6 +298,34 @@ pin_gpu(struct kf_env *e, const char *gpu)
 		kf_env_set(e, kf_profilers[i]->gpu_env, gpu);
 }
 
+/* The job's profiler or program cannot be started (require.h): not run;
+ * its record says which, and where it was looked for. */
+static int
+not_startable(struct pending *p, char *const *env, const char *cwd)
+{
+	struct buf msg = {0}, hint = {0};
+	const char *role;
+	char *kind;
+	int code;
+
+	if (kf_require_check(kf_obj(p->rec, "requires"), env, cwd, &role, &code, &msg,
+	    &hint) == 0)
+		return 0;
+	kind = xasprintf("%s_%s", role, code == 127 ? "not_found" : "not_executable");
+	fail_pending(p, kind, msg.s);
+	kf_fail_hint(p->rec, "%s", hint.s);
+	if (worker == NULL)
+		worker = kf_worker_info();
+	kf_set(p->rec, "run", kf_job_not_run(code, msg.s));
+	kf_set(p->rec, "worker", kf_worker_for_gpu(worker, NULL));
+	output(p->seq, p->rec);
+	free(p->file);
+	free(kind);
+	buf_free(&msg);
+	buf_free(&hint);
+	return 1;
+}
+
 static void
 start(struct pending *p, int slot)
 {
@@ -330,6 +359,10 @@ start(struct pending *p, int slot)
 			return;
 		}
 		kf_env_set(&e, "PWD", cwd);
+	}
+	if (bad == NULL && not_startable(p, e.v, cwd)) {
+		kf_env_free(&e);
+		return;
 	}
 	if (bad) {
 		fail_pending(p, "bad_record", bad);

@@ -225,6 +225,43 @@ merge_env(cJSON *rec, cJSON *job_env)
 	kf_set(rec, "env", job_env);
 }
 
+/* Whether argv runs cmd: argv is cmd, or ends with "--" and cmd (every
+ * profiler's command but a report's import, which runs no program). */
+static int
+runs_cmd(const cJSON *argv, char *const *cmd, int ncmd)
+{
+	int n = cJSON_GetArraySize(argv), i, same = n >= ncmd;
+	const cJSON *a;
+	char *s;
+
+	for (i = 0; same && i < ncmd; i++) {
+		a = cJSON_GetArrayItem(argv, n - ncmd + i);
+		s = kf_arg_bytes(a);
+		same = s && strcmp(s, cmd[i]) == 0;
+		free(s);
+	}
+	if (!same || n == ncmd)
+		return same;
+	a = cJSON_GetArrayItem(argv, n - ncmd - 1);
+	return cJSON_IsString(a) && strcmp(a->valuestring, "--") == 0;
+}
+
+/* "requires": the programs the job starts, for kf-run to look up where it
+ * runs before it starts anything: the profiler's and the user's. Under
+ * --sudo, root's PATH finds a bare name: only paths are looked up. */
+static void
+set_requires(cJSON *rec, const struct kf_profiler *p, char *const *cmd, int ncmd)
+{
+	const char *tool = opt.tool ? opt.tool : p->tool;
+	cJSON *req = cJSON_CreateObject();
+
+	if (tool && (!opt.sudo || strchr(tool, '/')))
+		cJSON_AddStringToObject(req, "profiler", tool);
+	if (runs_cmd(kf_arr(rec, "argv"), cmd, ncmd) && (!opt.sudo || strchr(cmd[0], '/')))
+		cJSON_AddStringToObject(req, "program", cmd[0]);
+	kf_set(rec, "requires", req);
+}
+
 static void
 finish_record(cJSON *rec)
 {
@@ -292,6 +329,7 @@ wrap_one(cJSON *rec)
 		if (job_env)
 			merge_env(rec, job_env);
 		job_env = NULL;
+		set_requires(rec, p, cmd, ncmd);
 		finish_record(rec);
 	} else if (job_env && !cJSON_GetObjectItemCaseSensitive(rec, "env")) {
 		cJSON_AddItemToObject(rec, "env", job_env);

@@ -388,7 +388,9 @@ sweep_jobs() {
 		assert_equal "$(grep ' was here$' "out/$job.log" | sort | paste -sd,)" \
 			"kf-collate was here,kf-feedback was here,kf-read was here,kf-run was here,kf-select was here,kf-wrap was here"
 	done
-	grep -qx "kf-read: line 1: .*no-such-program.*" out/broken.log || fail "no kf-read line: $(cat out/broken.log)"
+	# kf-run looks the program up before it starts anything
+	grep -qx "kf-run: line 1: the program .*/no-such-program ('./no-such-program' in .*) does not exist" out/broken.log ||
+		fail "no kf-run line: $(cat out/broken.log)"
 	assert_equal "$(head -1 out/summary.tsv)" "$(printf 'id\tprofiler\tstatus\ttop_kernel\tshare_pct\tverdict\treason')"
 	assert_equal "$(awk -F'\t' '$1 == "good" { print $3 "|" $7 }' out/summary.tsv)" "ok|-"
 	assert_equal "$(awk -F'\t' '$1 == "broken" { print $3 "|" $7 }' out/summary.tsv)" \

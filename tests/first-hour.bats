@@ -25,3 +25,87 @@ usage: kf [--json] [-n N] [-t S] [-i S] [--no-collated] [--gpu NAME] PROFILER [o
 	assert_equal "$status" 2
 	assert_equal "$(sed -n 2p <<<"$stderr")" "usage: kf-wrap [-u] [-o dir] [--tool path] [-a arg] [--sudo] [profiler's kf-wrap options]"
 }
+
+# The PATH a test's kf runs with: kf's programs and the system's, no profiler.
+bare_path() {
+	echo "${KF_BIN:-$TOP/bin}:/usr/bin:/bin"
+}
+
+@test "a profiler that is not installed: not_started, naming the PATH looked in, status 5, never the program's failure" {
+	P=$(bare_path)
+	for prof in unitrace vtune; do
+		PATH=$P run --separate-stderr kf "$prof" -- true
+		assert_equal "$status" 5
+		assert_output "=== true ===
+Diagnosis (most time at stake first):
+1. Nothing ran: the profiler $prof is not on PATH ($P) (kf-run, profiler_not_found); there are no performance numbers. Fix: install $prof, or add the folder that holds it to PATH."
+	done
+	PATH=$P run --separate-stderr kf --json unitrace -- true
+	assert_equal "$status" 5
+	run jq -c '[.analysis.status, .error.stage, .error.kind, (.passes | map(.run.started)),
+		(.analysis.diagnosis | map([.kind, .evidence[0].metric, .evidence[0].value]))]' <<<"$output"
+	assert_output '["failed","kf-run","profiler_not_found",[false,false,false],[["not_started","run.exit_code",127]]]'
+}
+
+@test "a program that does not exist, or is not executable: not_started, the path tried, no advice about the tracer or the driver" {
+	mkdir lib
+	: >lib/libkftrace.so	# kf-wrap trace finds a tracer; nothing loads it
+	KF_LIBEXECDIR=$T/lib run --separate-stderr kf trace -- /nonexistent/prog
+	assert_equal "$status" 5
+	assert_output "=== prog ===
+Diagnosis (most time at stake first):
+1. Nothing ran: the program /nonexistent/prog does not exist (kf-run, program_not_found); there are no performance numbers. Fix: check the program's path: / has no nonexistent."
+	refute_output --partial CUPTI
+	printf 'echo hi\n' >k	# not executable
+	PATH="$TOP/tests/fake:$PATH" run --separate-stderr kf ncu -- ./k
+	assert_equal "$status" 5
+	assert_line --index 2 "1. Nothing ran: the program $T/k ('./k' in $T) is not executable (kf-run, program_not_executable); there are no performance numbers. Fix: make $T/k an executable file (chmod +x), or name the one to run."
+	PATH="$TOP/tests/fake:$PATH" run --separate-stderr kf ncu -- ./sub/k
+	assert_equal "$status" 5
+	assert_line --index 2 "1. Nothing ran: the program $T/sub/k ('./sub/k' in $T) does not exist (kf-run, program_not_found); there are no performance numbers. Fix: check the program's path: $T has no sub."
+}
+
+@test "a program that exits 127 itself failed: program_failed, status 3, not not_started" {
+	export PATH="$TOP/tests/fake:$PATH" FAKE_NCU_CSV="$FIX/ncu-h200/detailed-copy.csv"
+	printf '#!/bin/sh\nno-such-command-kf\n' >k
+	chmod +x k
+	run --separate-stderr kf --json ncu -- ./k
+	assert_equal "$status" 3
+	run jq -r '.analysis.diagnosis[0].kind' <<<"$output"
+	assert_output program_failed
+}
+
+@test "kf-read of a run that did not start (a record without requires): whose program it was, not 'no report'" {
+	jq -cn '{id:"a", profiler:"trace", output_dir:"o", cmd:["./gone"], argv:["./gone"],
+		run:{exit_code:127, started:false, message:"cannot run '"'"'./gone'"'"': No such file or directory"}}' >a.json
+	jq -cn '{id:"b", profiler:"ncu", output_dir:"o", cmd:["./k"], argv:["/x/kf-ncu","ncu"],
+		run:{exit_code:126, started:false, message:"cannot run '"'"'/x/kf-ncu'"'"': not executable (Permission denied)"}}' >b.json
+	run --separate-stderr kf-read a.json b.json
+	assert_failure 1
+	run jq -r '[.id, .error.kind, .error.message] | @tsv' <<<"$output"
+	assert_output "$(printf '%s\t%s\t%s\n' a program_not_found "the program did not start: cannot run './gone': No such file or directory" \
+		b profiler_not_executable "the profiler's command did not start: cannot run '/x/kf-ncu': not executable (Permission denied)")"
+}
+
+@test "kf-run: requires looked up before anything starts, with the job's own PATH and directory; the next job still runs" {
+	mkdir bin w
+	printf '#!/bin/sh\necho mine\n' >bin/myprof
+	chmod +x bin/myprof
+	{
+		jq -cn --arg w "$T/w" '{id:"a", argv:["touch","ran-a"], cwd:$w, requires:{profiler:"myprof", program:"touch"}}'
+		jq -cn --arg w "$T/w" --arg p "$T/bin:/usr/bin:/bin" \
+			'{id:"b", argv:["touch","ran-b"], cwd:$w, env:{PATH:$p}, requires:{profiler:"myprof", program:"./k"}}'
+		jq -cn --arg w "$T/w" --arg p "$T/bin:/usr/bin:/bin" \
+			'{id:"c", argv:["touch","ran-c"], cwd:$w, env:{PATH:$p}, requires:{profiler:"myprof", program:"touch"}}'
+	} >jobs
+	PATH=/usr/bin:/bin run --separate-stderr "${KF_BIN:-$TOP/bin}/kf-run" -k jobs
+	assert_failure 1
+	run jq -r '[.id, .error.kind // "-", .error.message // "-", .run.started, .run.exit_code] | @tsv' <<<"$output"
+	assert_output "$(printf '%s\n' \
+		"a	profiler_not_found	the profiler myprof is not on PATH (/usr/bin:/bin)	false	127" \
+		"b	program_not_found	the program $T/w/k ('./k' in $T/w) does not exist	false	127" \
+		"c	-	-	true	0")"
+	assert_equal "$(ls w)" ran-c
+	assert_equal "$stderr" "kf-run: jobs: line 1: the profiler myprof is not on PATH (/usr/bin:/bin)
+kf-run: jobs: line 2: the program $T/w/k ('./k' in $T/w) does not exist"
+}

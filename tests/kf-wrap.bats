@@ -175,7 +175,7 @@ x'
 @test "usage errors: no command, --id in the stdin form, a pair kf-select refuses" {
 	run kf-wrap ncu
 	assert_failure 2
-	assert_output --partial "ncu: no command to profile after the options"
+	assert_output --partial "ncu: no command to profile: put it after --, as in ncu [options] -- CMD [ARG ...]"
 	run kf-wrap ncu --
 	assert_failure 2
 	run kf-wrap --id x </dev/null

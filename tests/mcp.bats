@@ -86,8 +86,9 @@ it'"'"'s'
 	assert_equal "$(jq -r '.result.content[0].text | split("\n")[0]' <<<"$output")" \
 		"Profiling with ncu failed, so there are no performance numbers for this run."
 	client call profile '{"command":["./no-such-program"],"output_dir":"out"}'
-	assert_equal "$(jq -c '[.result.isError, .result.structuredContent.output_dir]' <<<"$output")" "[true,\"$T/out\"]"
-	jq -r '.result.content[0].text' <<<"$output" | grep -qF "What went wrong (kf-read, program_not_found): no ncu_report.csv in $T/out/no-such-program/ncu.000: ncu could not start the program: ==ERROR== './no-such-program' does not exist"
+	assert_equal "$(jq -c '[.result.isError, .result.structuredContent.output_dir, .result.structuredContent.status]' <<<"$output")" "[true,\"$T/out\",5]"
+	# kf-run looked it up before it started anything; the hint names no option MCP lacks
+	jq -r '.result.content[0].text' <<<"$output" | grep -qxF "1. Nothing ran: the program $T/no-such-program ('./no-such-program' in $T) does not exist (kf-run, program_not_found); there are no performance numbers. Fix: check the program's path: $T has no no-such-program."
 	# a usage error of a stage: no record, kf's own message
 	client call profile '{"command":["./k"],"gpu":"NOPE"}'
 	assert_equal "$(jq -c '[.result.isError, .result.structuredContent]' <<<"$output")" '[true,null]'

@@ -370,20 +370,11 @@ kf_job_run(const struct kf_job *j, double now, int sig)
 	return run;
 }
 
-/* A program that could not be started: said like a shell (127, 126). */
 cJSON *
-kf_job_not_started(const char *argv0, int err)
+kf_job_not_run(int code, const char *msg)
 {
-	int code = err == ENOENT || err == ENOTDIR ? 127 : 126;
 	cJSON *run = cJSON_CreateObject();
-	char *msg;
 
-	if (code == 127 && strchr(argv0, '/') == NULL)
-		msg = xasprintf("cannot run '%s': command not found in PATH", argv0);
-	else if (code == 127)
-		msg = xasprintf("cannot run '%s': %s", argv0, strerror(err));
-	else
-		msg = xasprintf("cannot run '%s': not executable (%s)", argv0, strerror(err));
 	cJSON_AddNumberToObject(run, "exit_code", code);
 	cJSON_AddNullToObject(run, "signal");
 	cJSON_AddStringToObject(run, "ended_by", "exit");
@@ -394,6 +385,24 @@ kf_job_not_started(const char *argv0, int err)
 	cJSON_AddNullToObject(run, "pid");
 	cJSON_AddFalseToObject(run, "started");
 	cJSON_AddNumberToObject(run, "leftovers", 0);
+	return run;
+}
+
+/* A program that could not be started: said like a shell (127, 126). */
+cJSON *
+kf_job_not_started(const char *argv0, int err)
+{
+	int code = err == ENOENT || err == ENOTDIR ? 127 : 126;
+	cJSON *run;
+	char *msg;
+
+	if (code == 127 && strchr(argv0, '/') == NULL)
+		msg = xasprintf("cannot run '%s': command not found in PATH", argv0);
+	else if (code == 127)
+		msg = xasprintf("cannot run '%s': %s", argv0, strerror(err));
+	else
+		msg = xasprintf("cannot run '%s': not executable (%s)", argv0, strerror(err));
+	run = kf_job_not_run(code, msg);
 	free(msg);
 	return run;
 }

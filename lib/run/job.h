@@ -89,6 +89,9 @@ void kf_job_read(struct kf_job *j, int k, double now);
 cJSON *kf_job_run(const struct kf_job *j, double now, int sig);
 /* The "run" object of a program that could not be started (errno err). */
 cJSON *kf_job_not_started(const char *argv0, int err);
+/* The "run" object of a job that was not started: status code as a shell
+ * gives it (127, 126), "started": false, msg as its message. */
+cJSON *kf_job_not_run(int code, const char *msg);
 
 /* The running jobs: slots[0..n), NULL where free. */
 struct kf_jobset {
