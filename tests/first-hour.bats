@@ -109,3 +109,12 @@ Diagnosis (most time at stake first):
 	assert_equal "$stderr" "kf-run: jobs: line 1: the profiler myprof is not on PATH (/usr/bin:/bin)
 kf-run: jobs: line 2: the program $T/w/k ('./k' in $T/w) does not exist"
 }
+
+@test "ncu not found (under sudo, where kf-run leaves the PATH lookup to root): the hint names no option kf-mcp lacks" {
+	jq -cn --arg d "$T/nf" '{id:"n", profiler:"ncu", output_dir:$d, run:{exit_code:127, stdout:"", stderr:"kf-ncu: 69: ncu: not found"}}' >in
+	mkdir nf
+	run --separate-stderr kf-read in
+	assert_failure 1
+	run jq -r '[.error.kind, .error.hint] | @tsv' <<<"$output"
+	assert_output "$(printf 'profiler_not_found\tinstall NVIDIA Nsight Compute, or add the folder that holds ncu to PATH')"
+}
