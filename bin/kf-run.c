@@ -30,6 +30,7 @@
 #include "profiler.h"
 #include "record.h"
 #include "require.h"
+#include "rundir.h"
 #include "signame.h"
 #include "worker.h"
 
@@ -298,6 +299,17 @@ pin_gpu(struct kf_env *e, const char *gpu)
 		kf_env_set(e, kf_profilers[i]->gpu_env, gpu);
 }
 
+/* A job that never started leaves no empty folders: those kf-wrap made
+ * for it ("output_made") go again, while they are empty. */
+static void
+unmake(const cJSON *rec)
+{
+	const char *made = kf_str(rec, "output_made"), *dir = kf_str(rec, "output_dir");
+
+	if (made && dir)
+		kf_run_dir_unmake(dir, made, kf_str(rec, "cwd"));
+}
+
 /* The job's profiler or program cannot be started (require.h): not run;
  * its record says which, and where it was looked for. */
 static int
@@ -318,6 +330,7 @@ not_startable(struct pending *p, char *const *env, const char *cwd)
 		worker = kf_worker_info();
 	kf_set(p->rec, "run", kf_job_not_run(code, msg.s));
 	kf_set(p->rec, "worker", kf_worker_for_gpu(worker, NULL));
+	unmake(p->rec);
 	output(p->seq, p->rec);
 	free(p->file);
 	free(kind);
@@ -387,6 +400,7 @@ start(struct pending *p, int slot)
 	kf_env_free(&e);
 	if (r == -1) {
 		/* The program could not be started: said like a shell. */
+		unmake(j->rec);
 		done(j, kf_job_not_started(argv[0], err));
 		argv_free(argv);
 		return;

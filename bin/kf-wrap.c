@@ -141,6 +141,49 @@ record_cwd(cJSON *rec)
 	free(cwd);
 }
 
+/* -o DIR, as mkdir makes it: DIR itself may be new, its parent may not (a
+ * typo is said, not made into a tree). 0, or -1 with the reason in the
+ * record. */
+static int
+check_base(cJSON *rec, const char *id)
+{
+	char *parent;
+	const char *slash;
+	int ok;
+
+	if (kf_is_dir(opt.base))
+		return 0;
+	slash = strrchr(opt.base, '/');
+	while (slash && slash > opt.base && slash[1] == '\0')
+		slash = memrchr(opt.base, '/', (size_t)(slash - opt.base));
+	parent = slash == NULL ? xstrdup(".") : slash == opt.base ? xstrdup("/") :
+	    xstrndup(opt.base, (size_t)(slash - opt.base));
+	ok = kf_is_dir(parent);
+	if (!ok) {
+		kf_fail(rec, "output_dir", "job %s: -o %s: %s %s: kf-wrap makes only the last "
+		    "folder of -o, as mkdir does", id, opt.base, parent,
+		    access(parent, F_OK) == 0 ? "is not a folder" : "does not exist");
+		if (access(parent, F_OK) == 0)
+			kf_fail_hint(rec, "check -o for a typo: %s is a file", parent);
+		else
+			kf_fail_hint(rec, "check -o for a typo, or make %s first (mkdir -p %s)",
+			    parent, parent);
+	}
+	free(parent);
+	return ok ? 0 : -1;
+}
+
+/* The folders made for the record, for kf-run to remove again when the
+ * run never starts: "output_made", the outermost one. */
+static void
+record_made(cJSON *rec)
+{
+	const char *made = kf_run_dir_made(kf_str(rec, "output_dir"));
+
+	if (made)
+		kf_set_str(rec, "output_made", made);
+}
+
 /* Every run keeps its own outputs: a made-up output_dir is a fresh
  * directory (ID/PASS, else ID/PASS.2 ...), and a record's own output_dir
  * that already holds files is refused rather than written over. */
@@ -152,6 +195,8 @@ make_output_dir(cJSON *rec, const char *id)
 	int used;
 
 	if (dir == NULL) {
+		if (check_base(rec, id) != 0)
+			return -1;
 		a = kf_path_component(id);
 		b = kf_path_component(kf_str(rec, "pass"));
 		sub = kf_path_join(a, b);
@@ -165,6 +210,7 @@ make_output_dir(cJSON *rec, const char *id)
 		free(run);
 		if (run) {
 			record_cwd(rec);
+			record_made(rec);
 			return 0;
 		}
 		dir = kf_str(rec, "output_dir");
@@ -176,14 +222,26 @@ make_output_dir(cJSON *rec, const char *id)
 			    "output_dir out and kf-wrap makes a fresh one under -o", dir);
 			return -1;
 		}
-	} else if (kf_mkdirs(dir, 0777) == 0) {
+	} else if (kf_run_mkdirs(dir) == 0) {
 		record_cwd(rec);
+		record_made(rec);
 		return 0;
 	}
 	kf_fail(rec, "output_dir", "job %s: cannot create output_dir %s: %s", id, dir,
 	    strerror(errno));
 	kf_fail_hint(rec, "choose a writable place with kf-wrap -o DIR");
 	return -1;
+}
+
+/* A record that failed after its folders were made: they go again. */
+static void
+unmake_output_dir(cJSON *rec)
+{
+	const char *made = kf_str(rec, "output_made"), *dir = kf_str(rec, "output_dir");
+
+	if (made && dir)
+		kf_run_dir_unmake(dir, made, NULL);
+	cJSON_DeleteItemFromObjectCaseSensitive(rec, "output_made");
 }
 
 /* The reference runs ncu as sudo -E env "PYTHONPATH=$PYTHONPATH" ncu ... */
@@ -331,9 +389,12 @@ wrap_one(cJSON *rec)
 		job_env = NULL;
 		set_requires(rec, p, cmd, ncmd);
 		finish_record(rec);
-	} else if (job_env && !cJSON_GetObjectItemCaseSensitive(rec, "env")) {
-		cJSON_AddItemToObject(rec, "env", job_env);
-		job_env = NULL;
+	} else {
+		unmake_output_dir(rec);
+		if (job_env && !cJSON_GetObjectItemCaseSensitive(rec, "env")) {
+			cJSON_AddItemToObject(rec, "env", job_env);
+			job_env = NULL;
+		}
 	}
 	cJSON_Delete(job_env);
 out:

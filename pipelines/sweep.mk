@@ -120,7 +120,7 @@ $(OUT)/report.html: $(REPORTED) $(OUT)/jobs/.names $(BASELINE_STAMP)
 # on a terminal; it does not fail the make.
 $(OUT)/%.json: $(OUT)/jobs/%.job | $(OUT)/jobs/.checked
 	@echo 'kf-sweep: $*'
-	@rm -rf '$(OUT)/runs/$*'
+	@rm -rf '$(OUT)/runs/$*' && mkdir -p '$(OUT)/runs'
 	@$(CLEANUP) { $(BIN)kf-select $(SELECT_FLAGS) '$<' \
 	| $(BIN)kf-wrap -o '$(OUT)/runs/$*' $(WRAP_FLAGS) \
 	| $(GPULOCK) $(BIN)kf-run $(RUN_FLAGS) \

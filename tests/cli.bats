@@ -585,7 +585,8 @@ $(kf-wrap --help)"
 	# -h after -- is the program's, and -a's value is ncu's: the pipeline runs
 	run --separate-stderr kf ncu -a -h -- ./absent -h
 	refute_line "kf-wrap ncu --help:"
-	[ -d kf-out/absent/ncu.000 ]
+	assert_equal "$status" 5	# ./absent is not there: the pipeline ran and said so
+	assert_line --index 0 "=== absent ==="
 }
 
 @test "a profiler option without --: unrecognized, and where it goes (kf-wrap and kf, before and after PROFILER)" {

@@ -118,3 +118,47 @@ kf-run: jobs: line 2: the program $T/w/k ('./k' in $T/w) does not exist"
 	run jq -r '[.error.kind, .error.hint] | @tsv' <<<"$output"
 	assert_output "$(printf 'profiler_not_found\tinstall NVIDIA Nsight Compute, or add the folder that holds ncu to PATH')"
 }
+
+@test "a run that could not start leaves no empty kf-out folders; what was there stays" {
+	P=$(bare_path)
+	PATH=$P run kf unitrace -- true
+	assert_equal "$status" 5
+	[ ! -e kf-out ] || fail "left: $(find kf-out)"
+	mkdir -p kf-out/mine
+	PATH=$P run kf vtune -- true
+	assert_equal "$status" 5
+	assert_equal "$(cd kf-out && find . | sort | paste -sd' ')" ". ./mine"
+	# a folder made for a record that kf-wrap then refused goes again too
+	run kf trace -a --bogus -o made -- true
+	assert_equal "$status" 1
+	[ ! -e made ] || fail "left: $(find made)"
+	# kf-run removes only empty folders, and only those kf-wrap made
+	PATH=$P kf-wrap -o out ncu -- true >rec
+	assert_equal "$(jq -r '[.output_dir, .output_made] | @tsv' rec)" "$(printf 'out/true/ncu.000\tout')"
+	: >out/true/ncu.000/kept
+	PATH=$P run kf-run -q rec
+	assert_equal "$(find out | sort | paste -sd' ')" "out out/true out/true/ncu.000 out/true/ncu.000/kept"
+}
+
+@test "-o with a typo: kf-wrap makes only its last folder, as mkdir does, and says so" {
+	export PATH="$TOP/tests/fake:$PATH" FAKE_NCU_CSV="$FIX/ncu-h200/detailed-copy.csv"
+	printf '#!/bin/sh\necho ran\n' >k
+	chmod +x k
+	run --separate-stderr kf ncu -o reuslts/today/copy -- ./k
+	assert_equal "$status" 1
+	assert_output "=== k ===
+The job was not run: kf-wrap could not prepare it, so nothing was profiled.
+
+What went wrong (kf-wrap, output_dir): job k: -o reuslts/today/copy: reuslts/today does not exist: kf-wrap makes only the last folder of -o, as mkdir does
+
+What to do: check -o for a typo, or make reuslts/today first (mkdir -p reuslts/today)"
+	[ ! -e reuslts ]
+	: >afile
+	run --separate-stderr kf ncu -o afile/x -- ./k
+	assert_line --index 2 "What went wrong (kf-wrap, output_dir): job k: -o afile/x: afile is not a folder: kf-wrap makes only the last folder of -o, as mkdir does"
+	assert_line --index 3 "What to do: check -o for a typo: afile is a file"
+	# one new level is made, as mkdir would
+	run --separate-stderr kf ncu -o results -- ./k
+	assert_success
+	[ -s results/k/ncu.000/ncu_report.csv ]
+}

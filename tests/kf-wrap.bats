@@ -168,7 +168,7 @@ x'
 	touch file
 	run kf-wrap ncu -o file/sub -- ./k
 	assert_failure 1
-	assert_output --partial "job k: cannot create output_dir file/sub/k/ncu.000: Not a directory"
+	assert_output --partial "job k: -o file/sub: file is not a folder: kf-wrap makes only the last folder of -o, as mkdir does"
 	grep '^{' <<<"$output" | jq -e '.error.kind == "output_dir" and .argv == null'
 }
 
