@@ -1258,6 +1258,9 @@ main(int argc, char **argv)
 	kf_opt_init(usage, help);
 	options(argc, argv);
 	setup();
+	/* The server's log keeps what every stage said, as kf's stages would
+	 * not (KF_QUIET_ERRORS): a cancelled call's answer is never seen. */
+	setenv(KF_QUIET_ERRORS, "0", 0);
 	kf_rpc_in_init(&in, 0, max_line);
 	for (;;) {
 		if (stop_sig && !stopping) {

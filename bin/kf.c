@@ -291,6 +291,9 @@ main(int argc, char **argv)
 		push(&c[4], "--text");
 	for (i = 0; i < 5; i++)
 		v[i] = c[i].v;
+	/* Each record's error is said once, in kf-feedback's text: the
+	 * stages that put it there do not say it on stderr too. */
+	setenv(KF_QUIET_ERRORS, "1", 0);
 	fflush(stdout);
 	/* SIGTERM and SIGHUP go to kf-wrap and kf-run, which ends the program
 	 * and writes its record; the rest explain it. */

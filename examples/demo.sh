@@ -6,7 +6,9 @@ cd "$(dirname "$0")/.."
 PATH="$PWD/bin:$PATH"
 KF_DATADIR="$PWD/share/kf"
 KF_LIBEXECDIR="$PWD/libexec/kf"
-export PATH KF_DATADIR KF_LIBEXECDIR
+# Each failure is said once, in its feedback, as kf says it.
+KF_QUIET_ERRORS=1
+export PATH KF_DATADIR KF_LIBEXECDIR KF_QUIET_ERRORS
 
 echo "kf demo: real Nsight Compute captures from an NVIDIA H200, replayed offline."
 echo "Each job below was profiled with: kf ncu --clock-control none [--top 3] -- PROGRAM"

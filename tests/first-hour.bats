@@ -162,3 +162,34 @@ What to do: check -o for a typo, or make reuslts/today first (mkdir -p reuslts/t
 	assert_success
 	[ -s results/k/ncu.000/ncu_report.csv ]
 }
+
+@test "make demo: the feedback only, no stage's warning in the middle of it" {
+	cd "$TOP"
+	run --separate-stderr sh examples/demo.sh
+	assert_success
+	assert_equal "$stderr" ""
+	refute_line --regexp '^kf-(read|collate|feedback): '
+	assert_line "What went wrong (kf-read, no_kernels): examples/h200/none/ncu.000/ncu_report.csv holds no ncu CSV table: ncu profiled no kernel: ==WARNING== No kernels were profiled."
+	assert_line "(kf-feedback exited 1: a profile above failed, the one of job none, on purpose)"
+}
+
+@test "each problem said once: kf's stages keep record errors off stderr (KF_QUIET_ERRORS); a pipeline of one's own may too" {
+	export PATH="$TOP/tests/fake:$PATH"
+	printf '#!/bin/sh\necho ran\n' >k
+	chmod +x k
+	FAKE_NCU_MODE=perm run --separate-stderr kf ncu -- ./k
+	assert_equal "$status" 1
+	assert_equal "$stderr" ""
+	msg="ncu may not read the GPU performance counters: ==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to access NVIDIA GPU Performance Counters on the target device 0. For instructions on enabling permissions and to get more information see https://developer.nvidia.com/ERR_NVGPUCTRPERM"
+	assert_equal "$(grep -c 'may not read the GPU performance counters' <<<"$output")" 1
+	assert_line "What went wrong (kf-read, no_permission): no ncu_report.csv in $T/kf-out/k/ncu.000: $msg"
+	# asked for: the stages say it on stderr as well
+	FAKE_NCU_MODE=perm KF_QUIET_ERRORS=0 run --separate-stderr kf ncu -- ./k
+	assert_equal "$stderr" "kf-read: line 1: no ncu_report.csv in $T/kf-out/k/ncu.000: $msg"
+	# a hand-made pipeline: each stage says its own, unless told not to
+	run --separate-stderr sh -c 'kf-wrap ncu -- ./nope | kf-run | kf-read | kf-collate | kf-feedback --text'
+	assert_equal "$stderr" "kf-run: line 1: the program $T/nope ('./nope' in $T) does not exist"
+	run --separate-stderr sh -c 'export KF_QUIET_ERRORS=1; kf-wrap ncu -- ./nope | kf-run | kf-read | kf-collate | kf-feedback --text'
+	assert_equal "$stderr" ""
+	assert_line --index 2 "1. Nothing ran: the program $T/nope ('./nope' in $T) does not exist (kf-run, program_not_found); there are no performance numbers. Fix: check the program's path: $T has no nope."
+}

@@ -143,8 +143,12 @@ void kf_json_quote(struct buf *b, const char *s, size_t len);
 char *kf_bytes_dup(const char *s, size_t len);
 
 /* Mark rec with error {stage, kind, message}; warn "prog: WHERE: message" on
- * stderr; make the exit status 1. An existing error is kept. rec may be NULL,
- * then a new record is made. Returns rec. */
+ * stderr (not with KF_QUIET_ERRORS set, as kf sets it for its stages: the
+ * error travels in the record and kf-feedback's text says it, once); make
+ * the exit status 1. An existing error is kept. rec may be NULL, then a new
+ * record is made. Returns rec. */
+#define KF_QUIET_ERRORS "KF_QUIET_ERRORS"
+
 cJSON *kf_fail(cJSON *rec, const char *kind, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* Add a "hint" (what to do) to rec's error. */
