@@ -463,6 +463,7 @@ start_profile(struct job *j)
 		return -1;
 	stage(&kf, "kf");
 	push(&kf, "--json");
+	push(&kf, "--quiet");
 	push(&kf, "--no-collated");
 	fb_options(&kf, a);
 	if ((w = cJSON_GetObjectItemCaseSensitive(a, "timeout")) != NULL) {
@@ -508,6 +509,7 @@ start_import(struct job *j, const char *file)
 		return -1;
 	stage(&kf, "kf");
 	push(&kf, "--json");
+	push(&kf, "--quiet");
 	push(&kf, "--no-collated");
 	fb_options(&kf, j->args);
 	push(&kf, "ncu");

@@ -20,6 +20,8 @@ static const char help[] =
 	"Everything from PROFILER on goes to kf-wrap (-o DIR, --id, --sudo, the\n"
 	"profiler's own options, see kf-wrap(1)).\n"
 	"      --json           print the final record instead of the text\n"
+	"  -q, --quiet          do not show the program's output as it runs (it is\n"
+	"                       shown on stderr, and kept in the record)\n"
 	"  -n, --max-chars N    kf-feedback: keep the text within N characters\n"
 	"      --no-collated    --json: leave the collated data out of the record\n"
 	"      --gpu NAME, --gpus-file FILE, --rules N\n"
@@ -50,7 +52,7 @@ struct cmd {
 };
 
 static struct {
-	int json, no_collated;
+	int json, no_collated, quiet;
 	const char *max_chars, *timeout, *inactivity;
 	struct cmd fb;		/* fb_opts given, with their values */
 } opt;
@@ -91,7 +93,7 @@ static const struct kf_optarg complete_args[] = {
 static void
 complete_more(void)
 {
-	static const char *const flags[] = { "--json", "--no-collated", NULL };
+	static const char *const flags[] = { "--json", "--no-collated", "--quiet", NULL };
 	const struct option *o;
 	const char *const *f;
 	char *name;
@@ -132,6 +134,7 @@ options(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, O_JSON },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "max-chars", required_argument, NULL, 'n' },
 		{ "no-collated", no_argument, NULL, O_NO_COLLATED },
 		{ "timeout", required_argument, NULL, 't' },
@@ -148,9 +151,10 @@ options(int argc, char **argv)
 	hint.argc = argc;
 	hint.argv = argv;
 	kf_opt_hint(option_hint);
-	while ((c = kf_getopt(argc, argv, "+n:t:i:", longopts)) != -1) {
+	while ((c = kf_getopt(argc, argv, "+n:qt:i:", longopts)) != -1) {
 		switch (c) {
 		case O_JSON: opt.json = 1; break;
+		case 'q': opt.quiet = 1; break;
 		case O_NO_COLLATED: opt.no_collated = 1; break;
 		case 'n':
 			kf_opt_long(optarg, "--max-chars", 1, 100000000);
@@ -197,6 +201,8 @@ own_long_option(int argc, char **argv, int *i)
 	}
 	if (strcmp(w, "--json") == 0)
 		opt.json = 1;
+	else if (strcmp(w, "--quiet") == 0)
+		opt.quiet = 1;
 	else if (strcmp(w, "--no-collated") == 0)
 		opt.no_collated = 1;
 	else if (strncmp(w, "--max-chars=", 12) == 0)
@@ -280,6 +286,10 @@ main(int argc, char **argv)
 		dashdash |= strcmp(argv[i], "--") == 0;
 		push(&c[0], argv[i]);
 	}
+	/* The program's output as it runs, as ncu shows it: on stderr, since
+	 * stdout is the feedback's; the record keeps its tails. */
+	if (!opt.quiet)
+		push(&c[1], "--live");
 	push_opt(&c[1], "--timeout", opt.timeout);
 	push_opt(&c[1], "--inactivity", opt.inactivity);
 	push_opt(&c[4], "--max-chars", opt.max_chars);

@@ -16,7 +16,7 @@ setup() {
 		assert_equal "$status" 2
 		assert_output ""
 		assert_equal "$stderr" "kf-wrap: ncu: no command to profile: put it after --, as in kf ncu [options] -- CMD [ARG ...]
-usage: kf [--json] [-n N] [-t S] [-i S] [--no-collated] [--gpu NAME] PROFILER [options] -- CMD [ARG ...]
+usage: kf [--json] [-q] [-n N] [-t S] [-i S] [--no-collated] [--gpu NAME] PROFILER [options] -- CMD [ARG ...]
        kf [options] ncu --import FILE.ncu-rep"
 	done
 	[ ! -e kf-out ] && [ ! -e out ]
@@ -179,12 +179,15 @@ What to do: check -o for a typo, or make reuslts/today first (mkdir -p reuslts/t
 	chmod +x k
 	FAKE_NCU_MODE=perm run --separate-stderr kf ncu -- ./k
 	assert_equal "$status" 1
+	# ncu's own words as it ran (kf shows them live), no stage's
+	! grep -E '^kf-(select|wrap|run|read|collate|feedback): ' <<<"$stderr" || fail "$stderr"
+	FAKE_NCU_MODE=perm run --separate-stderr kf -q ncu -- ./k
 	assert_equal "$stderr" ""
 	msg="ncu may not read the GPU performance counters: ==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to access NVIDIA GPU Performance Counters on the target device 0. For instructions on enabling permissions and to get more information see https://developer.nvidia.com/ERR_NVGPUCTRPERM"
 	assert_equal "$(grep -c 'may not read the GPU performance counters' <<<"$output")" 1
 	assert_line "What went wrong (kf-read, no_permission): no ncu_report.csv in $T/kf-out/k/ncu.000: $msg"
 	# asked for: the stages say it on stderr as well
-	FAKE_NCU_MODE=perm KF_QUIET_ERRORS=0 run --separate-stderr kf ncu -- ./k
+	FAKE_NCU_MODE=perm KF_QUIET_ERRORS=0 run --separate-stderr kf -q ncu -- ./k
 	assert_equal "$stderr" "kf-read: line 1: no ncu_report.csv in $T/kf-out/k/ncu.000: $msg"
 	# a hand-made pipeline: each stage says its own, unless told not to
 	run --separate-stderr sh -c 'kf-wrap ncu -- ./nope | kf-run | kf-read | kf-collate | kf-feedback --text'
@@ -192,4 +195,48 @@ What to do: check -o for a typo, or make reuslts/today first (mkdir -p reuslts/t
 	run --separate-stderr sh -c 'export KF_QUIET_ERRORS=1; kf-wrap ncu -- ./nope | kf-run | kf-read | kf-collate | kf-feedback --text'
 	assert_equal "$stderr" ""
 	assert_line --index 2 "1. Nothing ran: the program $T/nope ('./nope' in $T) does not exist (kf-run, program_not_found); there are no performance numbers. Fix: check the program's path: $T has no nope."
+}
+
+# await FILE TEXT: TEXT is in FILE within 20 s (a loaded machine is slow).
+await_text() {
+	local i
+	for i in $(seq 200); do
+		grep -qF -- "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	fail "no '$2' in $1: $(cat "$1")"
+}
+
+@test "live output: the program's lines reach kf's stderr while it runs, and the record keeps them" {
+	export PATH="$TOP/tests/fake:$PATH" FAKE_NCU_CSV="$FIX/ncu-h200/detailed-copy.csv"
+	# prints a line on each stream, then waits for the test to have seen them
+	printf '#!/bin/sh\necho "step 1"\necho "warn 1" >&2\ni=0\nwhile [ ! -e go ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i+1)); done\necho "step 2"\n' >train
+	chmod +x train
+	kf --json ncu -- ./train >out.json 2>err &
+	pid=$!
+	await_text err "step 1"
+	await_text err "warn 1"
+	! grep -q "step 2" err || fail "step 2 before it was printed"
+	: >go
+	wait "$pid"
+	grep -qx "step 2" err
+	assert_equal "$(jq -r '.passes[0].run.stdout' out.json | grep -c '^step [12]$')" 2
+	assert_equal "$(jq -r '.passes[0].run.stderr' out.json | grep -c '^warn 1$')" 1
+	# -q: nothing shown, the record the same
+	: >go
+	run --separate-stderr kf -q --json ncu -- ./train
+	assert_success
+	assert_equal "$stderr" ""
+	assert_equal "$(jq -r '.passes[0].run.stdout' <<<"$output" | grep -c '^step [12]$')" 2
+}
+
+@test "kf-run --live with several jobs at once: whole lines, each after its job's id" {
+	{
+		jq -cn '{id:"a", argv:["sh","-c","printf \"one\\ntw\"; sleep 0.3; printf \"o\\n\"; echo err >&2"]}'
+		jq -cn '{id:"b", pass:"ncu.000", argv:["sh","-c","echo three; printf \"no newline\""]}'
+	} >jobs
+	run --separate-stderr kf-run -q -j 2 --live jobs
+	assert_success
+	assert_equal "$(sort <<<"$stderr")" "$(printf '%s\n' "a: err" "a: one" "a: two" "b/ncu.000: no newline" "b/ncu.000: three" | sort)"
+	assert_equal "$(jq -r 'select(.id == "a") | .run.stdout' <<<"$output")" "$(printf 'one\ntwo')"
 }

@@ -146,6 +146,8 @@ kf_job_free(struct kf_job *j)
 	}
 	cJSON_Delete(j->rec);
 	buf_free(&j->note);
+	buf_free(&j->echo[0]);
+	buf_free(&j->echo[1]);
 	free(j->file);
 	free(j);
 }
@@ -194,6 +196,8 @@ kf_job_read(struct kf_job *j, int k, double now)
 		}
 		j->last_io = now;
 		kf_tail_add(&s->tail, chunk, (size_t)n);
+		if (j->o->echo)
+			j->o->echo(j, k, chunk, (size_t)n);
 		if (s->log >= 0)
 			save(j, s, chunk, (size_t)n);
 		if (!j->marker_at && kf_marker_feed(&s->marker, chunk, (size_t)n)) {
