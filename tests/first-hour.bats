@@ -240,3 +240,32 @@ await_text() {
 	assert_equal "$(sort <<<"$stderr")" "$(printf '%s\n' "a: err" "a: one" "a: two" "b/ncu.000: no newline" "b/ncu.000: three" | sort)"
 	assert_equal "$(jq -r 'select(.id == "a") | .run.stdout' <<<"$output")" "$(printf 'one\ntwo')"
 }
+
+@test "--max-chars cuts the least useful first: the rules kf does not rank before the kernel ranking, and says what it cut" {
+	cd "$TOP"
+	kf-read examples/h200/multi-nvtx.json | kf-collate >"$T/c.json"
+	run kf-feedback --text --max-chars 2500 "$T/c.json"
+	assert_success
+	# the whole ranking
+	assert_line "Kernels by total GPU time (5 kernels, 6 launches, 3.90 ms in all):"
+	assert_line "5. softmax_k(const float *, float *, int, int): 1.0%, 37.9 µs over 1 launch"
+	refute_line --partial "MemoryL2Compression"
+	assert_line --index -1 '(Cut to fit 2500 characters, the least useful left out: the end of "Rules ncu reported that kf does not rank" (2 of its 3 lines); "Other top kernels".)'
+	# every budget holds, the note always last when there is one
+	full=$(kf-feedback "$T/c.json" | jq -r .feedback)
+	for n in $(seq 200 100 3300); do
+		t=$(kf-feedback --max-chars "$n" "$T/c.json" | jq -r .feedback)
+		[ $(($(printf '%s\n' "$t" | wc -c))) -le "$n" ] || fail "$n: $(printf '%s\n' "$t" | wc -c) bytes"
+		[ "$t" != "$full" ] || fail "$n: nothing cut"
+		! grep -q '^(Cut to fit' <<<"$(printf '%s\n' "$t" | sed '$d')" || fail "$n: a note not last"
+	done
+	for n in 400 800 1500 2500 3000; do
+		kf-feedback --max-chars "$n" "$T/c.json" | jq -j .feedback | tail -1 | grep -q "^(Cut to fit $n characters" ||
+			fail "$n: no note"
+	done
+	run kf-feedback --text --max-chars 800 "$T/c.json"
+	assert_line --index -1 "(Cut to fit 800 characters: 7 parts left out.)"
+	# with room, nothing is cut and nothing said
+	run kf-feedback --max-chars 3400 "$T/c.json"
+	assert_equal "$(jq -r .feedback <<<"$output")" "$full"
+}

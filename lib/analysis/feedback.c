@@ -189,17 +189,15 @@ fit_lead(const char *text, size_t room)
 	return n;
 }
 
-/* The text within max (0: no limit), the newline that ends it counted:
- * sections get room by priority (0 first), whole or as many whole lines as
- * fit, and keep their reading order; priority-0 sections always stay, and
- * if they alone are too long the text is cut at a line end (else a UTF-8
- * boundary) as a last resort. */
-char *
-kf_fb_render(const struct kf_fb *fb, size_t max)
+/* How much of each section goes into a text of at most max characters
+ * (0: no limit), into len[]: sections get room by priority (0 first),
+ * whole or as many whole lines as fit, and keep their reading order;
+ * priority-0 sections always stay. */
+static void
+layout(const struct kf_fb *fb, size_t max, size_t *len)
 {
-	size_t *order = fill_order(fb), *len = xcalloc(fb->n + 1, sizeof *len);
+	size_t *order = fill_order(fb);
 	size_t i, total = 0, used = 0;
-	struct buf b = {0};
 	int lead = 0;
 
 	for (i = 0; i < fb->n; i++)
@@ -223,28 +221,200 @@ kf_fb_render(const struct kf_fb *fb, size_t max)
 			used++;
 		}
 	}
+	free(order);
+}
+
+/* A section's name, for the note of what was cut: its first line up to a
+ * colon or a parenthesis ("Kernels by total GPU time"), at most 60 bytes,
+ * cut at a word. */
+static void
+put_name(struct buf *b, const char *text)
+{
+	size_t n = strcspn(text, ":(\n"), w;
+
+	while (n > 0 && text[n - 1] == ' ')
+		n--;
+	if (n > 60) {
+		for (w = 60; w > 20 && text[w] != ' '; w--)
+			;
+		n = w;
+		buf_printf(b, "\"%.*s...\"", (int)n, text);
+		return;
+	}
+	buf_printf(b, "\"%.*s\"", (int)n, text);
+}
+
+/* Lines of s (n bytes); with whole, only those shown to their end. */
+static size_t
+count_lines(const char *s, size_t n, int whole)
+{
+	size_t k = 0, i;
+
+	for (i = 0; i < n; i++)
+		k += s[i] == '\n';
+	if (n > 0 && s[n - 1] != '\n' && (!whole || s[n] == '\0' || s[n] == '\n'))
+		k++;
+	return k;
+}
+
+/* What len[] leaves out, one item a part, in reading order: a section
+ * left out whole by its name, one cut short as "the end of NAME (N of its
+ * M lines)"; hard: the text itself was cut. Returns how many. */
+static size_t
+cut_items(const struct kf_fb *fb, const size_t *len, int hard, char ***items)
+{
+	size_t i, all, kept, n = 0;
+	struct buf b = {0};
+
+	*items = xcalloc(fb->n + 2, sizeof **items);
+	for (i = 0; i < fb->n; i++) {
+		const char *t = fb->sec[i].text;
+
+		all = strlen(t);
+		if (len[i] >= all)
+			continue;
+		if (len[i] > 0) {
+			kept = count_lines(t, len[i], 1);
+			all = count_lines(t, all, 0);
+			buf_puts(&b, "the end of ");
+			put_name(&b, t);
+			buf_printf(&b, " (%zu of its %zu lines)", all - kept, all);
+		} else {
+			put_name(&b, t);
+		}
+		(*items)[n++] = buf_take(&b);
+	}
+	if (hard)
+		(*items)[n++] = xstrdup("the end of the text");
+	return n;
+}
+
+/* The note of what was cut, within room bytes if it can be: every item;
+ * else the first ones and how many more; else only how many. */
+static void
+cut_note(size_t max, char **items, size_t n, size_t room, struct buf *b)
+{
+	size_t k, i;
+
+	for (k = n; ; k--) {
+		buf_reset(b);
+		if (k == 0) {
+			buf_printf(b, "(Cut to fit %zu characters: %zu part%s left out.)", max, n,
+			    n == 1 ? "" : "s");
+			return;
+		}
+		buf_printf(b, "(Cut to fit %zu characters, the least useful left out: ", max);
+		for (i = 0; i < k; i++)
+			buf_printf(b, "%s%s", i ? "; " : "", items[i]);
+		if (k < n)
+			buf_printf(b, "; and %zu more", n - k);
+		buf_puts(b, ".)");
+		if (b->len <= room)
+			return;
+	}
+}
+
+/* The sections as len[] keeps them, joined by blank lines. */
+static void
+join(const struct kf_fb *fb, const size_t *len, struct buf *b)
+{
+	size_t i;
+
 	for (i = 0; i < fb->n; i++) {
 		if (len[i] == 0)
 			continue;
-		if (b.len)
-			buf_puts(&b, "\n\n");
-		buf_add(&b, fb->sec[i].text, len[i]);
+		if (b->len)
+			buf_puts(b, "\n\n");
+		buf_add(b, fb->sec[i].text, len[i]);
 	}
-	free(order);
-	free(len);
-	if (max && b.len + 1 > max) {
-		/* Cut at the last line end that fits, else at a UTF-8 boundary. */
-		size_t cut = max - 1;
-		char *nl;
+}
 
-		while (cut > 0 && (b.s[cut] & 0xc0) == 0x80)
-			cut--;
-		b.s[cut] = '\0';
-		nl = strrchr(b.s, '\n');
-		if (nl && nl > b.s + max / 2)
-			*nl = '\0';
-		b.len = strlen(b.s);
+/* The sections as len[] keeps them, within room: as a last resort cut at
+ * the last line end that fits, else at a UTF-8 boundary (1 then). */
+static int
+fit_text(const struct kf_fb *fb, const size_t *len, size_t room, struct buf *b)
+{
+	size_t cut;
+	char *nl;
+
+	buf_reset(b);
+	join(fb, len, b);
+	if (room == 0 || b->len + 1 <= room)
+		return 0;
+	cut = room - 1;
+	while (cut > 0 && (b->s[cut] & 0xc0) == 0x80)
+		cut--;
+	b->s[cut] = '\0';
+	nl = strrchr(b->s, '\n');
+	if (nl && nl > b->s + room / 2)
+		*nl = '\0';
+	b->len = strlen(b->s);
+	return 1;
+}
+
+static void
+free_items(char **items, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(items[i]);
+	free(items);
+}
+
+/* The text within max (0: no limit), the newline that ends it counted:
+ * the sections as layout() fits them and, when anything was left out, a
+ * last line that says what, in the room they leave, else in a tenth of
+ * the budget taken from the other sections (never from the diagnosis, and
+ * never a priority-0 section whole: at a budget that small the note is
+ * said only where it fits). If priority-0 sections alone are too long the
+ * text is cut at a line end (else a UTF-8 boundary) as a last resort. */
+char *
+kf_fb_render(const struct kf_fb *fb, size_t max)
+{
+	size_t *len = xcalloc(fb->n + 1, sizeof *len), *len2, n, n2, left, i;
+	struct buf b = {0}, b2 = {0}, note = {0};
+	char **items = NULL, **items2;
+	int hard, ok;
+
+	layout(fb, max, len);
+	hard = fit_text(fb, len, max, &b);
+	n = max ? cut_items(fb, len, hard, &items) : 0;
+	left = max > b.len + 3 ? max - b.len - 3 : 0;
+	if (n > 0)
+		cut_note(max, items, n, left > max / 10 ? left : max / 10, &note);
+	if (n > 0 && note.len > left && max > note.len + 2) {
+		/* Room for the note, from the less important sections. */
+		len2 = xcalloc(fb->n + 1, sizeof *len2);
+		layout(fb, max - note.len - 2, len2);
+		ok = !fit_text(fb, len2, max - note.len - 2, &b2);
+		for (i = 0; ok && i < fb->n; i++)
+			ok = len2[i] == len[i] || fb->sec[i].prio > 0 ||
+			    (fb->sec[i].prio == 0 && len2[i] > 0);
+		if (ok) {
+			n2 = cut_items(fb, len2, 0, &items2);
+			free_items(items, n);
+			items = items2;
+			n = n2;
+			left = max > b2.len + 3 ? max - b2.len - 3 : 0;
+			cut_note(max, items, n, left, &note);
+			buf_free(&b);
+			b = b2;
+			b2 = (struct buf){0};
+		}
+		free(len2);
+		buf_free(&b2);
 	}
+	/* What fits of it where the sections leave room. */
+	if (n > 0 && b.len + 2 + note.len + 1 > max)
+		cut_note(max, items, n, max > b.len + 3 ? max - b.len - 3 : 0, &note);
+	if (note.len && b.len + 2 + note.len + 1 <= max) {
+		buf_puts(&b, b.len ? "\n\n" : "");
+		buf_add(&b, note.s, note.len);
+	}
+	free_items(items, n);
+	free(len);
+	buf_free(&note);
 	if (b.len)
 		buf_putc(&b, '\n');
 	return buf_take(&b);
