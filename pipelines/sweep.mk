@@ -63,6 +63,9 @@ ifneq ($(strip $(BASELINE)),)
 ifeq ($(abspath $(BASELINE)),$(abspath $(OUT)))
 $(error BASELINE=$(BASELINE) is OUT itself: the sweep replaces its own records; give it another OUT)
 endif
+ifeq ($(wildcard $(BASELINE)/.),)
+$(error BASELINE=$(BASELINE) is not a directory: give it an earlier sweep's OUT, or leave BASELINE out)
+endif
 endif
 BASELINE_STAMP := $(shell f='$(OUT)/jobs/.baseline'; [ "$$(cat "$$f" 2>/dev/null)" = '$(BASELINE)' ] && [ -f "$$f" ] || printf '%s\n' '$(BASELINE)' >"$$f"; echo "$$f")
 COMPARED = $(if $(strip $(BASELINE)),$(NAMES:%=$(OUT)/%.compared.json),)

@@ -269,3 +269,24 @@ await_text() {
 	run kf-feedback --max-chars 3400 "$T/c.json"
 	assert_equal "$(jq -r .feedback <<<"$output")" "$full"
 }
+
+@test "kf-report: a program that crashed or hung is not ok, one never started is said so; the counts say each" {
+	cd "$TOP/examples/h200"
+	run --separate-stderr kf-report abort.json hang.json missing.json copy.json
+	assert_success
+	grep -qF '<p class="counts">4 jobs: 1 ok, 2 program failed, 1 not started.</p>' <<<"$output"
+	grep -qF '<td class="status st-program-failed">program failed<br><span class="run">exit 6</span></td>' <<<"$output"
+	grep -qF '<td class="status st-program-failed">program failed<br><span class="run">inactivity</span></td>' <<<"$output"
+	grep -qF '<p class="st-failed">The program could not be started, so nothing ran and nothing was profiled. <span class="kind">program_not_found (kf-read)</span></p>' <<<"$output"
+}
+
+@test "a sweep's BASELINE that is not a directory stops make before any job, saying so" {
+	printf '#!/bin/sh\necho hi\n' >bench
+	chmod +x bench
+	jq -cn --arg csv "$FIX/ncu-h200/detailed-copy.csv" \
+		'{id:"good", cmd:["./bench"], language:"cuda", arch:"H200", env:{FAKE_NCU_CSV:$csv}}' >jobs.jsonl
+	PATH="$TOP/tests/fake:$PATH" run --separate-stderr make -s -f "$TOP/pipelines/sweep.mk" JOBS=jobs.jsonl OUT=out BASELINE=no/such/dir
+	assert_equal "$status" 2
+	[[ $stderr == *"*** BASELINE=no/such/dir is not a directory: give it an earlier sweep's OUT, or leave BASELINE out.  Stop." ]] || fail "$stderr"
+	[ ! -e out/good.json ]
+}
