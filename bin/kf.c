@@ -7,6 +7,7 @@
 #include "complete.h"
 #include "err.h"
 #include "mem.h"
+#include "num.h"
 #include "opt.h"
 #include "pipeline.h"
 #include "profiler.h"
@@ -18,7 +19,8 @@ static const char help[] =
 	"Profiles CMD with PROFILER (ncu, unitrace, vtune, trace) and prints the feedback:\n"
 	"kf-wrap PROFILER ... -- CMD | kf-run | kf-read | kf-collate | kf-feedback --text.\n"
 	"Everything from PROFILER on goes to kf-wrap (-o DIR, --id, --sudo, the\n"
-	"profiler's own options, see kf-wrap(1)).\n"
+	"profiler's own options, see kf-wrap(1)). kf reread PATH reads a saved\n"
+	"profile again (kf-out/ID, a pass folder, a file of records, an .ncu-rep).\n"
 	"      --json           print the final record instead of the text\n"
 	"  -q, --quiet          do not show the program's output as it runs (it is\n"
 	"                       shown on stderr, and kept in the record)\n"
@@ -81,10 +83,11 @@ fb_option(int code, const char *val)
 	return 0;
 }
 
+static const char *const verbs[] = { "reread", NULL };
 static const struct kf_optarg complete_args[] = {
 	{ "gpu", KF_ARG_WORDS, NULL, kf_say_gpus },
 	{ "gpus-file", KF_ARG_FILE, NULL, NULL },
-	{ "PROFILER", KF_ARG_WORDS, NULL, kf_say_profilers },
+	{ "PROFILER", KF_ARG_WORDS, verbs, kf_say_profilers },
 	{ NULL, 0, NULL, NULL }
 };
 
@@ -175,6 +178,8 @@ options(int argc, char **argv)
 	}
 	if (optind >= argc)
 		kf_usage_error("no PROFILER (one of %s)", kf_profiler_names());
+	if (strcmp(argv[optind], "reread") == 0)
+		return;
 	if (kf_profiler_find(argv[optind]) == NULL)
 		kf_usage_error("'%s' is not a profiler (one of %s)", argv[optind],
 		    kf_profiler_names());
@@ -259,6 +264,69 @@ push_opt(struct cmd *c, const char *name, const char *val)
 	}
 }
 
+/* kf reread PATH ...: kf-read PATH ... | kf-collate | kf-feedback; an
+ * .ncu-rep is an import (kf ncu --import FILE). The words after reread
+ * are kf's own long options and the paths. */
+static int
+reread(int argc, char **argv, int from, struct cmd *wrap)
+{
+	struct cmd c[3] = {{0}};
+	char *const *v[3];
+	char *paths[3] = { kf_sibling("kf-read"), kf_sibling("kf-collate"),
+		kf_sibling("kf-feedback") };
+	const char *rep = NULL;
+	int i, n = 0, status;
+
+	for (i = 0; i < 3; i++)
+		push(&c[i], paths[i]);
+	for (i = from; i < argc; i++) {
+		if (own_long_option(argc, argv, &i))
+			continue;
+		if (argv[i][0] == '-' && argv[i][1] != '\0')
+			kf_usage_error("reread %s: kf's own options go before reread (or are its "
+			    "long ones), and the rest are saved profiles", argv[i]);
+		if (kf_endswith(argv[i], ".ncu-rep"))
+			rep = argv[i];
+		push(&c[0], argv[i]);
+		n++;
+	}
+	if (n == 0)
+		kf_usage_error("reread: no saved profile (kf-out/ID, a pass folder, a file of "
+		    "records, an .ncu-rep)");
+	if (rep && n > 1)
+		kf_usage_error("reread %s: an .ncu-rep is read alone (kf ncu --import FILE)", rep);
+	if (rep) {
+		/* An import: kf-wrap ncu --import FILE | kf-run | ... */
+		push(wrap, "ncu");
+		push(wrap, "--import");
+		push(wrap, rep);
+		for (i = 0; i < 3; i++) {
+			free(c[i].v);
+			free(paths[i]);
+		}
+		return -1;
+	}
+	if (opt.timeout || opt.inactivity)
+		kf_usage_error("reread: --timeout and --inactivity limit a run, and nothing runs");
+	push_opt(&c[2], "--max-chars", opt.max_chars);
+	if (opt.no_collated)
+		push(&c[2], "--no-collated");
+	for (i = 0; i < opt.fb.n; i++)
+		push(&c[2], opt.fb.v[i]);
+	if (!opt.json)
+		push(&c[2], "--text");
+	for (i = 0; i < 3; i++)
+		v[i] = c[i].v;
+	setenv(KF_QUIET_ERRORS, "1", 0);
+	fflush(stdout);
+	status = kf_pipeline_run(v, 3, 1);
+	for (i = 0; i < 3; i++) {
+		free(c[i].v);
+		free(paths[i]);
+	}
+	return status;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -268,19 +336,34 @@ main(int argc, char **argv)
 	struct cmd c[5] = {{0}};
 	char *const *v[5];
 	char *paths[5];
-	int i, status, sig, dashdash = 0;
+	int i, status, sig, dashdash = 0, is_reread;
 
 	kf_init(argv[0]);
 	kf_opt_init(usage, help);
 	options(argc, argv);
-	if (wants_help(argc, argv, optind + 1))
-		return print_help(argv[optind]);
+	is_reread = strcmp(argv[optind], "reread") == 0;
+	if (wants_help(argc, argv, optind + 1)) {
+		if (!is_reread)
+			return print_help(argv[optind]);
+		kf_opt_help();
+		return fflush(stdout) == 0 ? 0 : 1;
+	}
 	for (i = 0; i < 5; i++) {
 		paths[i] = kf_sibling(names[i]);
 		push(&c[i], paths[i]);
 	}
 	push(&c[0], KF_FRONT_USAGE_OPT);
-	for (i = optind; i < argc; i++) {
+	if (is_reread && (status = reread(argc, argv, optind + 1, &c[0])) >= 0) {
+		for (i = 0; i < 5; i++) {
+			free(c[i].v);
+			free(paths[i]);
+		}
+		for (i = 0; i < opt.fb.n; i++)
+			free(opt.fb.v[i]);
+		free(opt.fb.v);
+		return status;
+	}
+	for (i = optind; i < argc && !is_reread; i++) {
 		if (!dashdash && own_long_option(argc, argv, &i))
 			continue;
 		dashdash |= strcmp(argv[i], "--") == 0;

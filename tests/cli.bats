@@ -430,7 +430,7 @@ complete_words() {
 	assert_equal "$(complete_words kf-feedback --no)" "--no-collated --noise"
 	assert_equal "$(complete_words kf-run --ti)" "--timeout"
 	assert_equal "$(complete_words kf-wrap "")" "adir afile ncu trace unitrace vtune"
-	assert_equal "$(complete_words kf "")" "ncu trace unitrace vtune"
+	assert_equal "$(complete_words kf "")" "ncu reread trace unitrace vtune"
 	assert_equal "$(complete_words kf u)" "unitrace"
 	assert_equal "$(complete_words kf-select --profiler v)" "vtune"
 	assert_equal "$(complete_words kf-wrap ncu --language c)" "cuda"

@@ -17,7 +17,8 @@ setup() {
 		assert_output ""
 		assert_equal "$stderr" "kf-wrap: ncu: no command to profile: put it after --, as in kf ncu [options] -- CMD [ARG ...]
 usage: kf [--json] [-q] [-n N] [-t S] [-i S] [--no-collated] [--gpu NAME] PROFILER [options] -- CMD [ARG ...]
-       kf [options] ncu --import FILE.ncu-rep"
+       kf [options] ncu --import FILE.ncu-rep
+       kf [options] reread PATH ..."
 	done
 	[ ! -e kf-out ] && [ ! -e out ]
 	# kf-wrap run by itself keeps its own usage
@@ -170,7 +171,7 @@ What to do: check -o for a typo, or make reuslts/today first (mkdir -p reuslts/t
 	assert_equal "$stderr" ""
 	refute_line --regexp '^kf-(read|collate|feedback): '
 	assert_line "What went wrong (kf-read, no_kernels): examples/h200/none/ncu.000/ncu_report.csv holds no ncu CSV table: ncu profiled no kernel: ==WARNING== No kernels were profiled."
-	assert_line "(kf-feedback exited 1: a profile above failed, the one of job none, on purpose)"
+	assert_line "(kf exited 1: a profile above failed, the one of job none, on purpose)"
 }
 
 @test "each problem said once: kf's stages keep record errors off stderr (KF_QUIET_ERRORS); a pipeline of one's own may too" {
@@ -289,4 +290,49 @@ await_text() {
 	assert_equal "$status" 2
 	[[ $stderr == *"*** BASELINE=no/such/dir is not a directory: give it an earlier sweep's OUT, or leave BASELINE out.  Stop." ]] || fail "$stderr"
 	[ ! -e out/good.json ]
+}
+
+@test "saved example records re-read from anywhere: output_dir found above the record's file, which becomes its cwd" {
+	run --separate-stderr sh -c 'kf-read "$1" | kf-collate | kf-feedback --text' _ "$TOP/examples/h200/copy.json"
+	assert_success
+	assert_equal "$output" "$(cat "$TOP/examples/h200/copy.feedback.txt")"
+	run sh -c 'kf-read "$1" | jq -r "[.cwd, .output_dir, (.error.kind // \"none\")] | @tsv"' _ "$TOP/examples/h200/copy.json"
+	assert_output "$(printf '%s\texamples/h200/copy/ncu.000\tnone' "$TOP")"
+	# every record of make demo, from here
+	run --separate-stderr kf reread "$TOP/examples/replay.jsonl"
+	assert_equal "$status" 1	# job none failed on purpose
+	assert_equal "$(grep -c '^=== ' <<<"$output")" 6
+	assert_equal "$(grep -c 'is not a readable directory' <<<"$output")" 0
+}
+
+@test "kf reread PATH: a saved profile in, feedback out, as kf-mcp's reread (a kf-out folder, a pass folder, records, an .ncu-rep)" {
+	export PATH="$TOP/tests/fake:$PATH" FAKE_NCU_CSV="$FIX/ncu-h200/detailed-copy.csv"
+	printf '#!/bin/sh\necho ran\n' >k
+	chmod +x k
+	kf -q ncu -- ./k >first.txt
+	for p in kf-out/k kf-out/k/ncu.000 "$T/kf-out/k"; do
+		run --separate-stderr kf reread "$p"
+		assert_success
+		assert_equal "$output" "$(cat first.txt)"
+	done
+	run --separate-stderr kf --json --no-collated reread kf-out/k
+	assert_equal "$(jq -r '[.id, .analysis.status, .analysis.focus.duration_ns, has("collated")] | @tsv' <<<"$output")" "$(printf 'k\tok\t131712\tfalse')"
+	# an .ncu-rep is an import: kf ncu --import FILE
+	cp "$FIX/ncu-h200/detailed-copy.csv" mine.ncu-rep
+	run --separate-stderr kf reread mine.ncu-rep
+	assert_success
+	assert_line --index 0 "=== mine ==="
+	[ -s kf-out/mine/ncu.000/ncu_report.csv ]
+	# what is not a saved profile
+	mkdir empty
+	run --separate-stderr kf reread empty
+	assert_equal "$status" 1
+	assert_line "What went wrong (kf-read, no_profile): empty is not a kf output directory: it holds no pass folder (ncu.000, unitrace.000, ...) and no job folder with one"
+	run --separate-stderr kf reread
+	assert_equal "$status" 2
+	assert_equal "${stderr%%$'\n'*}" "kf: reread: no saved profile (kf-out/ID, a pass folder, a file of records, an .ncu-rep)"
+	run --separate-stderr kf reread kf-out/k mine.ncu-rep
+	assert_equal "$status" 2
+	run --separate-stderr kf -t 5 reread kf-out/k
+	assert_equal "$status" 2
 }

@@ -155,6 +155,15 @@ it'"'"'s'
 		"[true,\"after: $T/none: No such file or directory\"]"
 }
 
+@test "SDK client: a profiler that is not installed: not_started, the PATH looked in, and a fix MCP can follow (no kf-wrap option)" {
+	P="${KF_BIN:-$TOP/bin}:/usr/bin:/bin"
+	PATH=$P client call profile '{"command":["./k"],"profiler":"ncu"}'
+	assert_equal "$(jq -c '[.result.isError, .result.structuredContent.status, .result.structuredContent.analysis.diagnosis[0].kind]' <<<"$output")" '[true,5,"not_started"]'
+	assert_equal "$(jq -r '.result.content[0].text' <<<"$output" | sed -n 2p)" \
+		"1. Nothing ran: the profiler ncu is not on PATH ($P) (kf-run, profiler_not_found); there are no performance numbers. Fix: install ncu, or add the folder that holds it to PATH."
+	! jq -r '.result.content[0].text' <<<"$output" | grep -q -- '--tool\|tool option'
+}
+
 @test "SDK client: profilers says what this machine has and why a profiler is missing" {
 	mkdir fake libexec
 	printf '#!/bin/sh\ncase "$1" in\n--query-gpu=name) echo "NVIDIA H200" ;;\n--query-gpu=compute_cap) echo 9.0 ;;\n*) exit 9 ;;\nesac\n' >fake/nvidia-smi

@@ -296,7 +296,7 @@ cut_note(size_t max, char **items, size_t n, size_t room, struct buf *b)
 {
 	size_t k, i;
 
-	for (k = n; ; k--) {
+	for (k = items ? n : 0; ; k--) {
 		buf_reset(b);
 		if (k == 0) {
 			buf_printf(b, "(Cut to fit %zu characters: %zu part%s left out.)", max, n,
@@ -362,62 +362,103 @@ free_items(char **items, size_t n)
 	free(items);
 }
 
+/* A layout of the sections within room, its text in b, what it leaves out
+ * in items. */
+struct fit {
+	size_t *len, n;
+	struct buf b;
+	char **items;
+};
+
+static void
+fit_in(const struct kf_fb *fb, size_t room, size_t max, struct fit *f)
+{
+	int hard;
+
+	f->b = (struct buf){0};
+	f->len = xcalloc(fb->n + 1, sizeof *f->len);
+	layout(fb, room, f->len);
+	hard = fit_text(fb, f->len, room, &f->b);
+	f->items = NULL;
+	f->n = max ? cut_items(fb, f->len, hard, &f->items) : 0;
+}
+
+static void
+fit_free(struct fit *f)
+{
+	free_items(f->items, f->n);
+	free(f->len);
+	buf_free(&f->b);
+}
+
+/* Whether g keeps every section of priority below prio as f does. */
+static int
+keeps(const struct kf_fb *fb, const struct fit *f, const struct fit *g, int prio)
+{
+	size_t i;
+
+	for (i = 0; i < fb->n; i++)
+		if (fb->sec[i].prio < prio && g->len[i] != f->len[i])
+			return 0;
+	return 1;
+}
+
 /* The text within max (0: no limit), the newline that ends it counted:
  * the sections as layout() fits them and, when anything was left out, a
- * last line that says what, in the room they leave, else in a tenth of
- * the budget taken from the other sections (never from the diagnosis, and
- * never a priority-0 section whole: at a budget that small the note is
- * said only where it fits). If priority-0 sections alone are too long the
- * text is cut at a line end (else a UTF-8 boundary) as a last resort. */
+ * last line that says what. The note's shortest form ("N parts left out")
+ * gets its room from the last sections that fit; more of it, the parts by
+ * name, what the rest leave, and what the ranking and the details would
+ * give up. At a budget the diagnosis alone overflows, the note is said
+ * only where it fits. If priority-0 sections alone are too long the text
+ * is cut at a line end (else a UTF-8 boundary) as a last resort. */
 char *
 kf_fb_render(const struct kf_fb *fb, size_t max)
 {
-	size_t *len = xcalloc(fb->n + 1, sizeof *len), *len2, n, n2, left, i;
-	struct buf b = {0}, b2 = {0}, note = {0};
-	char **items = NULL, **items2;
-	int hard, ok;
+	struct fit f, g, h;
+	struct buf note = {0}, shortest = {0};
+	size_t left;
 
-	layout(fb, max, len);
-	hard = fit_text(fb, len, max, &b);
-	n = max ? cut_items(fb, len, hard, &items) : 0;
-	left = max > b.len + 3 ? max - b.len - 3 : 0;
-	if (n > 0)
-		cut_note(max, items, n, left > max / 10 ? left : max / 10, &note);
-	if (n > 0 && note.len > left && max > note.len + 2) {
-		/* Room for the note, from the less important sections. */
-		len2 = xcalloc(fb->n + 1, sizeof *len2);
-		layout(fb, max - note.len - 2, len2);
-		ok = !fit_text(fb, len2, max - note.len - 2, &b2);
-		for (i = 0; ok && i < fb->n; i++)
-			ok = len2[i] == len[i] || fb->sec[i].prio > 0 ||
-			    (fb->sec[i].prio == 0 && len2[i] > 0);
-		if (ok) {
-			n2 = cut_items(fb, len2, 0, &items2);
-			free_items(items, n);
-			items = items2;
-			n = n2;
-			left = max > b2.len + 3 ? max - b2.len - 3 : 0;
-			cut_note(max, items, n, left, &note);
-			buf_free(&b);
-			b = b2;
-			b2 = (struct buf){0};
+	fit_in(fb, max, max, &f);
+	if (f.n > 0) {
+		/* The count at its longest: every section, and the text cut. */
+		cut_note(max, NULL, fb->n + 1, 0, &shortest);
+		if (max > shortest.len + 2) {
+			fit_in(fb, max - shortest.len - 2, max, &g);
+			if (keeps(fb, &f, &g, 0)) {
+				fit_free(&f);
+				f = g;
+			} else {
+				fit_free(&g);
+			}
 		}
-		free(len2);
-		buf_free(&b2);
+		left = max > f.b.len + 3 ? max - f.b.len - 3 : 0;
+		cut_note(max, f.items, f.n, left, &note);
+		/* The parts by name, from the ranking and the details. */
+		cut_note(max, f.items, f.n, max / 10 > left ? max / 10 : left, &shortest);
+		if (shortest.len > note.len && max > shortest.len + 2) {
+			fit_in(fb, max - shortest.len - 2, max, &h);
+			if (keeps(fb, &f, &h, FB_RANK)) {
+				fit_free(&f);
+				f = h;
+				left = max > f.b.len + 3 ? max - f.b.len - 3 : 0;
+				cut_note(max, f.items, f.n, left, &note);
+			} else {
+				fit_free(&h);
+			}
+		}
+		if (f.b.len + 2 + note.len + 1 <= max) {
+			buf_puts(&f.b, f.b.len ? "\n\n" : "");
+			buf_add(&f.b, note.s, note.len);
+		}
 	}
-	/* What fits of it where the sections leave room. */
-	if (n > 0 && b.len + 2 + note.len + 1 > max)
-		cut_note(max, items, n, max > b.len + 3 ? max - b.len - 3 : 0, &note);
-	if (note.len && b.len + 2 + note.len + 1 <= max) {
-		buf_puts(&b, b.len ? "\n\n" : "");
-		buf_add(&b, note.s, note.len);
-	}
-	free_items(items, n);
-	free(len);
 	buf_free(&note);
-	if (b.len)
-		buf_putc(&b, '\n');
-	return buf_take(&b);
+	buf_free(&shortest);
+	if (f.b.len)
+		buf_putc(&f.b, '\n');
+	note = f.b;
+	f.b = (struct buf){0};
+	fit_free(&f);
+	return buf_take(&note);
 }
 
 void

@@ -27,6 +27,7 @@ struct kf_in {
 #define IOBUF (1 << 16)
 
 static char where_buf[512];
+static char where_file[PATH_MAX];	/* kf_where_file */
 static int status;
 static int unbuffered;
 static int out_failed;
@@ -58,9 +59,16 @@ kf_where(void)
 	return where_buf;
 }
 
+const char *
+kf_where_file(void)
+{
+	return where_file[0] ? where_file : NULL;
+}
+
 void
 kf_set_where(const char *file, long line)
 {
+	snprintf(where_file, sizeof where_file, "%s", file ? file : "");
 	if (file && line > 0)
 		snprintf(where_buf, sizeof where_buf, "%s: line %ld", file, line);
 	else if (line > 0)

@@ -87,6 +87,8 @@ cJSON *kf_parse_line(const char *s, size_t n, const char *file, long line);
 /* Where the current record came from: "line 12" or "FILE: line 12". */
 const char *kf_where(void);
 void kf_set_where(const char *file, long line);
+/* The file the current record came from; NULL: standard input. */
+const char *kf_where_file(void);
 
 /* Write one record as a line on standard output (sanitised: invalid UTF-8
  * becomes U+FFFD, control bytes are escaped). Write errors are remembered

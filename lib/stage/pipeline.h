@@ -13,7 +13,8 @@
  * that kf hands it. */
 #define KF_FRONT_USAGE \
 	"[--json] [-q] [-n N] [-t S] [-i S] [--no-collated] [--gpu NAME] PROFILER [options] -- CMD [ARG ...]\n" \
-	"[options] ncu --import FILE.ncu-rep"
+	"[options] ncu --import FILE.ncu-rep\n" \
+	"[options] reread PATH ..."
 /* The first word kf gives kf-wrap: its usage errors show kf's usage. */
 #define KF_FRONT_USAGE_OPT "--kf-usage"
 
