@@ -43,15 +43,25 @@ static const char help[] =
 
 static int no_collated;	/* --no-collated: leave the profile data out */
 
+static int not_started;		/* a record's program or profiler was not started: 5 */
+
+/* An error record: what failed and what to do. A profiler or program that
+ * could not be started is the not_started finding, which says it all. */
 static void
 explain_error(const cJSON *rec, struct kf_fb *fb)
 {
 	const cJSON *e = kf_error(rec);
 	const char *stage = kf_str(e, "stage"), *kind = kf_str(e, "kind");
 	const char *msg = kf_str(e, "message"), *hint = kf_str(e, "hint");
+	char *what;
 
-	char *what = kf_what_failed_text(rec);
-
+	kf_set_str(fb->analysis, "status", "failed");
+	kf_set(fb->analysis, "error", cJSON_Duplicate(e, 1));
+	if (kf_not_started(&fb->diag, rec)) {
+		not_started = 1;
+		return;
+	}
+	what = kf_what_failed_text(rec);
 	kf_fb_add(fb, FB_HEAD, "%s", what);
 	free(what);
 	if (kind == NULL || strcmp(kind, "stopped") != 0)
@@ -60,8 +70,6 @@ explain_error(const cJSON *rec, struct kf_fb *fb)
 	    kind ? kind : "error", msg ? msg : "no message");
 	if (hint)
 		kf_fb_add(fb, FB_KEY, "What to do: %s", hint);
-	kf_set_str(fb->analysis, "status", "failed");
-	kf_set(fb->analysis, "error", cJSON_Duplicate(e, 1));
 }
 
 /* --gpu and --gpus-file serve the feedback that uses GPU roofs (it says
@@ -275,7 +283,10 @@ main(int argc, char **argv)
 	kf_collator_free(passes);
 	kf_baseline_free(base);
 	c = kf_finish();
-	/* A failed program outranks a failed profile: often its cause. */
+	/* Nothing started outranks all: nothing else could happen. A failed
+	 * program outranks a failed profile: often its cause. */
+	if (not_started && c <= 1)
+		return 5;
 	if (program_failed && c <= 1)
 		return 3;
 	return profiler_failed && c <= 1 ? 4 : c;

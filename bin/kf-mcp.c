@@ -463,6 +463,7 @@ start_profile(struct job *j)
 		return -1;
 	stage(&kf, "kf");
 	push(&kf, "--json");
+	push(&kf, "--quiet");
 	push(&kf, "--no-collated");
 	fb_options(&kf, a);
 	if ((w = cJSON_GetObjectItemCaseSensitive(a, "timeout")) != NULL) {
@@ -508,6 +509,7 @@ start_import(struct job *j, const char *file)
 		return -1;
 	stage(&kf, "kf");
 	push(&kf, "--json");
+	push(&kf, "--quiet");
 	push(&kf, "--no-collated");
 	fb_options(&kf, j->args);
 	push(&kf, "ncu");
@@ -1258,6 +1260,9 @@ main(int argc, char **argv)
 	kf_opt_init(usage, help);
 	options(argc, argv);
 	setup();
+	/* The server's log keeps what every stage said, as kf's stages would
+	 * not (KF_QUIET_ERRORS): a cancelled call's answer is never seen. */
+	setenv(KF_QUIET_ERRORS, "0", 0);
 	kf_rpc_in_init(&in, 0, max_line);
 	for (;;) {
 		if (stop_sig && !stopping) {

@@ -29,13 +29,15 @@
 #include "proc.h"
 #include "profiler.h"
 #include "record.h"
+#include "require.h"
+#include "rundir.h"
 #include "signame.h"
 #include "worker.h"
 
 #define CHUNK 65536
 
 static const char usage[] =
-    "[-kqu] [-j N] [-t SECONDS] [-i SECONDS] [--gpus LIST] [file ...]";
+    "[-klqu] [-j N] [-t SECONDS] [-i SECONDS] [--gpus LIST] [file ...]";
 static const char help[] =
     "Run each record's argv; add \"run\" and \"worker\".\n"
     "  -t, --timeout S       end a job after S seconds (300; 0: never; 90s, 5m, 1h)\n"
@@ -49,6 +51,8 @@ static const char help[] =
     "  -k, --keep-order      write records in input order\n"
     "      --tail-size SIZE  bytes of each stream kept in the record (64K)\n"
     "      --save-output     write whole streams to output_dir/stdout.log, stderr.log\n"
+    "  -l, --live            show each program's output on stderr as it comes (with\n"
+    "                        -j above 1, whole lines after the job's id)\n"
     "      --pass-secrets    pass *PASSWORD*, *SECRET*, *_TOKEN, *_USERNAME variables\n"
     "  -q, --quiet           no progress line on a terminal\n"
     "  -u, --unbuffered      (records are always written as each job ends)\n"
@@ -73,6 +77,7 @@ static const struct option longopts[] = {
 	{ "save-output", no_argument, NULL, OPT_SAVE },
 	{ "pass-secrets", no_argument, NULL, OPT_SECRETS },
 	{ "quiet", no_argument, NULL, 'q' },
+	{ "live", no_argument, NULL, 'l' },
 	KF_OPT_COMMON
 };
 
@@ -82,7 +87,7 @@ static struct {
 	int keep_order, secrets, quiet;
 	char **gpus;
 	int ngpus;
-} opt = { { 300, 100, 2, 2, 10, 1, 65536, 0, 0, 0 }, 0, 0, 0, 0, NULL, 0 };
+} opt = { { 300, 100, 2, 2, 10, 1, 65536, 0, 0, 0, NULL }, 0, 0, 0, 0, NULL, 0 };
 
 struct pending {
 	cJSON *rec;
@@ -157,6 +162,64 @@ progress(double now, int force)
 	progress_shown = 1;
 }
 
+/* --live: the programs' output on stderr as it comes. One job at a time:
+ * the bytes as they are (a progress bar's \r too); several: whole lines,
+ * each after its job's id (and pass), between progress lines. */
+
+static void
+echo_write(const char *s, size_t n)
+{
+	while (n > 0) {
+		ssize_t w = write(STDERR_FILENO, s, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return;		/* nowhere to show it: the record keeps it */
+		s += w;
+		n -= (size_t)w;
+	}
+}
+
+static void
+echo_line(struct kf_job *j, struct buf *b)
+{
+	const char *id = kf_str(j->rec, "id"), *pass = kf_str(j->rec, "pass");
+	struct buf l = {0};
+
+	if (b->len == 0)
+		return;
+	progress_clear();
+	buf_printf(&l, "%s%s%s: ", id ? id : "?", pass ? "/" : "", pass ? pass : "");
+	buf_add(&l, b->s, b->len);
+	if (l.s[l.len - 1] != '\n')
+		buf_putc(&l, '\n');
+	echo_write(l.s, l.len);
+	buf_free(&l);
+	buf_reset(b);
+}
+
+static void
+echo(struct kf_job *j, int k, const char *s, size_t n)
+{
+	const char *nl;
+	size_t take;
+
+	if (js.n == 1) {
+		echo_write(s, n);
+		return;
+	}
+	while (n > 0) {
+		nl = memchr(s, '\n', n);
+		take = nl ? (size_t)(nl - s) + 1 : n;
+		buf_add(&j->echo[k], s, take);
+		if (nl || j->echo[k].len >= CHUNK)
+			echo_line(j, &j->echo[k]);
+		s += take;
+		n -= take;
+	}
+}
+
 /* Output, in order of finishing or (-k) of input. */
 
 static void
@@ -216,6 +279,8 @@ done(struct kf_job *j, cJSON *run)
 static void
 finish(struct kf_job *j, double now)
 {
+	echo_line(j, &j->echo[0]);
+	echo_line(j, &j->echo[1]);
 	ran_s += (j->reaped ? j->exited_at : now) - j->start;
 	nran++;
 	js.slots[j->slot] = NULL;
@@ -297,6 +362,46 @@ pin_gpu(struct kf_env *e, const char *gpu)
 		kf_env_set(e, kf_profilers[i]->gpu_env, gpu);
 }
 
+/* A job that never started leaves no empty folders: those kf-wrap made
+ * for it ("output_made") go again, while they are empty. */
+static void
+unmake(const cJSON *rec)
+{
+	const char *made = kf_str(rec, "output_made"), *dir = kf_str(rec, "output_dir");
+
+	if (made && dir)
+		kf_run_dir_unmake(dir, made, kf_str(rec, "cwd"));
+}
+
+/* The job's profiler or program cannot be started (require.h): not run;
+ * its record says which, and where it was looked for. */
+static int
+not_startable(struct pending *p, char *const *env, const char *cwd)
+{
+	struct buf msg = {0}, hint = {0};
+	const char *role;
+	char *kind;
+	int code;
+
+	if (kf_require_check(kf_obj(p->rec, "requires"), env, cwd, &role, &code, &msg,
+	    &hint) == 0)
+		return 0;
+	kind = xasprintf("%s_%s", role, code == 127 ? "not_found" : "not_executable");
+	fail_pending(p, kind, msg.s);
+	kf_fail_hint(p->rec, "%s", hint.s);
+	if (worker == NULL)
+		worker = kf_worker_info();
+	kf_set(p->rec, "run", kf_job_not_run(code, msg.s));
+	kf_set(p->rec, "worker", kf_worker_for_gpu(worker, NULL));
+	unmake(p->rec);
+	output(p->seq, p->rec);
+	free(p->file);
+	free(kind);
+	buf_free(&msg);
+	buf_free(&hint);
+	return 1;
+}
+
 static void
 start(struct pending *p, int slot)
 {
@@ -331,6 +436,10 @@ start(struct pending *p, int slot)
 		}
 		kf_env_set(&e, "PWD", cwd);
 	}
+	if (bad == NULL && not_startable(p, e.v, cwd)) {
+		kf_env_free(&e);
+		return;
+	}
 	if (bad) {
 		fail_pending(p, "bad_record", bad);
 		kf_fail_hint(p->rec, "kf-run runs the \"argv\" array (of strings) "
@@ -354,6 +463,7 @@ start(struct pending *p, int slot)
 	kf_env_free(&e);
 	if (r == -1) {
 		/* The program could not be started: said like a shell. */
+		unmake(j->rec);
 		done(j, kf_job_not_started(argv[0], err));
 		argv_free(argv);
 		return;
@@ -677,7 +787,7 @@ options(int argc, char **argv)
 
 	kf_opt_init(usage, help);
 	kf_opt_complete(files, NULL);
-	while ((c = kf_getopt(argc, argv, "+i:j:kqt:u", longopts)) != -1) {
+	while ((c = kf_getopt(argc, argv, "+i:j:klqt:u", longopts)) != -1) {
 		switch (c) {
 		case 't':
 			opt.job.timeout = kf_opt_seconds(optarg, "--timeout");
@@ -698,6 +808,7 @@ options(int argc, char **argv)
 		case OPT_SAVE: opt.job.save = 1; break;
 		case OPT_SECRETS: opt.secrets = 1; break;
 		case 'q': opt.quiet = 1; break;
+		case 'l': opt.job.echo = echo; break;
 		default: kf_usage();
 		}
 	}
@@ -725,7 +836,8 @@ main(int argc, char **argv)
 	js.slots = xcalloc((size_t)js.n, sizeof *js.slots);
 	base_env = kf_env_base(opt.secrets);
 	sfd = kf_proc_init(sigs, 3);
-	progress_on = !opt.quiet && isatty(2);
+	/* One job's live output is the sign of life: no progress line in it. */
+	progress_on = !opt.quiet && isatty(2) && !(opt.job.echo && js.n == 1);
 	in.ops.v = argv + optind;
 	in.ops.n = argc - optind;
 	in.ops.i = -1;

@@ -13,6 +13,7 @@
 #include "num.h"
 #include "opt.h"
 #include "path.h"
+#include "pipeline.h"
 #include "profiler.h"
 #include "record.h"
 #include "rundir.h"
@@ -140,6 +141,49 @@ record_cwd(cJSON *rec)
 	free(cwd);
 }
 
+/* -o DIR, as mkdir makes it: DIR itself may be new, its parent may not (a
+ * typo is said, not made into a tree). 0, or -1 with the reason in the
+ * record. */
+static int
+check_base(cJSON *rec, const char *id)
+{
+	char *parent;
+	const char *slash;
+	int ok;
+
+	if (kf_is_dir(opt.base))
+		return 0;
+	slash = strrchr(opt.base, '/');
+	while (slash && slash > opt.base && slash[1] == '\0')
+		slash = memrchr(opt.base, '/', (size_t)(slash - opt.base));
+	parent = slash == NULL ? xstrdup(".") : slash == opt.base ? xstrdup("/") :
+	    xstrndup(opt.base, (size_t)(slash - opt.base));
+	ok = kf_is_dir(parent);
+	if (!ok) {
+		kf_fail(rec, "output_dir", "job %s: -o %s: %s %s: kf-wrap makes only the last "
+		    "folder of -o, as mkdir does", id, opt.base, parent,
+		    access(parent, F_OK) == 0 ? "is not a folder" : "does not exist");
+		if (access(parent, F_OK) == 0)
+			kf_fail_hint(rec, "check -o for a typo: %s is a file", parent);
+		else
+			kf_fail_hint(rec, "check -o for a typo, or make %s first (mkdir -p %s)",
+			    parent, parent);
+	}
+	free(parent);
+	return ok ? 0 : -1;
+}
+
+/* The folders made for the record, for kf-run to remove again when the
+ * run never starts: "output_made", the outermost one. */
+static void
+record_made(cJSON *rec)
+{
+	const char *made = kf_run_dir_made(kf_str(rec, "output_dir"));
+
+	if (made)
+		kf_set_str(rec, "output_made", made);
+}
+
 /* Every run keeps its own outputs: a made-up output_dir is a fresh
  * directory (ID/PASS, else ID/PASS.2 ...), and a record's own output_dir
  * that already holds files is refused rather than written over. */
@@ -151,6 +195,8 @@ make_output_dir(cJSON *rec, const char *id)
 	int used;
 
 	if (dir == NULL) {
+		if (check_base(rec, id) != 0)
+			return -1;
 		a = kf_path_component(id);
 		b = kf_path_component(kf_str(rec, "pass"));
 		sub = kf_path_join(a, b);
@@ -164,6 +210,7 @@ make_output_dir(cJSON *rec, const char *id)
 		free(run);
 		if (run) {
 			record_cwd(rec);
+			record_made(rec);
 			return 0;
 		}
 		dir = kf_str(rec, "output_dir");
@@ -175,14 +222,26 @@ make_output_dir(cJSON *rec, const char *id)
 			    "output_dir out and kf-wrap makes a fresh one under -o", dir);
 			return -1;
 		}
-	} else if (kf_mkdirs(dir, 0777) == 0) {
+	} else if (kf_run_mkdirs(dir) == 0) {
 		record_cwd(rec);
+		record_made(rec);
 		return 0;
 	}
 	kf_fail(rec, "output_dir", "job %s: cannot create output_dir %s: %s", id, dir,
 	    strerror(errno));
 	kf_fail_hint(rec, "choose a writable place with kf-wrap -o DIR");
 	return -1;
+}
+
+/* A record that failed after its folders were made: they go again. */
+static void
+unmake_output_dir(cJSON *rec)
+{
+	const char *made = kf_str(rec, "output_made"), *dir = kf_str(rec, "output_dir");
+
+	if (made && dir)
+		kf_run_dir_unmake(dir, made, NULL);
+	cJSON_DeleteItemFromObjectCaseSensitive(rec, "output_made");
 }
 
 /* The reference runs ncu as sudo -E env "PYTHONPATH=$PYTHONPATH" ncu ... */
@@ -222,6 +281,43 @@ merge_env(cJSON *rec, cJSON *job_env)
 	}
 	cJSON_Delete(env);
 	kf_set(rec, "env", job_env);
+}
+
+/* Whether argv runs cmd: argv is cmd, or ends with "--" and cmd (every
+ * profiler's command but a report's import, which runs no program). */
+static int
+runs_cmd(const cJSON *argv, char *const *cmd, int ncmd)
+{
+	int n = cJSON_GetArraySize(argv), i, same = n >= ncmd;
+	const cJSON *a;
+	char *s;
+
+	for (i = 0; same && i < ncmd; i++) {
+		a = cJSON_GetArrayItem(argv, n - ncmd + i);
+		s = kf_arg_bytes(a);
+		same = s && strcmp(s, cmd[i]) == 0;
+		free(s);
+	}
+	if (!same || n == ncmd)
+		return same;
+	a = cJSON_GetArrayItem(argv, n - ncmd - 1);
+	return cJSON_IsString(a) && strcmp(a->valuestring, "--") == 0;
+}
+
+/* "requires": the programs the job starts, for kf-run to look up where it
+ * runs before it starts anything: the profiler's and the user's. Under
+ * --sudo, root's PATH finds a bare name: only paths are looked up. */
+static void
+set_requires(cJSON *rec, const struct kf_profiler *p, char *const *cmd, int ncmd)
+{
+	const char *tool = opt.tool ? opt.tool : p->tool;
+	cJSON *req = cJSON_CreateObject();
+
+	if (tool && (!opt.sudo || strchr(tool, '/')))
+		cJSON_AddStringToObject(req, "profiler", tool);
+	if (runs_cmd(kf_arr(rec, "argv"), cmd, ncmd) && (!opt.sudo || strchr(cmd[0], '/')))
+		cJSON_AddStringToObject(req, "program", cmd[0]);
+	kf_set(rec, "requires", req);
 }
 
 static void
@@ -291,10 +387,14 @@ wrap_one(cJSON *rec)
 		if (job_env)
 			merge_env(rec, job_env);
 		job_env = NULL;
+		set_requires(rec, p, cmd, ncmd);
 		finish_record(rec);
-	} else if (job_env && !cJSON_GetObjectItemCaseSensitive(rec, "env")) {
-		cJSON_AddItemToObject(rec, "env", job_env);
-		job_env = NULL;
+	} else {
+		unmake_output_dir(rec);
+		if (job_env && !cJSON_GetObjectItemCaseSensitive(rec, "env")) {
+			cJSON_AddItemToObject(rec, "env", job_env);
+			job_env = NULL;
+		}
 	}
 	cJSON_Delete(job_env);
 out:
@@ -678,6 +778,9 @@ parse_options(int argc, char **argv)
 	return profiler;
 }
 
+/* "kf " when kf runs kf-wrap: the command the user typed. */
+static const char *front = "";
+
 int
 main(int argc, char **argv)
 {
@@ -687,6 +790,14 @@ main(int argc, char **argv)
 
 	kf_init(argv[0]);
 	profiler_options();
+	/* Run by kf: a usage error is in what the user gave kf. */
+	if (argc > 1 && strcmp(argv[1], KF_FRONT_USAGE_OPT) == 0) {
+		kf_opt_usage_of("kf", KF_FRONT_USAGE);
+		front = "kf ";
+		argv[1] = argv[0];
+		argv++;
+		argc--;
+	}
 	profiler = parse_options(argc, argv);
 	if (profiler) {
 		const char *imp = popt_given("import");
@@ -701,7 +812,8 @@ main(int argc, char **argv)
 			return kf_finish();
 		}
 		if (optind >= argc)
-			kf_usage_error("%s: no command to profile after the options", profiler);
+			kf_usage_error("%s: no command to profile: put it after --, as in "
+			    "%s%s [options] -- CMD [ARG ...]", profiler, front, profiler);
 		wrap_command(profiler, argc - optind, argv + optind);
 		return kf_finish();
 	}

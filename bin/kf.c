@@ -7,20 +7,23 @@
 #include "complete.h"
 #include "err.h"
 #include "mem.h"
+#include "num.h"
 #include "opt.h"
 #include "pipeline.h"
 #include "profiler.h"
 #include "record.h"
 #include "signame.h"
 
-static const char usage[] =
-	"[--json] [-n N] [-t S] [-i S] [--no-collated] [--gpu NAME] PROFILER [options] -- CMD [ARG ...]";
+static const char usage[] = KF_FRONT_USAGE;
 static const char help[] =
 	"Profiles CMD with PROFILER (ncu, unitrace, vtune, trace) and prints the feedback:\n"
 	"kf-wrap PROFILER ... -- CMD | kf-run | kf-read | kf-collate | kf-feedback --text.\n"
 	"Everything from PROFILER on goes to kf-wrap (-o DIR, --id, --sudo, the\n"
-	"profiler's own options, see kf-wrap(1)).\n"
+	"profiler's own options, see kf-wrap(1)). kf reread PATH reads a saved\n"
+	"profile again (kf-out/ID, a pass folder, a file of records, an .ncu-rep).\n"
 	"      --json           print the final record instead of the text\n"
+	"  -q, --quiet          do not show the program's output as it runs (it is\n"
+	"                       shown on stderr, and kept in the record)\n"
 	"  -n, --max-chars N    kf-feedback: keep the text within N characters\n"
 	"      --no-collated    --json: leave the collated data out of the record\n"
 	"      --gpu NAME, --gpus-file FILE, --rules N\n"
@@ -51,7 +54,7 @@ struct cmd {
 };
 
 static struct {
-	int json, no_collated;
+	int json, no_collated, quiet;
 	const char *max_chars, *timeout, *inactivity;
 	struct cmd fb;		/* fb_opts given, with their values */
 } opt;
@@ -80,10 +83,11 @@ fb_option(int code, const char *val)
 	return 0;
 }
 
+static const char *const verbs[] = { "reread", NULL };
 static const struct kf_optarg complete_args[] = {
 	{ "gpu", KF_ARG_WORDS, NULL, kf_say_gpus },
 	{ "gpus-file", KF_ARG_FILE, NULL, NULL },
-	{ "PROFILER", KF_ARG_WORDS, NULL, kf_say_profilers },
+	{ "PROFILER", KF_ARG_WORDS, verbs, kf_say_profilers },
 	{ NULL, 0, NULL, NULL }
 };
 
@@ -92,7 +96,7 @@ static const struct kf_optarg complete_args[] = {
 static void
 complete_more(void)
 {
-	static const char *const flags[] = { "--json", "--no-collated", NULL };
+	static const char *const flags[] = { "--json", "--no-collated", "--quiet", NULL };
 	const struct option *o;
 	const char *const *f;
 	char *name;
@@ -133,6 +137,7 @@ options(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, O_JSON },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "max-chars", required_argument, NULL, 'n' },
 		{ "no-collated", no_argument, NULL, O_NO_COLLATED },
 		{ "timeout", required_argument, NULL, 't' },
@@ -149,9 +154,10 @@ options(int argc, char **argv)
 	hint.argc = argc;
 	hint.argv = argv;
 	kf_opt_hint(option_hint);
-	while ((c = kf_getopt(argc, argv, "+n:t:i:", longopts)) != -1) {
+	while ((c = kf_getopt(argc, argv, "+n:qt:i:", longopts)) != -1) {
 		switch (c) {
 		case O_JSON: opt.json = 1; break;
+		case 'q': opt.quiet = 1; break;
 		case O_NO_COLLATED: opt.no_collated = 1; break;
 		case 'n':
 			kf_opt_long(optarg, "--max-chars", 1, 100000000);
@@ -172,6 +178,8 @@ options(int argc, char **argv)
 	}
 	if (optind >= argc)
 		kf_usage_error("no PROFILER (one of %s)", kf_profiler_names());
+	if (strcmp(argv[optind], "reread") == 0)
+		return;
 	if (kf_profiler_find(argv[optind]) == NULL)
 		kf_usage_error("'%s' is not a profiler (one of %s)", argv[optind],
 		    kf_profiler_names());
@@ -198,6 +206,8 @@ own_long_option(int argc, char **argv, int *i)
 	}
 	if (strcmp(w, "--json") == 0)
 		opt.json = 1;
+	else if (strcmp(w, "--quiet") == 0)
+		opt.quiet = 1;
 	else if (strcmp(w, "--no-collated") == 0)
 		opt.no_collated = 1;
 	else if (strncmp(w, "--max-chars=", 12) == 0)
@@ -254,6 +264,69 @@ push_opt(struct cmd *c, const char *name, const char *val)
 	}
 }
 
+/* kf reread PATH ...: kf-read PATH ... | kf-collate | kf-feedback; an
+ * .ncu-rep is an import (kf ncu --import FILE). The words after reread
+ * are kf's own long options and the paths. */
+static int
+reread(int argc, char **argv, int from, struct cmd *wrap)
+{
+	struct cmd c[3] = {{0}};
+	char *const *v[3];
+	char *paths[3] = { kf_sibling("kf-read"), kf_sibling("kf-collate"),
+		kf_sibling("kf-feedback") };
+	const char *rep = NULL;
+	int i, n = 0, status;
+
+	for (i = 0; i < 3; i++)
+		push(&c[i], paths[i]);
+	for (i = from; i < argc; i++) {
+		if (own_long_option(argc, argv, &i))
+			continue;
+		if (argv[i][0] == '-' && argv[i][1] != '\0')
+			kf_usage_error("reread %s: kf's own options go before reread (or are its "
+			    "long ones), and the rest are saved profiles", argv[i]);
+		if (kf_endswith(argv[i], ".ncu-rep"))
+			rep = argv[i];
+		push(&c[0], argv[i]);
+		n++;
+	}
+	if (n == 0)
+		kf_usage_error("reread: no saved profile (kf-out/ID, a pass folder, a file of "
+		    "records, an .ncu-rep)");
+	if (rep && n > 1)
+		kf_usage_error("reread %s: an .ncu-rep is read alone (kf ncu --import FILE)", rep);
+	if (rep) {
+		/* An import: kf-wrap ncu --import FILE | kf-run | ... */
+		push(wrap, "ncu");
+		push(wrap, "--import");
+		push(wrap, rep);
+		for (i = 0; i < 3; i++) {
+			free(c[i].v);
+			free(paths[i]);
+		}
+		return -1;
+	}
+	if (opt.timeout || opt.inactivity)
+		kf_usage_error("reread: --timeout and --inactivity limit a run, and nothing runs");
+	push_opt(&c[2], "--max-chars", opt.max_chars);
+	if (opt.no_collated)
+		push(&c[2], "--no-collated");
+	for (i = 0; i < opt.fb.n; i++)
+		push(&c[2], opt.fb.v[i]);
+	if (!opt.json)
+		push(&c[2], "--text");
+	for (i = 0; i < 3; i++)
+		v[i] = c[i].v;
+	setenv(KF_QUIET_ERRORS, "1", 0);
+	fflush(stdout);
+	status = kf_pipeline_run(v, 3, 1);
+	for (i = 0; i < 3; i++) {
+		free(c[i].v);
+		free(paths[i]);
+	}
+	return status;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -263,23 +336,43 @@ main(int argc, char **argv)
 	struct cmd c[5] = {{0}};
 	char *const *v[5];
 	char *paths[5];
-	int i, status, sig, dashdash = 0;
+	int i, status, sig, dashdash = 0, is_reread;
 
 	kf_init(argv[0]);
 	kf_opt_init(usage, help);
 	options(argc, argv);
-	if (wants_help(argc, argv, optind + 1))
-		return print_help(argv[optind]);
+	is_reread = strcmp(argv[optind], "reread") == 0;
+	if (wants_help(argc, argv, optind + 1)) {
+		if (!is_reread)
+			return print_help(argv[optind]);
+		kf_opt_help();
+		return fflush(stdout) == 0 ? 0 : 1;
+	}
 	for (i = 0; i < 5; i++) {
 		paths[i] = kf_sibling(names[i]);
 		push(&c[i], paths[i]);
 	}
-	for (i = optind; i < argc; i++) {
+	push(&c[0], KF_FRONT_USAGE_OPT);
+	if (is_reread && (status = reread(argc, argv, optind + 1, &c[0])) >= 0) {
+		for (i = 0; i < 5; i++) {
+			free(c[i].v);
+			free(paths[i]);
+		}
+		for (i = 0; i < opt.fb.n; i++)
+			free(opt.fb.v[i]);
+		free(opt.fb.v);
+		return status;
+	}
+	for (i = optind; i < argc && !is_reread; i++) {
 		if (!dashdash && own_long_option(argc, argv, &i))
 			continue;
 		dashdash |= strcmp(argv[i], "--") == 0;
 		push(&c[0], argv[i]);
 	}
+	/* The program's output as it runs, as ncu shows it: on stderr, since
+	 * stdout is the feedback's; the record keeps its tails. */
+	if (!opt.quiet)
+		push(&c[1], "--live");
 	push_opt(&c[1], "--timeout", opt.timeout);
 	push_opt(&c[1], "--inactivity", opt.inactivity);
 	push_opt(&c[4], "--max-chars", opt.max_chars);
@@ -291,6 +384,9 @@ main(int argc, char **argv)
 		push(&c[4], "--text");
 	for (i = 0; i < 5; i++)
 		v[i] = c[i].v;
+	/* Each record's error is said once, in kf-feedback's text: the
+	 * stages that put it there do not say it on stderr too. */
+	setenv(KF_QUIET_ERRORS, "1", 0);
 	fflush(stdout);
 	/* SIGTERM and SIGHUP go to kf-wrap and kf-run, which ends the program
 	 * and writes its record; the rest explain it. */

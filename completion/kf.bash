@@ -92,8 +92,8 @@ _kf() {
 		spec=$before
 	else
 		spec=$(_kf_where "$lines" + "$profiler")
-		# kf hands the words from PROFILER on to kf-wrap
-		[[ ${cmd##*/} == kf ]] &&
+		# kf hands the words from PROFILER on to kf-wrap (not reread's)
+		[[ ${cmd##*/} == kf && $profiler != reread ]] &&
 			spec+=$'\n'$(_kf_where "$("${cmd%kf}kf-wrap" --complete 2>/dev/null)" + "$profiler")
 	fi
 	if [[ $prev == -* ]] && _kf_values "$spec" "$prev" "$cur"; then
@@ -102,6 +102,11 @@ _kf() {
 	if [[ $cur == -* ]]; then
 		mapfile -t names < <(printf '%s\n' "$spec" | cut -f1 | grep -- '^-' | sort -u)
 		_kf_reply "$cur" "${names[@]}"
+		return 0
+	fi
+	# kf reread PATH ...: saved profiles, files and folders
+	if [[ $profiler == reread ]]; then
+		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
 		return 0
 	fi
 	[[ -n $profiler ]] && return 0		# a bare word goes after "--"

@@ -71,6 +71,9 @@ ifneq ($(strip $(BASELINE)),)
 ifeq ($(abspath $(BASELINE)),$(abspath $(OUT)))
 $(error BASELINE=$(BASELINE) is OUT itself: the sweep replaces its own records; give it another OUT)
 endif
+ifeq ($(wildcard $(BASELINE)/.),)
+$(error BASELINE=$(BASELINE) is not a directory: give it an earlier sweep's OUT, or leave BASELINE out)
+endif
 endif
 BASELINE_STAMP := $(shell f='$(OUT)/jobs/.baseline'; [ "$$(cat "$$f" 2>/dev/null)" = '$(BASELINE)' ] && [ -f "$$f" ] || printf '%s\n' '$(BASELINE)' >"$$f"; echo "$$f")
 COMPARED = $(if $(strip $(BASELINE)),$(NAMES:%=$(OUT)/%.compared.json),)
@@ -128,7 +131,7 @@ $(OUT)/report.html: $(REPORTED) $(OUT)/jobs/.names $(BASELINE_STAMP)
 # on a terminal; it does not fail the make.
 $(OUT)/%.json: $(OUT)/jobs/%.job | $(OUT)/jobs/.checked
 	@echo 'kf-sweep: $*'
-	@rm -rf '$(OUT)/runs/$*'
+	@rm -rf '$(OUT)/runs/$*' && mkdir -p '$(OUT)/runs'
 	@$(CLEANUP) { $(BIN)kf-select $(SELECT_FLAGS) '$<' \
 	| $(BIN)kf-wrap -o '$(OUT)/runs/$*' $(WRAP_FLAGS) \
 	| $(GPULOCK) $(BIN)kf-run $(RUN_FLAGS) \

@@ -244,11 +244,11 @@ kf_setup() {
 	kf_setup
 	run kf --json --id j -- ncu -- ./k
 	assert_failure 2
-	run kf --json ncu --id j -- ./k
+	run --separate-stderr kf --json ncu --id j -- ./k
 	assert_success
 	assert_equal "$(jq -c '[.id, .profiler, .analysis.status, (.collated.kernels | length), (.feedback | test("copy_k"))]' <<<"$output")" \
 		'["j","ncu","ok",1,true]'
-	run kf --json --no-collated ncu --id j -- ./k
+	run --separate-stderr kf --json --no-collated ncu --id j -- ./k
 	assert_success
 	assert_equal "$(jq -c '[.id, .analysis.status, has("collated"), has("data"), (.passes | length), .analysis.focus.duration_ns]' <<<"$output")" \
 		'["j","ok",false,false,1,131712]'
@@ -388,7 +388,9 @@ sweep_jobs() {
 		assert_equal "$(grep ' was here$' "out/$job.log" | sort | paste -sd,)" \
 			"kf-collate was here,kf-feedback was here,kf-read was here,kf-run was here,kf-select was here,kf-wrap was here"
 	done
-	grep -qx "kf-read: line 1: .*no-such-program.*" out/broken.log || fail "no kf-read line: $(cat out/broken.log)"
+	# kf-run looks the program up before it starts anything
+	grep -qx "kf-run: line 1: the program .*/no-such-program ('./no-such-program' in .*) does not exist" out/broken.log ||
+		fail "no kf-run line: $(cat out/broken.log)"
 	assert_equal "$(head -1 out/summary.tsv)" "$(printf 'id\tprofiler\tstatus\ttop_kernel\tshare_pct\tverdict\treason\tlever\tstake')"
 	assert_equal "$(awk -F'\t' '$1 == "good" { print $3 "|" $7 }' out/summary.tsv)" "ok|-"
 	assert_equal "$(awk -F'\t' '$1 == "broken" { print $3 "|" $7 }' out/summary.tsv)" \
@@ -428,7 +430,7 @@ complete_words() {
 	assert_equal "$(complete_words kf-feedback --no)" "--no-collated --noise"
 	assert_equal "$(complete_words kf-run --ti)" "--timeout"
 	assert_equal "$(complete_words kf-wrap "")" "adir afile ncu trace unitrace vtune"
-	assert_equal "$(complete_words kf "")" "ncu trace unitrace vtune"
+	assert_equal "$(complete_words kf "")" "ncu reread trace unitrace vtune"
 	assert_equal "$(complete_words kf u)" "unitrace"
 	assert_equal "$(complete_words kf-select --profiler v)" "vtune"
 	assert_equal "$(complete_words kf-wrap ncu --language c)" "cuda"
@@ -445,10 +447,10 @@ complete_words() {
 
 @test "bash completion: no word kf does not take (kf --text, --top before PROFILER)" {
 	assert_equal "$(complete_words kf --t)" "--timeout"
-	assert_equal "$(complete_words kf --)" "--gpu --gpus-file --help --inactivity --json --max-chars --no-collated --ranking --rules --timeout --unbuffered --version"
-	assert_equal "$(complete_words kf -)" "$(printf '%s\n' --gpu --gpus-file --help --inactivity --json --max-chars --no-collated --ranking --rules --timeout --unbuffered --version -h -i -n -t | sort | paste -sd' ')"
+	assert_equal "$(complete_words kf --)" "--gpu --gpus-file --help --inactivity --json --max-chars --no-collated --quiet --ranking --rules --timeout --unbuffered --version"
+	assert_equal "$(complete_words kf -)" "$(printf '%s\n' --gpu --gpus-file --help --inactivity --json --max-chars --no-collated --quiet --ranking --rules --timeout --unbuffered --version -h -i -n -q -t | sort | paste -sd' ')"
 	# after PROFILER: kf's options that kf takes there, and kf-wrap's with the profiler's
-	assert_equal "$(complete_words kf ncu --)" "--arg --clock-control --end-marker --gpu --gpus-file --help --id --import --inactivity --json --language --max-chars --no-collated --output-dir --ranking --rules --set --sudo --timeout --tool --top --unbuffered --version"
+	assert_equal "$(complete_words kf ncu --)" "--arg --clock-control --end-marker --gpu --gpus-file --help --id --import --inactivity --json --language --max-chars --no-collated --output-dir --quiet --ranking --rules --set --sudo --timeout --tool --top --unbuffered --version"
 	assert_equal "$(complete_words kf unitrace --no)" "--no-collated --no-timeline"
 	assert_equal "$(complete_words kf vtune --no)" "--no-collated"
 	# the deprecated --top of kf-feedback and kf-report is not offered
@@ -529,7 +531,7 @@ complete_words() {
 
 @test "kf: its own long options also after PROFILER; kf-wrap gets the rest" {
 	kf_setup
-	FAKE_NCU_ARGV="$T/ncu-argv" run kf ncu --json --id j --no-collated --max-chars 300 --clock-control none -- ./k --json
+	FAKE_NCU_ARGV="$T/ncu-argv" run --separate-stderr kf ncu --json --id j --no-collated --max-chars 300 --clock-control none -- ./k --json
 	assert_success
 	assert_equal "$(jq -c '[.id, has("collated"), (.feedback | length <= 300), .cmd]' <<<"$output")" \
 		'["j",false,true,["./k","--json"]]'
@@ -557,7 +559,7 @@ complete_words() {
 	run --separate-stderr kf ncu --top 2 --clock-control none -- ./k
 	assert_success
 	assert_line 'A timing run measured all 4 kernel launches (3.62 ms of GPU time in 3 kernels); the details below come from a second run that profiled the 2 kernels with the most GPU time (2 launches).'
-	run --separate-stderr kf --json --ranking 1 ncu -- ./k
+	run --separate-stderr kf --json --quiet --ranking 1 ncu -- ./k
 	assert_success
 	assert_equal "$stderr" ""
 	assert_equal "$(jq -c '.analysis.ranking.kernels | length' <<<"$output")" 1
@@ -583,7 +585,8 @@ $(kf-wrap --help)"
 	# -h after -- is the program's, and -a's value is ncu's: the pipeline runs
 	run --separate-stderr kf ncu -a -h -- ./absent -h
 	refute_line "kf-wrap ncu --help:"
-	[ -d kf-out/absent/ncu.000 ]
+	assert_equal "$status" 5	# ./absent is not there: the pipeline ran and said so
+	assert_line --index 0 "=== absent ==="
 }
 
 @test "a profiler option without --: unrecognized, and where it goes (kf-wrap and kf, before and after PROFILER)" {
@@ -609,7 +612,7 @@ kf-wrap: a profiler's own options go after its name, before --: PROFILER -Q ... 
 	assert_equal "$status" 2
 	assert_equal "$(sed -n 1,3p <<<"$stderr")" "kf: unrecognized option '--clock-control'
 kf: kf's own options go before ncu; ncu's own options and kf-wrap's go after it, before --: kf ncu --clock-control ... -- CMD [ARG ...]
-usage: kf [--json] [-n N] [-t S] [-i S] [--no-collated] [--gpu NAME] PROFILER [options] -- CMD [ARG ...]"
+usage: kf [--json] [-q] [-n N] [-t S] [-i S] [--no-collated] [--gpu NAME] PROFILER [options] -- CMD [ARG ...]"
 	# and with -- the same words are ncu's
 	run kf-wrap --tool "$TOP/tests/fake/ncu" ncu --clock-control none -- ./bench
 	assert_success

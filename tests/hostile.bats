@@ -19,12 +19,14 @@ setup() {
 
 # What must be equal between two runs of a good record (kf-run's timing and
 # pid vary from run to run; kf-wrap gives a second record of the same id a
-# directory of its own, ID/PASS.2).
+# directory of its own, ID/PASS.2, and says which folders it made, which
+# depends on what the run before it made: output_made).
 stable() {
 	if [ "$1" = kf-run ]; then
 		jq -c '[.id, .argv, .run.exit_code, .run.ended_by, .run.stdout, .error]'
 	elif [ "$1" = kf-wrap ]; then
-		jq -cS 'walk(if type == "string" then sub("(?<p>/ncu[.][0-9]+)[.][0-9]+"; "\(.p)"; "g") else . end)'
+		jq -cS 'del(.output_made) |
+			walk(if type == "string" then sub("(?<p>/ncu[.][0-9]+)[.][0-9]+"; "\(.p)"; "g") else . end)'
 	else
 		jq -cS .
 	fi
@@ -185,8 +187,8 @@ EOF
 		cmd=$(prog_cmd "$p")
 		good_input "$p" >"$T/lf"
 		sed 's/$/\r/' "$T/lf" >"$T/crlf"
-		$cmd <"$T/lf" >"$T/o1"
-		$cmd <"$T/crlf" >"$T/o2"
+		$cmd <"$T/lf" | stable "$p" >"$T/o1"
+		$cmd <"$T/crlf" | stable "$p" >"$T/o2"
 		cmp "$T/o1" "$T/o2"
 	done
 }

@@ -42,7 +42,7 @@ await() {
 @test "--help prints the usage on stdout and exits 0; --version names kf-run" {
 	run kf-run --help
 	assert_success
-	assert_line --index 0 --partial 'usage: kf-run [-kqu]'
+	assert_line --index 0 --partial 'usage: kf-run [-klqu]'
 	assert_output --partial '--pass-secrets'
 	run kf-run --version
 	assert_success

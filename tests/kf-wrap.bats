@@ -168,14 +168,14 @@ x'
 	touch file
 	run kf-wrap ncu -o file/sub -- ./k
 	assert_failure 1
-	assert_output --partial "job k: cannot create output_dir file/sub/k/ncu.000: Not a directory"
+	assert_output --partial "job k: -o file/sub: file is not a folder: kf-wrap makes only the last folder of -o, as mkdir does"
 	grep '^{' <<<"$output" | jq -e '.error.kind == "output_dir" and .argv == null'
 }
 
 @test "usage errors: no command, --id in the stdin form, a pair kf-select refuses" {
 	run kf-wrap ncu
 	assert_failure 2
-	assert_output --partial "ncu: no command to profile after the options"
+	assert_output --partial "ncu: no command to profile: put it after --, as in ncu [options] -- CMD [ARG ...]"
 	run kf-wrap ncu --
 	assert_failure 2
 	run kf-wrap --id x </dev/null

@@ -86,8 +86,9 @@ it'"'"'s'
 	assert_equal "$(jq -r '.result.content[0].text | split("\n")[0]' <<<"$output")" \
 		"Profiling with ncu failed, so there are no performance numbers for this run."
 	client call profile '{"command":["./no-such-program"],"output_dir":"out"}'
-	assert_equal "$(jq -c '[.result.isError, .result.structuredContent.output_dir]' <<<"$output")" "[true,\"$T/out\"]"
-	jq -r '.result.content[0].text' <<<"$output" | grep -qF "What went wrong (kf-read, program_not_found): no ncu_report.csv in $T/out/no-such-program/ncu.000: ncu could not start the program: ==ERROR== './no-such-program' does not exist"
+	assert_equal "$(jq -c '[.result.isError, .result.structuredContent.output_dir, .result.structuredContent.status]' <<<"$output")" "[true,\"$T/out\",5]"
+	# kf-run looked it up before it started anything; the hint names no option MCP lacks
+	jq -r '.result.content[0].text' <<<"$output" | grep -qxF "1. Nothing ran: the program $T/no-such-program ('./no-such-program' in $T) does not exist (kf-run, program_not_found); there are no performance numbers. Fix: check the program's path: $T has no no-such-program."
 	# a usage error of a stage: no record, kf's own message
 	client call profile '{"command":["./k"],"gpu":"NOPE"}'
 	assert_equal "$(jq -c '[.result.isError, .result.structuredContent]' <<<"$output")" '[true,null]'
@@ -152,6 +153,15 @@ it'"'"'s'
 	client call compare '{"before":"'"$H200"'/sgemm_naive","after":"'"$T"'/none"}'
 	assert_equal "$(jq -c '[.result.isError, .result.content[0].text]' <<<"$output")" \
 		"[true,\"after: $T/none: No such file or directory\"]"
+}
+
+@test "SDK client: a profiler that is not installed: not_started, the PATH looked in, and a fix MCP can follow (no kf-wrap option)" {
+	P="${KF_BIN:-$TOP/bin}:/usr/bin:/bin"
+	PATH=$P client call profile '{"command":["./k"],"profiler":"ncu"}'
+	assert_equal "$(jq -c '[.result.isError, .result.structuredContent.status, .result.structuredContent.analysis.diagnosis[0].kind]' <<<"$output")" '[true,5,"not_started"]'
+	assert_equal "$(jq -r '.result.content[0].text' <<<"$output" | sed -n 2p)" \
+		"1. Nothing ran: the profiler ncu is not on PATH ($P) (kf-run, profiler_not_found); there are no performance numbers. Fix: install ncu, or add the folder that holds it to PATH."
+	! jq -r '.result.content[0].text' <<<"$output" | grep -q -- '--tool\|tool option'
 }
 
 @test "SDK client: profilers says what this machine has and why a profiler is missing" {

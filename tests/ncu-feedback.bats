@@ -180,14 +180,15 @@ H200="$FIX/ncu-h200"
 	assert_output 'null'
 }
 
-@test "--max-chars keeps the diagnosis (the bottleneck), the kernel and its throughputs first" {
-	fb multi "$H200/detailed-multi.csv" --max-chars 830
+@test "--max-chars keeps the diagnosis (the bottleneck), the kernel and its throughputs first, and says what it left out" {
+	fb multi "$H200/detailed-multi.csv" --max-chars 900
 	run text multi
-	[ "${#output}" -le 830 ]
-	assert_line --index 1 --partial "1. Memory-bound on L1/TEX: L1/TEX Cache Throughput 99.4% of its peak, Memory Throughput 98.6% (Speed Of Light); at its roof: only fewer bytes gain more than its headroom (about 0.5% of the program's GPU time at stake). Fix: "
+	[ "${#output}" -le 900 ]
+	assert_line --index 1 --partial '1. Memory-bound on L1/TEX: L1/TEX Cache Throughput 99.4% of its peak, Memory Throughput 98.6% (Speed Of Light); at its roof: only fewer bytes gain more than its headroom (about 0.5% of the program'"'"'s GPU time at stake). Fix: '
 	assert_line 'Kernel: sgemm_naive_k(const float *, const float *, float *, int)'
 	assert_line '  - DRAM Throughput: 0.3%'
 	refute_output --partial 'Kernels by total GPU time'
+	assert_line --index -1 '(Cut to fit 900 characters, the least useful left out: "Bottleneck"; "Roofline"; and 4 more.)'
 }
 
 @test "import of a saved report: Duration in ms converted" {

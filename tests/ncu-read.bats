@@ -178,7 +178,7 @@ data() {
 	assert_failure 1
 	run jq -r '.error | .kind, .hint' <<<"${lines[-1]}"
 	assert_line -n 0 'profiler_not_found'
-	assert_line -n 1 --partial 'put ncu on PATH'
+	assert_line -n 1 'install NVIDIA Nsight Compute, or add the folder that holds ncu to PATH'
 }
 
 @test "no permission for the counters: ERR_NVGPUCTRPERM and how to allow it" {

@@ -63,13 +63,13 @@ setup() {
 	[[ "$stderr" == *"kf-slurm: missing: 4 of 4 (tasks 1-4)"* ]]
 	[[ "$stderr" == *"kf-slurm: done: 3 of 4 (tasks 1-3)"* ]]
 	[[ "$stderr" == *"kf-slurm: failed: 1 of 4 (tasks 4)"* ]]
-	[[ "$stderr" == *"kf-slurm: task 4 (gone): kf-read program_not_found: no ncu_report.csv in $PWD/out/runs/4/gone/ncu.000: ncu could not start the program: ==ERROR== './gone' does not exist"* ]]
+	[[ "$stderr" == *"kf-slurm: task 4 (gone): kf-run program_not_found: the program $PWD/gone ('./gone' in $PWD) does not exist"* ]] || fail "$stderr"
 	[ "$(cat out/{1,2,3,4}.json | jq -r .id | paste -sd' ')" = "s1-copy s2-fma s3-sgemm_naive gone" ]
 	[ "$(cat out/{1,2,3}.json | jq -r '.analysis.ranking.kernels[0].name | split("(")[0]' | paste -sd' ')" = \
 		"copy_k fma_k sgemm_naive_k" ]
 	grep -q "Kernel: fma_k(" out/2.feedback.txt
 	jq -r .error.message out/4.json | grep -q "does not exist"
-	grep -q "Profiling with ncu failed" out/4.feedback.txt
+	grep -q "^1. Nothing ran: the program .*/gone (../gone. in .*) does not exist (kf-run, program_not_found)" out/4.feedback.txt
 	[ "$(sed -n 2p jobs.jsonl)" = "$(cat out/2.job)" ]
 	[ -d out/runs/3/s3-sgemm_naive/ncu.000 ]
 	# each program saw the one GPU that slurmctld allocated to its task

@@ -138,7 +138,7 @@ ok_jobs() {
 	[ "$(ok_jobs)" -eq 4 ]
 }
 
-@test "a hung job costs its limit; the others finish; a program that fails before CUDA runs once more, unheld, and says why" {
+@test "a hung job costs its limit; the others finish; a program that is not there is never started, holds no GPU, and says why" {
 	jobs 3 'if .id == "j2" then .timeout = 4 | .env.BENCH_SLEEP = "600" elif .id == "j3" then .cmd = ["./no-such-program"] else . end'
 	s=$(date +%s)
 	run sweep -j3 GPUS=0
@@ -148,7 +148,8 @@ ok_jobs() {
 	[ "$(awk -F'\t' '$1 == "j1" { print $3 }' "$SW/out/summary.tsv")" = ok ]
 	[ "$(awk -F'\t' '$1 == "j2" { print $3 }' "$SW/out/summary.tsv")" = failed ]
 	jq -e '.error.message | test("at its time limit of 4 s")' "$SW/out/j2.json" >/dev/null
-	grep -q "no-such-program' does not exist" "$SW/out/j3.feedback.txt"
+	grep -q "^1. Nothing ran: the program .*/no-such-program ('./no-such-program' in .*) does not exist (kf-run, program_not_found)" "$SW/out/j3.feedback.txt"
+	! grep -q "no-such-program" "$SW/argv.log"
 	# nothing of the hung job is left holding the GPU
 	flock -n "$SW/locks/gpu.0" true
 }

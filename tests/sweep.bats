@@ -67,7 +67,7 @@ sweep() {
 	[ "$(awk -F'\t' '$1 == "k01-copy" { print $5 }' out/summary.tsv)" = 100 ]
 	# the failures: reported in the summary and explained in their feedback
 	[ "$(awk -F'\t' '$3 == "failed" { print $1 }' out/summary.tsv | paste -sd' ')" = "broken line-14" ]
-	grep -q "no-such-program' does not exist" out/broken.feedback.txt
+	grep -q "^1. Nothing ran: the program .*/no-such-program ('./no-such-program' in .*) does not exist (kf-run, program_not_found)" out/broken.feedback.txt
 	grep -q "not JSON" out/line-14.feedback.txt
 	run make -s -f "$TOP/pipelines/sweep.mk" JOBS=jobs.jsonl OUT=out failed
 	assert_failure

@@ -13,6 +13,7 @@
 static const char *const kind_names[KF_NKINDS] = {
 	[KF_PROGRAM_FAILED] = "program_failed",
 	[KF_PROFILER_FAILED] = "profiler_failed",
+	[KF_NOT_STARTED] = "not_started",
 	[KF_FUSION] = "fusion",
 	[KF_LAYOUT_COPY] = "layout_copy",
 	[KF_FP32_MATMUL] = "fp32_matmul",
@@ -159,11 +160,12 @@ kf_diag_find(const struct kf_diag *d, enum kf_find_kind kind)
 	return NULL;
 }
 
-/* A failure leads whatever is at stake: the program's, then the profiler's. */
+/* A failure leads whatever is at stake: a job not started, the program's,
+ * then the profiler's. */
 static int
 failed_rank(enum kf_find_kind k)
 {
-	return k == KF_PROGRAM_FAILED ? 2 : k == KF_PROFILER_FAILED;
+	return k == KF_NOT_STARTED ? 3 : k == KF_PROGRAM_FAILED ? 2 : k == KF_PROFILER_FAILED;
 }
 
 static int

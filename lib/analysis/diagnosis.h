@@ -20,6 +20,7 @@
 enum kf_find_kind {
 	KF_PROGRAM_FAILED,
 	KF_PROFILER_FAILED,
+	KF_NOT_STARTED,
 	KF_FUSION,
 	KF_LAYOUT_COPY,
 	KF_FP32_MATMUL,
@@ -115,9 +116,9 @@ void kf_finding_impact(struct kf_finding *f, double pct, const char *fmt, ...)
 /* The first finding of kind, or NULL. */
 struct kf_finding *kf_diag_find(const struct kf_diag *d, enum kf_find_kind kind);
 
-/* Most time at stake first: program_failed always leads, then
- * profiler_failed (what the run could not measure comes before what it
- * did); then by
+/* Most time at stake first: not_started always leads (nothing ran), then
+ * program_failed, then profiler_failed (what the run could not measure
+ * comes before what it did); then by
  * impact_pct, largest first, unknown impacts after the known ones; ties in
  * the order added. */
 void kf_diag_sort(struct kf_diag *d);

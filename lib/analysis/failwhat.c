@@ -1,6 +1,7 @@
 /* What failed, for a record with an error: the one sentence that leads the
  * feedback of an error record and the report page's failed job, so that
  * "profiling failed" is said only when profiling did. */
+#include <math.h>
 #include <string.h>
 
 #include "feedback.h"
@@ -31,6 +32,14 @@ interrupted(const cJSON *rec)
 	return 0;
 }
 
+/* The error kinds of a profiler or program that could not be started:
+ * kf-run's, as it looked them up (require.h), and the readers' when the
+ * profiler said so. */
+static const char *const program_kinds[] = { "program_not_found",
+	"program_not_executable", NULL };
+static const char *const profiler_kinds[] = { "profiler_not_found",
+	"profiler_not_executable", NULL };
+
 enum kf_failed
 kf_what_failed(const cJSON *rec)
 {
@@ -44,6 +53,10 @@ kf_what_failed(const cJSON *rec)
 		return KF_FAILED_INPUT;
 	if (is_one_of(stage, prepare))
 		return KF_FAILED_PREPARE;
+	if (is_one_of(kind, program_kinds))
+		return KF_FAILED_PROGRAM_NOT_STARTED;
+	if (is_one_of(kind, profiler_kinds))
+		return KF_FAILED_PROFILER_NOT_STARTED;
 	if (stage && strcmp(stage, "kf-run") == 0 && is_one_of(kind, not_started) &&
 	    !kf_obj(rec, "run"))
 		return KF_FAILED_NOT_RUN;
@@ -79,6 +92,12 @@ kf_what_failed_text(const cJSON *rec)
 			    "there are no performance numbers.");
 		return xstrdup("This record was not analysed: kf-feedback cannot "
 		    "make feedback of it, so there are no performance numbers.");
+	case KF_FAILED_PROGRAM_NOT_STARTED:
+		return xstrdup("The program could not be started, so nothing ran and "
+		    "nothing was profiled.");
+	case KF_FAILED_PROFILER_NOT_STARTED:
+		return xasprintf("The profiler%s%s could not be started, so nothing ran "
+		    "and nothing was profiled.", prof ? " " : "", prof ? prof : "");
 	case KF_FAILED_INTERRUPTED:
 		return xasprintf("The run was interrupted before %s wrote anything "
 		    "complete, so there are no performance numbers for it.",
@@ -87,4 +106,44 @@ kf_what_failed_text(const cJSON *rec)
 		return xasprintf("Profiling%s%s failed, so there are no performance "
 		    "numbers for this run.", prof ? " with " : "", prof ? prof : "");
 	}
+}
+
+/* The run that says how it was not started: the record's, or its first
+ * pass's that has one. */
+static const cJSON *
+run_of(const cJSON *rec)
+{
+	const cJSON *p, *run = kf_obj(rec, "run");
+
+	cJSON_ArrayForEach(p, kf_arr(rec, "passes"))
+		if (run == NULL && kf_obj(p, "run"))
+			run = kf_obj(p, "run");
+	return run;
+}
+
+int
+kf_not_started(struct kf_diag *d, const cJSON *rec)
+{
+	enum kf_failed w = kf_what_failed(rec);
+	const cJSON *e = kf_error(rec);
+	const char *msg = kf_str(e, "message"), *hint = kf_str(e, "hint");
+	struct kf_finding *f;
+	double code;
+	size_t n;
+
+	if (w != KF_FAILED_PROGRAM_NOT_STARTED && w != KF_FAILED_PROFILER_NOT_STARTED)
+		return 0;
+	/* The message ends where the finding goes on. */
+	n = msg ? strlen(msg) : 0;
+	while (n > 0 && (msg[n - 1] == '.' || msg[n - 1] == ' '))
+		n--;
+	f = kf_diag_add(d, KF_NOT_STARTED, NULL, NAN, "Nothing ran: %.*s (%s, %s); there are "
+	    "no performance numbers", msg ? (int)n : 26, msg ? msg : "it could not be started",
+	    kf_str(e, "stage") ? kf_str(e, "stage") : "kf", kf_str(e, "kind"));
+	code = kf_num(run_of(rec), "exit_code", NAN);
+	if (!isnan(code))
+		kf_finding_ev(f, "run.exit_code", code, NULL);
+	if (hint)
+		kf_finding_fix(f, "%s", hint);
+	return 1;
 }

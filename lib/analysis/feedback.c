@@ -208,17 +208,15 @@ fit_lead_share(const char *text, size_t room)
 	return fit_lead(text, first < room ? first : room);
 }
 
-/* The text within max (0: no limit), the newline that ends it counted:
- * sections get room by priority (0 first), whole or as many whole lines as
- * fit, and keep their reading order; priority-0 sections always stay, and
- * if they alone are too long the text is cut at a line end (else a UTF-8
- * boundary) as a last resort. */
-char *
-kf_fb_render(const struct kf_fb *fb, size_t max)
+/* How much of each section goes into a text of at most max characters
+ * (0: no limit), into len[]: sections get room by priority (0 first),
+ * whole or as many whole lines as fit, and keep their reading order;
+ * priority-0 sections always stay. */
+static void
+layout(const struct kf_fb *fb, size_t max, size_t *len)
 {
-	size_t *order = fill_order(fb), *len = xcalloc(fb->n + 1, sizeof *len);
+	size_t *order = fill_order(fb);
 	size_t i, total = 0, used = 0;
-	struct buf b = {0};
 	int lead = 0;
 
 	for (i = 0; i < fb->n; i++)
@@ -242,31 +240,244 @@ kf_fb_render(const struct kf_fb *fb, size_t max)
 			used++;
 		}
 	}
+	free(order);
+}
+
+/* A section's name, for the note of what was cut: its first line up to a
+ * colon or a parenthesis ("Kernels by total GPU time"), at most 60 bytes,
+ * cut at a word. */
+static void
+put_name(struct buf *b, const char *text)
+{
+	size_t n = strcspn(text, ":(\n"), w;
+
+	while (n > 0 && text[n - 1] == ' ')
+		n--;
+	if (n > 60) {
+		for (w = 60; w > 20 && text[w] != ' '; w--)
+			;
+		n = w;
+		buf_printf(b, "\"%.*s...\"", (int)n, text);
+		return;
+	}
+	buf_printf(b, "\"%.*s\"", (int)n, text);
+}
+
+/* Lines of s (n bytes); with whole, only those shown to their end. */
+static size_t
+count_lines(const char *s, size_t n, int whole)
+{
+	size_t k = 0, i;
+
+	for (i = 0; i < n; i++)
+		k += s[i] == '\n';
+	if (n > 0 && s[n - 1] != '\n' && (!whole || s[n] == '\0' || s[n] == '\n'))
+		k++;
+	return k;
+}
+
+/* What len[] leaves out, one item a part, in reading order: a section
+ * left out whole by its name, one cut short as "the end of NAME (N of its
+ * M lines)"; hard: the text itself was cut. Returns how many. */
+static size_t
+cut_items(const struct kf_fb *fb, const size_t *len, int hard, char ***items)
+{
+	size_t i, all, kept, n = 0;
+	struct buf b = {0};
+
+	*items = xcalloc(fb->n + 2, sizeof **items);
+	for (i = 0; i < fb->n; i++) {
+		const char *t = fb->sec[i].text;
+
+		all = strlen(t);
+		if (len[i] >= all)
+			continue;
+		if (len[i] > 0) {
+			kept = count_lines(t, len[i], 1);
+			all = count_lines(t, all, 0);
+			buf_puts(&b, "the end of ");
+			put_name(&b, t);
+			buf_printf(&b, " (%zu of its %zu lines)", all - kept, all);
+		} else {
+			put_name(&b, t);
+		}
+		(*items)[n++] = buf_take(&b);
+	}
+	if (hard)
+		(*items)[n++] = xstrdup("the end of the text");
+	return n;
+}
+
+/* The note of what was cut, within room bytes if it can be: every item;
+ * else the first ones and how many more; else only how many. */
+static void
+cut_note(size_t max, char **items, size_t n, size_t room, struct buf *b)
+{
+	size_t k, i;
+
+	for (k = items ? n : 0; ; k--) {
+		buf_reset(b);
+		if (k == 0) {
+			buf_printf(b, "(Cut to fit %zu characters: %zu part%s left out.)", max, n,
+			    n == 1 ? "" : "s");
+			return;
+		}
+		buf_printf(b, "(Cut to fit %zu characters, the least useful left out: ", max);
+		for (i = 0; i < k; i++)
+			buf_printf(b, "%s%s", i ? "; " : "", items[i]);
+		if (k < n)
+			buf_printf(b, "; and %zu more", n - k);
+		buf_puts(b, ".)");
+		if (b->len <= room)
+			return;
+	}
+}
+
+/* The sections as len[] keeps them, joined by blank lines. */
+static void
+join(const struct kf_fb *fb, const size_t *len, struct buf *b)
+{
+	size_t i;
+
 	for (i = 0; i < fb->n; i++) {
 		if (len[i] == 0)
 			continue;
-		if (b.len)
-			buf_puts(&b, "\n\n");
-		buf_add(&b, fb->sec[i].text, len[i]);
+		if (b->len)
+			buf_puts(b, "\n\n");
+		buf_add(b, fb->sec[i].text, len[i]);
 	}
-	free(order);
-	free(len);
-	if (max && b.len + 1 > max) {
-		/* Cut at the last line end that fits, else at a UTF-8 boundary. */
-		size_t cut = max - 1;
-		char *nl;
+}
 
-		while (cut > 0 && (b.s[cut] & 0xc0) == 0x80)
-			cut--;
-		b.s[cut] = '\0';
-		nl = strrchr(b.s, '\n');
-		if (nl && nl > b.s + max / 2)
-			*nl = '\0';
-		b.len = strlen(b.s);
+/* The sections as len[] keeps them, within room: as a last resort cut at
+ * the last line end that fits, else at a UTF-8 boundary (1 then). */
+static int
+fit_text(const struct kf_fb *fb, const size_t *len, size_t room, struct buf *b)
+{
+	size_t cut;
+	char *nl;
+
+	buf_reset(b);
+	join(fb, len, b);
+	if (room == 0 || b->len + 1 <= room)
+		return 0;
+	cut = room - 1;
+	while (cut > 0 && (b->s[cut] & 0xc0) == 0x80)
+		cut--;
+	b->s[cut] = '\0';
+	nl = strrchr(b->s, '\n');
+	if (nl && nl > b->s + room / 2)
+		*nl = '\0';
+	b->len = strlen(b->s);
+	return 1;
+}
+
+static void
+free_items(char **items, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(items[i]);
+	free(items);
+}
+
+/* A layout of the sections within room, its text in b, what it leaves out
+ * in items. */
+struct fit {
+	size_t *len, n;
+	struct buf b;
+	char **items;
+};
+
+static void
+fit_in(const struct kf_fb *fb, size_t room, size_t max, struct fit *f)
+{
+	int hard;
+
+	f->b = (struct buf){0};
+	f->len = xcalloc(fb->n + 1, sizeof *f->len);
+	layout(fb, room, f->len);
+	hard = fit_text(fb, f->len, room, &f->b);
+	f->items = NULL;
+	f->n = max ? cut_items(fb, f->len, hard, &f->items) : 0;
+}
+
+static void
+fit_free(struct fit *f)
+{
+	free_items(f->items, f->n);
+	free(f->len);
+	buf_free(&f->b);
+}
+
+/* Whether g keeps every section of priority below prio as f does. */
+static int
+keeps(const struct kf_fb *fb, const struct fit *f, const struct fit *g, int prio)
+{
+	size_t i;
+
+	for (i = 0; i < fb->n; i++)
+		if (fb->sec[i].prio < prio && g->len[i] != f->len[i])
+			return 0;
+	return 1;
+}
+
+/* The text within max (0: no limit), the newline that ends it counted:
+ * the sections as layout() fits them and, when anything was left out, a
+ * last line that says what. The note's shortest form ("N parts left out")
+ * gets its room from the last sections that fit; more of it, the parts by
+ * name, what the rest leave, and what the ranking and the details would
+ * give up. At a budget the diagnosis alone overflows, the note is said
+ * only where it fits. If priority-0 sections alone are too long the text
+ * is cut at a line end (else a UTF-8 boundary) as a last resort. */
+char *
+kf_fb_render(const struct kf_fb *fb, size_t max)
+{
+	struct fit f, g, h;
+	struct buf note = {0}, shortest = {0};
+	size_t left;
+
+	fit_in(fb, max, max, &f);
+	if (f.n > 0) {
+		/* The count at its longest: every section, and the text cut. */
+		cut_note(max, NULL, fb->n + 1, 0, &shortest);
+		if (max > shortest.len + 2) {
+			fit_in(fb, max - shortest.len - 2, max, &g);
+			if (keeps(fb, &f, &g, 0)) {
+				fit_free(&f);
+				f = g;
+			} else {
+				fit_free(&g);
+			}
+		}
+		left = max > f.b.len + 3 ? max - f.b.len - 3 : 0;
+		cut_note(max, f.items, f.n, left, &note);
+		/* The parts by name, from the ranking and the details. */
+		cut_note(max, f.items, f.n, max / 10 > left ? max / 10 : left, &shortest);
+		if (shortest.len > note.len && max > shortest.len + 2) {
+			fit_in(fb, max - shortest.len - 2, max, &h);
+			if (keeps(fb, &f, &h, FB_RANK)) {
+				fit_free(&f);
+				f = h;
+				left = max > f.b.len + 3 ? max - f.b.len - 3 : 0;
+				cut_note(max, f.items, f.n, left, &note);
+			} else {
+				fit_free(&h);
+			}
+		}
+		if (f.b.len + 2 + note.len + 1 <= max) {
+			buf_puts(&f.b, f.b.len ? "\n\n" : "");
+			buf_add(&f.b, note.s, note.len);
+		}
 	}
-	if (b.len)
-		buf_putc(&b, '\n');
-	return buf_take(&b);
+	buf_free(&note);
+	buf_free(&shortest);
+	if (f.b.len)
+		buf_putc(&f.b, '\n');
+	note = f.b;
+	f.b = (struct buf){0};
+	fit_free(&f);
+	return buf_take(&note);
 }
 
 void

@@ -104,15 +104,22 @@ void kf_fmt_count(struct buf *b, double n);
 
 /* What failed, for a record with an error (lib/analysis/failwhat.c): the
  * input (not a record), preparing the job (kf-select, kf-wrap), starting
- * it (kf-run, no run), the analysis (kf-feedback), an interrupt before the
- * profiler wrote its outputs, or the profiling. */
+ * it (kf-run, no run), its profiler or program that could not be started
+ * (PROGRAM_NOT_STARTED, PROFILER_NOT_STARTED), the analysis (kf-feedback),
+ * an interrupt before the profiler wrote its outputs, or the profiling. */
 enum kf_failed {
 	KF_FAILED_INPUT, KF_FAILED_PREPARE, KF_FAILED_NOT_RUN, KF_FAILED_ANALYSIS,
-	KF_FAILED_INTERRUPTED, KF_FAILED_PROFILING
+	KF_FAILED_INTERRUPTED, KF_FAILED_PROFILING, KF_FAILED_PROGRAM_NOT_STARTED,
+	KF_FAILED_PROFILER_NOT_STARTED
 };
 enum kf_failed kf_what_failed(const cJSON *rec);
 /* The sentence that says it, for the feedback and the report page; the
  * caller frees it. */
 char *kf_what_failed_text(const cJSON *rec);
+/* not_started: the profiler or the program of rec (an error record) could
+ * not be started, so nothing ran: the finding, with the path that was
+ * tried (the error's message), its stage and kind, the exit status as a
+ * shell gives it, and the error's hint as its fix. 1 when rec is one. */
+int kf_not_started(struct kf_diag *d, const cJSON *rec);
 
 #endif

@@ -957,7 +957,8 @@ fp32_matmul(struct kf_fb *fb, const struct kf_prog *p, const cJSON *rec)
 static int
 program_level(enum kf_find_kind k)
 {
-	return k == KF_PROGRAM_FAILED || k == KF_PROFILER_FAILED || k == KF_FUSION ||
+	return k == KF_PROGRAM_FAILED || k == KF_PROFILER_FAILED || k == KF_NOT_STARTED ||
+	    k == KF_FUSION ||
 	    k == KF_LAYOUT_COPY || k == KF_FP32_MATMUL || k == KF_LAUNCH_BOUND ||
 	    k == KF_MACHINERY;
 }

@@ -176,6 +176,7 @@ not_the_program(const cJSON *e)
 {
 	static const char *const kinds[] = {
 		"no_permission", "profiler_not_found", "program_not_found",
+		"profiler_not_executable", "program_not_executable",
 		"collect_failed", "report_failed", "no_kernels", "profiler_error",
 		"no_tracer", NULL,
 	};

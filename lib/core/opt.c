@@ -16,6 +16,8 @@
 #endif
 
 static const char *usage_text = "";
+static const char *usage_prog;		/* kf_opt_usage_of: whose usage errors */
+static const char *usage_of = "";
 static const char *help_text = "";
 /* What kf_getopt() was last given, for --complete. */
 static const char *cur_shortopts = "";
@@ -31,10 +33,18 @@ kf_opt_init(const char *usage, const char *help)
 	help_text = help ? help : "";
 }
 
+void
+kf_opt_usage_of(const char *prog, const char *usage)
+{
+	usage_prog = prog;
+	usage_of = usage;
+}
+
 static void
 print_usage(FILE *f)
 {
-	const char *p = usage_text, *nl;
+	const char *p = f == stderr && usage_prog ? usage_of : usage_text, *nl;
+	const char *prog = f == stderr && usage_prog ? usage_prog : kf_progname;
 	int first = 1;
 
 	/* Each SYNOPSIS line is prefixed with "usage: prog" or its indent. */
@@ -43,7 +53,7 @@ print_usage(FILE *f)
 		if (nl == NULL)
 			nl = p + strlen(p);
 		fprintf(f, "%s %s %.*s\n", first ? "usage:" : "      ",
-		    kf_progname, (int)(nl - p), p);
+		    prog, (int)(nl - p), p);
 		first = 0;
 		p = *nl ? nl + 1 : nl;
 	}

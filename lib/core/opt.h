@@ -35,6 +35,9 @@ void kf_opt_help(void);
 /* fn(word) says, with kf_warn(), what to do about the unrecognized option
  * word ("--x", "-x"), before the usage. */
 void kf_opt_hint(void (*fn)(const char *word));
+/* A stage that another program runs for the user (kf-wrap under kf): its
+ * usage errors show prog's usage, what the user typed, instead of its own. */
+void kf_opt_usage_of(const char *prog, const char *usage);
 /* Print "prog: msg", the usage, and exit 2. */
 void kf_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 void kf_usage(void) __attribute__((noreturn));

@@ -27,6 +27,7 @@ struct kf_in {
 #define IOBUF (1 << 16)
 
 static char where_buf[512];
+static char where_file[PATH_MAX];	/* kf_where_file */
 static int status;
 static int unbuffered;
 static int out_failed;
@@ -58,9 +59,16 @@ kf_where(void)
 	return where_buf;
 }
 
+const char *
+kf_where_file(void)
+{
+	return where_file[0] ? where_file : NULL;
+}
+
 void
 kf_set_where(const char *file, long line)
 {
+	snprintf(where_file, sizeof where_file, "%s", file ? file : "");
 	if (file && line > 0)
 		snprintf(where_buf, sizeof where_buf, "%s: line %ld", file, line);
 	else if (line > 0)
@@ -329,6 +337,19 @@ set_error(cJSON *rec, const char *kind, const char *msg)
 	kf_set(rec, "error", e);
 }
 
+/* KF_QUIET_ERRORS set (not empty, not 0): a record's error is not also
+ * said on stderr. */
+static int
+quiet_errors(void)
+{
+	static int q = -1;
+	const char *v;
+
+	if (q < 0)
+		q = (v = getenv(KF_QUIET_ERRORS)) != NULL && *v && strcmp(v, "0") != 0;
+	return q;
+}
+
 cJSON *
 kf_fail(cJSON *rec, const char *kind, const char *fmt, ...)
 {
@@ -340,7 +361,9 @@ kf_fail(cJSON *rec, const char *kind, const char *fmt, ...)
 	va_start(ap, fmt);
 	buf_vprintf(&b, fmt, ap);
 	va_end(ap);
-	if (where_buf[0] && strncmp(b.s, where_buf, strlen(where_buf)) != 0)
+	if (quiet_errors())
+		;
+	else if (where_buf[0] && strncmp(b.s, where_buf, strlen(where_buf)) != 0)
 		kf_warn("%s: %s", where_buf, b.s);
 	else
 		kf_warn("%s", b.s);

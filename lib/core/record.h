@@ -87,6 +87,8 @@ cJSON *kf_parse_line(const char *s, size_t n, const char *file, long line);
 /* Where the current record came from: "line 12" or "FILE: line 12". */
 const char *kf_where(void);
 void kf_set_where(const char *file, long line);
+/* The file the current record came from; NULL: standard input. */
+const char *kf_where_file(void);
 
 /* Write one record as a line on standard output (sanitised: invalid UTF-8
  * becomes U+FFFD, control bytes are escaped). Write errors are remembered
@@ -143,8 +145,12 @@ void kf_json_quote(struct buf *b, const char *s, size_t len);
 char *kf_bytes_dup(const char *s, size_t len);
 
 /* Mark rec with error {stage, kind, message}; warn "prog: WHERE: message" on
- * stderr; make the exit status 1. An existing error is kept. rec may be NULL,
- * then a new record is made. Returns rec. */
+ * stderr (not with KF_QUIET_ERRORS set, as kf sets it for its stages: the
+ * error travels in the record and kf-feedback's text says it, once); make
+ * the exit status 1. An existing error is kept. rec may be NULL, then a new
+ * record is made. Returns rec. */
+#define KF_QUIET_ERRORS "KF_QUIET_ERRORS"
+
 cJSON *kf_fail(cJSON *rec, const char *kind, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* Add a "hint" (what to do) to rec's error. */

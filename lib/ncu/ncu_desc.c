@@ -45,6 +45,7 @@ static const struct kf_cmp cmp = { cmp_m, 0, 0 };
 
 const struct kf_profiler kf_ncu = {
 	.name = "ncu",
+	.tool = "ncu",
 	.vendor = "nvidia",
 	.npasses = 1,
 	.langs = langs,

@@ -977,19 +977,28 @@ say_rules(struct kf_fb *fb, const cJSON *k, cJSON *analysis)
 				put_rule(&b, &v[i]);
 			}
 		}
+		/* The ranked rules are key; those kf does not rank are detail,
+		 * the first left out when the text must be short. */
 		if (nact < listed) {
-			buf_printf(&b, "%sRules ncu reported that kf does not rank (not actionable "
-			    "by the kernel's author, share/kf/ncu_rules.tsv, or estimated under 1%%):",
-			    nact ? "\n\n" : "");
+			struct buf u = {0};
+
+			buf_printf(&u, "Rules ncu reported that kf does not rank (not actionable "
+			    "by the kernel's author, share/kf/ncu_rules.tsv, or estimated under 1%%):");
 			for (i = nact; i < listed; i++) {
-				buf_puts(&b, "\n- ");
-				put_rule(&b, &v[i]);
+				buf_puts(&u, "\n- ");
+				put_rule(&u, &v[i]);
 			}
+			if (listed < nopt)
+				buf_printf(&u, "\n(%zu more rule%s left out)", nopt - listed,
+				    nopt - listed == 1 ? "" : "s");
+			kf_fb_add_buf(fb, FB_KEY, &b);
+			kf_fb_add_buf(fb, FB_DETAIL, &u);
+		} else {
+			if (listed < nopt)
+				buf_printf(&b, "\n(%zu more rule%s left out)", nopt - listed,
+				    nopt - listed == 1 ? "" : "s");
+			kf_fb_add_buf(fb, FB_KEY, &b);
 		}
-		if (listed < nopt)
-			buf_printf(&b, "\n(%zu more rule%s left out)", nopt - listed,
-			    nopt - listed == 1 ? "" : "s");
-		kf_fb_add_buf(fb, FB_KEY, &b);
 	}
 	for (i = 0; i < n; i++) {
 		if (i < shown) {

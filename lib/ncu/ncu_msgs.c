@@ -165,8 +165,8 @@ fail_known(struct ncu_reader *r, const char *what)
 	    ncu_rd_find_message(r, "error", "") == NULL) {
 		kf_fail(r->rec, "profiler_not_found", "%s: ncu itself was not found (exit "
 		    "status 127)", what);
-		kf_fail_hint(r->rec, "install NVIDIA Nsight Compute and put ncu on PATH, or "
-		    "name the ncu program with kf-wrap's tool option");
+		kf_fail_hint(r->rec, "install NVIDIA Nsight Compute, or add the folder that "
+		    "holds ncu to PATH");
 	} else if ((t = ncu_rd_find_message(r, "warning", "No kernels were profiled")) != NULL) {
 		const char *child = ncu_rd_find_message(r, "warning", "--target-processes all");
 

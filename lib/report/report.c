@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "program.h"
 #include "buf.h"
 #include "html.h"
 #include "mem.h"
@@ -15,12 +16,20 @@
 
 enum { OVERVIEW_MAX = 60 };	/* jobs in the speedup chart; the index has all */
 
+/* A job's status in the index: ok only when the program ran clean and was
+ * analysed; else whose failure it was. */
+enum st { ST_OK, ST_PROGRAM_FAILED, ST_PROFILER_FAILED, ST_NOT_STARTED, ST_FAILED, ST_N };
+static const char *const st_word[ST_N] = { "ok", "program failed", "profiler failed",
+	"not started", "failed" };
+static const char *const st_class[ST_N] = { "ok", "program-failed", "profiler-failed",
+	"not-started", "failed" };
+
 struct kf_report {
 	struct kf_report_opts o;
 	/* The index's rows with and without the speedup column: the column is
 	 * only written when some job was compared with a baseline. */
 	struct buf index, index_sp, jobs;
-	int n, failed, compared;
+	int n, compared, count[ST_N];
 	/* The speedups against the baseline, in input order. */
 	struct kf_report_bar sp[OVERVIEW_MAX];
 	char *sp_id[OVERVIEW_MAX];
@@ -42,7 +51,9 @@ static const char css[] =
 	"td.kernel,td.reason,td.text,td.where,td.finding{overflow-wrap:anywhere}td.kernel{min-width:10rem}"
 	"td.finding{min-width:12rem}span.what,span.impact{font-size:.8rem;color:#444}\n"
 	"td.num,th.num{text-align:right;white-space:nowrap}\n"
-	"tr.failed td{background:#fbeee6}.st-failed{color:var(--verm);font-weight:bold}"
+	"tr.failed td,tr.not-started td,tr.program-failed td,tr.profiler-failed td{background:#fbeee6}"
+	".st-failed,.st-not-started,.st-program-failed,.st-profiler-failed{color:var(--verm);"
+	"font-weight:bold}"
 	"span.run{font-size:.8rem;color:var(--verm)}\n"
 	"code,pre{font:13px/1.35 ui-monospace,monospace}pre{white-space:pre-wrap;margin:0}\n"
 	".charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(26rem,1fr));"
@@ -310,6 +321,32 @@ finding_cell(struct buf *b, const cJSON *x)
 	buf_puts(b, "</td>");
 }
 
+/* The job's status: its error's, else its diagnosis's first finding's
+ * (a program that crashed or hung has numbers, and is not ok); a record
+ * from before the diagnosis said so is judged by its runs, as kf-feedback
+ * judges them. */
+static enum st
+job_status(const cJSON *rec, const cJSON *an, const cJSON *err)
+{
+	const char *k = kf_str(cJSON_GetArrayItem(kf_arr(an, "diagnosis"), 0), "kind");
+	struct kf_diag d = {0};
+	enum kf_failed w;
+	int failed;
+
+	if (err) {
+		w = kf_error(rec) ? kf_what_failed(rec) : KF_FAILED_PROFILING;
+		return w == KF_FAILED_PROGRAM_NOT_STARTED || w == KF_FAILED_PROFILER_NOT_STARTED ?
+		    ST_NOT_STARTED : ST_FAILED;
+	}
+	if (k && strcmp(k, "program_failed") == 0)
+		return ST_PROGRAM_FAILED;
+	if (k && strcmp(k, "profiler_failed") == 0)
+		return ST_PROFILER_FAILED;
+	failed = kf_prog_failed(&d, rec);
+	kf_diag_free(&d);
+	return failed ? ST_PROGRAM_FAILED : ST_OK;
+}
+
 /* A row of the index, into b (without the speedup column, which the caller
  * adds). */
 static void
@@ -317,13 +354,14 @@ index_row(struct kf_report *r, struct buf *b, const cJSON *rec, const cJSON *an,
     const cJSON *err)
 {
 	const cJSON *f = kf_report_focus(an);
+	enum st st = job_status(rec, an, err);
 
 	buf_printf(b, "<tr class=\"%s\"><td class=\"num\">%d</td><td class=\"id\"><a href=\"#job-%d\">",
-	    err ? "failed" : "ok", r->n, r->n);
+	    st_class[st], r->n, r->n);
 	html_text(b, kf_str(rec, "id") ? kf_str(rec, "id") : "(no id)");
 	buf_puts(b, "</a></td>");
 	td_text(b, "profiler", kf_str(rec, "profiler"), 0);
-	buf_printf(b, "<td class=\"status st-%s\">%s", err ? "failed" : "ok", err ? "failed" : "ok");
+	buf_printf(b, "<td class=\"status st-%s\">%s", st_class[st], st_word[st]);
 	if (odd_run(rec)) {
 		buf_puts(b, "<br><span class=\"run\">");
 		put_run_end(b, odd_run(rec));
@@ -499,11 +537,17 @@ diagnosis(struct buf *b, const cJSON *an, int max)
 static void
 job_failed(struct buf *b, const cJSON *rec, const cJSON *err)
 {
-	buf_puts(b, "<p class=\"st-failed\">Profiling failed: ");
+	char *what = kf_error(rec) ? kf_what_failed_text(rec) : NULL;
+
+	/* The sentence the feedback leads with: whose failure it was. */
+	buf_puts(b, "<p class=\"st-failed\">");
+	html_text(b, what ? what : "Profiling failed.");
+	free(what);
+	buf_puts(b, " <span class=\"kind\">");
 	html_text(b, kf_str(err, "kind"));
 	buf_puts(b, " (");
 	html_text(b, kf_str(err, "stage"));
-	buf_puts(b, ")</p><p class=\"message\">");
+	buf_puts(b, ")</span></p><p class=\"message\">");
 	html_text(b, kf_str(err, "message"));
 	buf_puts(b, "</p>");
 	if (kf_str(err, "hint")) {
@@ -583,7 +627,7 @@ kf_report_add(struct kf_report *r, const cJSON *rec)
 		err = made;
 	}
 	r->n++;
-	r->failed += err != NULL;
+	r->count[job_status(rec, an, err)]++;
 	if (err == NULL)
 		add_speedup(r, rec, kf_obj(an, "delta"));
 	index_rows(r, rec, an, err);
@@ -594,6 +638,9 @@ kf_report_add(struct kf_report *r, const cJSON *rec)
 static void
 page_head(struct kf_report *r, struct buf *b)
 {
+	const char *sep;
+	int i;
+
 	buf_puts(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
 	    "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
 	    "style-src 'unsafe-inline'\">\n"
@@ -601,8 +648,13 @@ page_head(struct kf_report *r, struct buf *b)
 	html_text(b, r->o.title);
 	buf_printf(b, "</title>\n<style>\n%s</style></head>\n<body>\n<h1>", css);
 	html_text(b, r->o.title);
-	buf_printf(b, "</h1>\n<p class=\"counts\">%d job%s, %d failed.</p>\n", r->n,
-	    r->n == 1 ? "" : "s", r->failed);
+	buf_printf(b, "</h1>\n<p class=\"counts\">%d job%s", r->n, r->n == 1 ? "" : "s");
+	for (i = 0, sep = ": "; i < ST_N; i++)
+		if (r->count[i]) {
+			buf_printf(b, "%s%d %s", sep, r->count[i], st_word[i]);
+			sep = ", ";
+		}
+	buf_puts(b, ".</p>\n");
 }
 
 /* The speedups of the jobs that have a baseline, as one chart. */

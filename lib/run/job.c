@@ -146,6 +146,8 @@ kf_job_free(struct kf_job *j)
 	}
 	cJSON_Delete(j->rec);
 	buf_free(&j->note);
+	buf_free(&j->echo[0]);
+	buf_free(&j->echo[1]);
 	free(j->file);
 	free(j);
 }
@@ -194,6 +196,8 @@ kf_job_read(struct kf_job *j, int k, double now)
 		}
 		j->last_io = now;
 		kf_tail_add(&s->tail, chunk, (size_t)n);
+		if (j->o->echo)
+			j->o->echo(j, k, chunk, (size_t)n);
 		if (s->log >= 0)
 			save(j, s, chunk, (size_t)n);
 		if (!j->marker_at && kf_marker_feed(&s->marker, chunk, (size_t)n)) {
@@ -370,20 +374,11 @@ kf_job_run(const struct kf_job *j, double now, int sig)
 	return run;
 }
 
-/* A program that could not be started: said like a shell (127, 126). */
 cJSON *
-kf_job_not_started(const char *argv0, int err)
+kf_job_not_run(int code, const char *msg)
 {
-	int code = err == ENOENT || err == ENOTDIR ? 127 : 126;
 	cJSON *run = cJSON_CreateObject();
-	char *msg;
 
-	if (code == 127 && strchr(argv0, '/') == NULL)
-		msg = xasprintf("cannot run '%s': command not found in PATH", argv0);
-	else if (code == 127)
-		msg = xasprintf("cannot run '%s': %s", argv0, strerror(err));
-	else
-		msg = xasprintf("cannot run '%s': not executable (%s)", argv0, strerror(err));
 	cJSON_AddNumberToObject(run, "exit_code", code);
 	cJSON_AddNullToObject(run, "signal");
 	cJSON_AddStringToObject(run, "ended_by", "exit");
@@ -394,6 +389,24 @@ kf_job_not_started(const char *argv0, int err)
 	cJSON_AddNullToObject(run, "pid");
 	cJSON_AddFalseToObject(run, "started");
 	cJSON_AddNumberToObject(run, "leftovers", 0);
+	return run;
+}
+
+/* A program that could not be started: said like a shell (127, 126). */
+cJSON *
+kf_job_not_started(const char *argv0, int err)
+{
+	int code = err == ENOENT || err == ENOTDIR ? 127 : 126;
+	cJSON *run;
+	char *msg;
+
+	if (code == 127 && strchr(argv0, '/') == NULL)
+		msg = xasprintf("cannot run '%s': command not found in PATH", argv0);
+	else if (code == 127)
+		msg = xasprintf("cannot run '%s': %s", argv0, strerror(err));
+	else
+		msg = xasprintf("cannot run '%s': not executable (%s)", argv0, strerror(err));
+	run = kf_job_not_run(code, msg);
 	free(msg);
 	return run;
 }

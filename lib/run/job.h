@@ -34,6 +34,8 @@ enum kf_ended {
  * record's run.ended_by); NULL for KF_END_NONE. */
 extern const char *const kf_ended_names[];
 
+struct kf_job;
+
 /* What every job shares: kf-run's options. */
 struct kf_job_opts {
 	double timeout, inactivity;	/* defaults for records without their own */
@@ -43,6 +45,9 @@ struct kf_job_opts {
 	size_t tail;			/* bytes of each stream kept */
 	int save;			/* --save-output */
 	int timeout_set, inactivity_set; /* given: they beat the record's own */
+	/* --live: told each piece of a job's output as it comes (k: 0
+	 * stdout, 1 stderr); NULL: nobody. */
+	void (*echo)(struct kf_job *j, int k, const char *s, size_t n);
 };
 
 struct kf_stream {
@@ -68,6 +73,7 @@ struct kf_job {
 	int status, reaped, waiting, leftovers;
 	const struct kf_marker *hit;	/* the stream's that saw the marker */
 	struct buf note;
+	struct buf echo[2];	/* --live: a line of each stream not yet ended */
 	const struct kf_job_opts *o;
 };
 
@@ -89,6 +95,9 @@ void kf_job_read(struct kf_job *j, int k, double now);
 cJSON *kf_job_run(const struct kf_job *j, double now, int sig);
 /* The "run" object of a program that could not be started (errno err). */
 cJSON *kf_job_not_started(const char *argv0, int err);
+/* The "run" object of a job that was not started: status code as a shell
+ * gives it (127, 126), "started": false, msg as its message. */
+cJSON *kf_job_not_run(int code, const char *msg);
 
 /* The running jobs: slots[0..n), NULL where free. */
 struct kf_jobset {

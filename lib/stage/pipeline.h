@@ -8,6 +8,16 @@
 
 #include <sys/types.h>
 
+/* kf's usage (the SYNOPSIS of kf(1)): kf prints it, and so does kf-wrap
+ * when kf runs it (kf-wrap --kf-usage), for a usage error in the words
+ * that kf hands it. */
+#define KF_FRONT_USAGE \
+	"[--json] [-q] [-n N] [-t S] [-i S] [--no-collated] [--gpu NAME] PROFILER [options] -- CMD [ARG ...]\n" \
+	"[options] ncu --import FILE.ncu-rep\n" \
+	"[options] reread PATH ..."
+/* The first word kf gives kf-wrap: its usage errors show kf's usage. */
+#define KF_FRONT_USAGE_OPT "--kf-usage"
+
 /* The path of the program name next to the running program
  * (/proc/self/exe) when it is there and executable, else name itself, for
  * execvp() to find on PATH. */

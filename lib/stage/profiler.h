@@ -128,6 +128,9 @@ struct kf_prof_lang {
 
 struct kf_profiler {
 	const char *name;
+	/* The profiler's program, as kf-wrap runs it unless --tool names
+	 * another; NULL: none (kf's own tracer runs inside the program). */
+	const char *tool;
 	const char *vendor;		/* "nvidia", "intel": as kf_vendor_name() */
 	int npasses;
 	const char *const *groups;	/* a name per pass ("group"), or NULL */

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include "map.h"
@@ -11,6 +12,96 @@
 #include "rundir.h"
 
 #define RUNS_MAX 100000
+
+/* The folders this process made (kf_run_mkdirs, kf_run_dir). */
+static struct kf_map made;
+
+static int
+note_mkdir(const char *p)
+{
+	int created;
+
+	if (mkdir(p, 0777) != 0)
+		return -1;
+	kf_map_slot(&made, p, &created)->val = &made;
+	return 0;
+}
+
+int
+kf_run_mkdirs(const char *path)
+{
+	char *p = xstrdup(path), *s;
+	int rc = 0;
+
+	for (s = p + 1; rc == 0; s++) {
+		if (*s == '/' || *s == '\0') {
+			char c = *s;
+
+			*s = '\0';
+			if (note_mkdir(p) != 0 && errno != EEXIST)
+				rc = -1;
+			*s = c;
+			if (c == '\0')
+				break;
+		}
+	}
+	free(p);
+	if (rc == 0 && !kf_is_dir(path)) {
+		errno = ENOTDIR;
+		rc = -1;
+	}
+	return rc;
+}
+
+const char *
+kf_run_dir_made(const char *path)
+{
+	static char *out;
+	char *p = xstrdup(path), *s;
+
+	free(out);
+	out = NULL;
+	for (s = p + 1; ; s++) {
+		if (*s == '/' || *s == '\0') {
+			char c = *s;
+
+			*s = '\0';
+			if (kf_map_get(&made, p)) {
+				out = xstrdup(p);
+				free(p);
+				return out;
+			}
+			*s = c;
+			if (c == '\0')
+				break;
+		}
+	}
+	free(p);
+	return NULL;
+}
+
+void
+kf_run_dir_unmake(const char *path, const char *made_dir, const char *cwd)
+{
+	size_t n = strlen(made_dir);
+	char *d;
+
+	/* made must be path or a folder of it */
+	if (strncmp(path, made_dir, n) != 0 || (path[n] != '\0' && path[n] != '/'))
+		return;
+	d = path[0] != '/' && cwd ? kf_path_join(cwd, path) : xstrdup(path);
+	n += strlen(d) - strlen(path);
+	for (;;) {
+		char *slash;
+
+		if (rmdir(d) != 0 || strlen(d) <= n || (slash = strrchr(d, '/')) == NULL)
+			break;
+		*slash = '\0';
+		if (strlen(d) < n)
+			break;
+	}
+	free(d);
+}
 
 /* mkdir of the last component only, the parents made first. */
 static int
@@ -21,10 +112,10 @@ make_new(const char *path)
 
 	if (slash && slash != parent) {
 		*slash = '\0';
-		rc = kf_mkdirs(parent, 0777);
+		rc = kf_run_mkdirs(parent);
 	}
 	free(parent);
-	return rc == 0 ? mkdir(path, 0777) : -1;
+	return rc == 0 ? note_mkdir(path) : -1;
 }
 
 /* The directories this process gave out: an empty one is used again only

@@ -16,4 +16,16 @@ char *kf_run_dir(const char *path);
  * does not exist; -1 with errno when it cannot be read. */
 int kf_dir_used(const char *path);
 
+/* mkdir -p, each folder it makes noted, for kf_run_dir_made. */
+int kf_run_mkdirs(const char *path);
+/* The outermost folder of path (path itself or a parent, as written) that
+ * this process made, or NULL: what a run that never started leaves behind.
+ * Static until the next call. */
+const char *kf_run_dir_made(const char *path);
+/* After a run that did not start: path, then its parents up to made (a
+ * folder of path, kf_run_dir_made's answer), removed while they are empty.
+ * Relative paths are relative to cwd (NULL: here). Nothing else is ever
+ * removed. */
+void kf_run_dir_unmake(const char *path, const char *made, const char *cwd);
+
 #endif

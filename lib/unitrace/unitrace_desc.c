@@ -34,6 +34,7 @@ static const struct kf_cmp cmp = { cmp_m, 0, 1 };
 
 const struct kf_profiler kf_unitrace = {
 	.name = "unitrace",
+	.tool = "unitrace",
 	.vendor = "intel",
 	.npasses = 3,
 	.groups = unitrace_groups,

@@ -24,6 +24,7 @@ static const struct kf_cmp cmp = { cmp_m, 1, 1 };
 
 const struct kf_profiler kf_vtune = {
 	.name = "vtune",
+	.tool = "vtune",
 	.vendor = "intel",
 	.npasses = 1,
 	.langs = langs,
