@@ -46,3 +46,21 @@ inst() {
 	run find "$d" -type f
 	assert_output ""
 }
+
+@test "installed kf-ncu (PREFIX/libexec/kf) finds PREFIX/share/kf without KF_DATADIR: framework machinery is never chosen for the detailed run" {
+	d=$BATS_TEST_TMPDIR/root
+	inst install DESTDIR="$d" PREFIX=/opt/kf >/dev/null
+	unset KF_DATADIR KF_LIBEXECDIR
+	cd "$BATS_TEST_TMPDIR"
+	printf '#!/bin/sh\necho hi\n' >prog
+	chmod +x prog
+	export KF_TRACE_LIB=/nonexistent FAKE_NCU_TIMING="$FIX/ncu-h200-jax/jit-timing.csv" \
+		FAKE_NCU_CSV="$FIX/ncu-h200-jax/jit-timing.csv"
+	"$d/opt/kf/bin/kf-wrap" ncu --id x -o out --tool "$TOP/tests/fake/ncu" --top 2 -- ./prog |
+		"$d/opt/kf/bin/kf-run" -q -t 60 >x.run
+	# XLA's autotuning launches (DelayKernel, RedzoneAllocatorKernel, ...)
+	# are machinery.tsv's; the two kernels with the most time after them
+	run jq -c .chosen out/x/ncu.000/ncu_top.json
+	assert_output '["sm90_xmma_gemm_f32f32_tf32f32_f32_nn_n_tilesize128x128x32_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas","triton_softmax_2"]'
+	refute [ "$(jq -r .run.stderr x.run | grep -c 'machinery.tsv')" -gt 0 ]
+}

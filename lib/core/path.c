@@ -121,24 +121,40 @@ first_existing(const char *const *dirs, size_t n, const char *name)
 	return NULL;
 }
 
+/* The folder above the running program's: PREFIX for PREFIX/bin/kf-read
+ * and for a helper in PREFIX/libexec/kf (kf-ncu), as make install lays them
+ * out, and the tree's root for bin/ and libexec/kf/ of a build in place. */
+static char *
+exe_prefix(void)
+{
+	const char *d = kf_exe_dir();
+	size_t n = strlen(d);
+
+	if (n >= 11 && strcmp(d + n - 11, "/libexec/kf") == 0)
+		return kf_path_join(d, "../..");
+	return kf_path_join(d, "..");
+}
+
 char *
 kf_data_file(const char *name)
 {
-	char *share = kf_path_join(kf_exe_dir(), "../share/kf");
+	char *pre = exe_prefix(), *share = kf_path_join(pre, "share/kf");
 	const char *dirs[] = { getenv("KF_DATADIR"), share, KF_DATADIR_DEFAULT };
 	char *p = first_existing(dirs, 3, name);
 
 	free(share);
+	free(pre);
 	return p;
 }
 
 char *
 kf_libexec_file(const char *name)
 {
-	char *dir = kf_path_join(kf_exe_dir(), "../libexec/kf");
+	char *pre = exe_prefix(), *dir = kf_path_join(pre, "libexec/kf");
 	const char *dirs[] = { getenv("KF_LIBEXECDIR"), dir, KF_LIBEXECDIR_DEFAULT };
 	char *p = first_existing(dirs, 3, name);
 
 	free(dir);
+	free(pre);
 	return p;
 }

@@ -11,6 +11,7 @@
 
 #include "buf.h"
 #include "err.h"
+#include "machinery.h"
 #include "mem.h"
 #include "ncu.h"
 #include "ncu_top.h"
@@ -300,7 +301,11 @@ ncu_select(long k, const char *path, int flags, struct buf *out)
 		return 1;
 	}
 	pick = xcalloc((size_t)cJSON_GetArraySize(kf_arr(rk, "kernels")) + 1, sizeof *pick);
-	if ((n = top_pick(rk, (size_t)k, pick)) == 0) {
+	n = top_pick(rk, (size_t)k, pick);
+	/* Without the table, framework machinery would be chosen as kernels. */
+	if (kf_machinery_error())
+		kf_warn("%s", kf_machinery_error());
+	if (n == 0) {
 		kf_warn("%s: no kernel launch with a duration (%.0f launches, %.0f kernels, "
 		    "all framework machinery)", path, kf_num(rk, "launches", 0),
 		    kf_num(rk, "kernel_count", 0));
