@@ -141,3 +141,24 @@ shown:        ${want[i]}"
 	# kf-select's two, kf-wrap's hostile id, kf-feedback's shares, the README's two records, kf-mcp's ping
 	[ "$n" -eq 7 ] || fail "$n examples with their output"
 }
+
+@test "the README's records and feedback, shown without a \$, are those of a real run (examples/h200/copy.json, read again)" {
+	kf-read "$TOP/examples/h200/copy.json" >"$T/read.json"
+	# every "name":value shown is a field of the real records
+	jq -r '.. | objects | to_entries[] | select(.value | type != "object" and type != "array") |
+		"\"\(.key)\":\(.value | tojson)"' "$TOP/examples/h200/copy.json" "$T/read.json" | sort -u >"$T/have"
+	awk '/^## One record at each stage/ { on = 1; next } /^## / { on = 0 } on' "$TOP/README.md" |
+		awk '/^    / { if (!inb) { inb = 1; cmd = ($1 == "$") } if (!cmd) print substr($0, 5); next } { inb = 0 }' >"$T/shown"
+	grep -oE '"[A-Za-z_0-9 ()/.-]+":("([^"\\]|\\.)*"|-?[0-9][0-9.e+-]*|true|false|null)' "$T/shown" |
+		grep -vF '...' | sort -u >"$T/pairs"
+	[ "$(wc -l <"$T/pairs")" -gt 30 ]
+	run comm -23 "$T/pairs" "$T/have"
+	assert_output ""
+	# every line of the feedback text shown is in the real text
+	jq -r .feedback "$TOP/examples/h200/copy.json" | tr '\n' ' ' >"$T/text"
+	grep -vE '^ *[{"]|^ *\.\.\.$|^$' "$T/shown" | sed 's/^ *//' >"$T/lines"
+	[ "$(wc -l <"$T/lines")" -gt 8 ]
+	while IFS= read -r l; do
+		grep -qF -- "$l" "$T/text" || fail "not in the feedback of examples/h200/copy.json: $l"
+	done <"$T/lines"
+}
