@@ -188,7 +188,7 @@ H200="$FIX/ncu-h200"
 	assert_line 'Kernel: sgemm_naive_k(const float *, const float *, float *, int)'
 	assert_line '  - DRAM Throughput: 0.3%'
 	refute_output --partial 'Kernels by total GPU time'
-	assert_line --index -1 '(Cut to fit 900 characters, the least useful left out: "Bottleneck"; "Roofline"; and 4 more.)'
+	assert_line --index -1 '(Cut to fit 900 characters, the least useful left out: "Bottleneck"; and 6 more.)'
 }
 
 @test "import of a saved report: Duration in ms converted" {

@@ -192,15 +192,22 @@ fit_lead(const char *text, size_t room)
 	return n;
 }
 
+/* The length of a diagnosis's header line and first finding. */
+static size_t
+first_finding(const char *text)
+{
+	const char *nl = strchr(text, '\n'), *nl2 = nl ? strchr(nl + 1, '\n') : NULL;
+
+	return nl2 ? (size_t)(nl2 - text) : strlen(text);
+}
+
 /* The diagnosis within room, leaving a third of it to the rest when more
  * than its first finding is said: the first finding whole where it fits,
  * the next ones only as far as two thirds of room allow. */
 static size_t
 fit_lead_share(const char *text, size_t room)
 {
-	const char *nl = strchr(text, '\n');
-	size_t first = nl ? (size_t)(strchr(nl + 1, '\n') ? strchr(nl + 1, '\n') - text :
-	    (ptrdiff_t)strlen(text)) : strlen(text), n;
+	size_t first = first_finding(text), n;
 
 	n = fit_lines(text, room * 2 / 3);
 	if (n >= first)
@@ -410,15 +417,27 @@ fit_free(struct fit *f)
 	buf_free(&f->b);
 }
 
-/* Whether g keeps every section of priority below prio as f does. */
+/* Whether g keeps every section of priority below prio as f does. With
+ * some, for the note's shortest form: a diagnosis already cut within its
+ * first finding may lose more of it, and a priority-0 section some of its
+ * lines, all of them only when it was cut already. */
 static int
-keeps(const struct kf_fb *fb, const struct fit *f, const struct fit *g, int prio)
+keeps(const struct kf_fb *fb, const struct fit *f, const struct fit *g, int prio, int some)
 {
 	size_t i;
 
-	for (i = 0; i < fb->n; i++)
-		if (fb->sec[i].prio < prio && g->len[i] != f->len[i])
-			return 0;
+	for (i = 0; i < fb->n; i++) {
+		int p = fb->sec[i].prio;
+
+		if (p >= prio || g->len[i] == f->len[i])
+			continue;
+		if (some && p < 0 && f->len[i] < first_finding(fb->sec[i].text) && g->len[i] > 0)
+			continue;
+		if (some && p == 0 && f->len[i] > 0 && (g->len[i] > 0 ||
+		    f->len[i] < strlen(fb->sec[i].text)))
+			continue;
+		return 0;
+	}
 	return 1;
 }
 
@@ -443,7 +462,7 @@ kf_fb_render(const struct kf_fb *fb, size_t max)
 		cut_note(max, NULL, fb->n + 1, 0, &shortest);
 		if (max > shortest.len + 2) {
 			fit_in(fb, max - shortest.len - 2, max, &g);
-			if (keeps(fb, &f, &g, 0)) {
+			if (keeps(fb, &f, &g, FB_KEY, 1)) {
 				fit_free(&f);
 				f = g;
 			} else {
@@ -456,7 +475,7 @@ kf_fb_render(const struct kf_fb *fb, size_t max)
 		cut_note(max, f.items, f.n, max / 10 > left ? max / 10 : left, &shortest);
 		if (shortest.len > note.len && max > shortest.len + 2) {
 			fit_in(fb, max - shortest.len - 2, max, &h);
-			if (keeps(fb, &f, &h, FB_RANK)) {
+			if (keeps(fb, &f, &h, FB_RANK, 0)) {
 				fit_free(&f);
 				f = h;
 				left = max > f.b.len + 3 ? max - f.b.len - 3 : 0;
