@@ -418,9 +418,9 @@ fit_free(struct fit *f)
 }
 
 /* Whether g keeps every section of priority below prio as f does. With
- * some, for the note's shortest form: a diagnosis already cut within its
- * first finding may lose more of it, and a priority-0 section some of its
- * lines, all of them only when it was cut already. */
+ * some, for the note's shortest form: a priority-0 section may lose some
+ * of its lines, all of them only when it was cut already; the diagnosis
+ * never (its first finding is worth more than the note). */
 static int
 keeps(const struct kf_fb *fb, const struct fit *f, const struct fit *g, int prio, int some)
 {
@@ -430,8 +430,6 @@ keeps(const struct kf_fb *fb, const struct fit *f, const struct fit *g, int prio
 		int p = fb->sec[i].prio;
 
 		if (p >= prio || g->len[i] == f->len[i])
-			continue;
-		if (some && p < 0 && f->len[i] < first_finding(fb->sec[i].text) && g->len[i] > 0)
 			continue;
 		if (some && p == 0 && f->len[i] > 0 && (g->len[i] > 0 ||
 		    f->len[i] < strlen(fb->sec[i].text)))
