@@ -264,6 +264,21 @@ push_opt(struct cmd *c, const char *name, const char *val)
 	}
 }
 
+/* kf's own options for kf-feedback, onto its command. */
+static void
+feedback_args(struct cmd *fb)
+{
+	int i;
+
+	push_opt(fb, "--max-chars", opt.max_chars);
+	if (opt.no_collated)
+		push(fb, "--no-collated");
+	for (i = 0; i < opt.fb.n; i++)
+		push(fb, opt.fb.v[i]);
+	if (!opt.json)
+		push(fb, "--text");
+}
+
 /* kf reread PATH ...: kf-read PATH ... | kf-collate | kf-feedback; an
  * .ncu-rep is an import (kf ncu --import FILE). The words after reread
  * are kf's own long options and the paths. */
@@ -308,13 +323,7 @@ reread(int argc, char **argv, int from, struct cmd *wrap)
 	}
 	if (opt.timeout || opt.inactivity)
 		kf_usage_error("reread: --timeout and --inactivity limit a run, and nothing runs");
-	push_opt(&c[2], "--max-chars", opt.max_chars);
-	if (opt.no_collated)
-		push(&c[2], "--no-collated");
-	for (i = 0; i < opt.fb.n; i++)
-		push(&c[2], opt.fb.v[i]);
-	if (!opt.json)
-		push(&c[2], "--text");
+	feedback_args(&c[2]);
 	for (i = 0; i < 3; i++)
 		v[i] = c[i].v;
 	setenv(KF_QUIET_ERRORS, "1", 0);
@@ -375,13 +384,7 @@ main(int argc, char **argv)
 		push(&c[1], "--live");
 	push_opt(&c[1], "--timeout", opt.timeout);
 	push_opt(&c[1], "--inactivity", opt.inactivity);
-	push_opt(&c[4], "--max-chars", opt.max_chars);
-	if (opt.no_collated)
-		push(&c[4], "--no-collated");
-	for (i = 0; i < opt.fb.n; i++)
-		push(&c[4], opt.fb.v[i]);
-	if (!opt.json)
-		push(&c[4], "--text");
+	feedback_args(&c[4]);
 	for (i = 0; i < 5; i++)
 		v[i] = c[i].v;
 	/* Each record's error is said once, in kf-feedback's text: the

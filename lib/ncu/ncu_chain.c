@@ -420,6 +420,26 @@ tracer_path(void)
 	return t && *t ? xstrdup(t) : kf_path_join(kf_exe_dir(), NCU_TRACER_LIB);
 }
 
+/* A timing run of argv under the GPU's lock, timed: its status. */
+static int
+timing_run(struct ncu_chain *c, char **argv, const struct kf_env *env)
+{
+	double t, waited;
+	int h;
+
+	if (ncu_gpu_lock(&waited) != 0)
+		ncu_chain_stopped(c);
+	ncu_time_add(c, "gpu_wait_s", waited);
+	t = kf_now();
+	h = ncu_proc_start(argv, env, STDIN_FILENO, -1, -1, 0);
+	if (ncu_proc_wait(h, INFINITY) < 0)
+		ncu_chain_stopped(c);
+	ncu_gpu_unlock();
+	c->timing_s = lround(kf_now() - t);
+	ncu_time_add(c, "timing_run_s", kf_now() - t);
+	return ncu_proc_status(h);
+}
+
 /* The timing run under kf's tracer, the program alone: 0 with c->sel the
  * choice, or -1 when the trace gave nothing to choose from. */
 static int
@@ -428,9 +448,9 @@ timing_traced(struct ncu_chain *c, const char *tracer)
 	const struct kf_profiler *tp = kf_profiler_find("trace");
 	char *tdir = ncu_out_path(c, NCU_TRACE_DIR), **argv, *pat;
 	struct kf_env env = {0};
-	double t, waited;
+	double t;
 	glob_t g;
-	int h, st, ok;
+	int st, ok;
 
 	kf_env_build(&env, c->env.v, NULL);
 	kf_env_set(&env, "CUDA_INJECTION64_PATH", tracer);
@@ -442,17 +462,7 @@ timing_traced(struct ncu_chain *c, const char *tracer)
 		free(f);
 	}
 	argv = ncu_argv(c, NULL, 0, 0, 1) + 1;	/* the command alone */
-	if (ncu_gpu_lock(&waited) != 0)
-		ncu_chain_stopped(c);
-	ncu_time_add(c, "gpu_wait_s", waited);
-	t = kf_now();
-	h = ncu_proc_start(argv, &env, STDIN_FILENO, -1, -1, 0);
-	if (ncu_proc_wait(h, INFINITY) < 0)
-		ncu_chain_stopped(c);
-	ncu_gpu_unlock();
-	st = ncu_proc_status(h);
-	c->timing_s = lround(kf_now() - t);
-	ncu_time_add(c, "timing_run_s", kf_now() - t);
+	st = timing_run(c, argv, &env);
 	free(argv - 1);
 	kf_env_free(&env);
 
@@ -495,8 +505,8 @@ timing_ncu(struct ncu_chain *c)
 {
 	const char *pre[8] = { "-o", NULL, "-f", timing_pre[0], timing_pre[1], NULL, NULL, NULL };
 	char *out = ncu_out_path(c, NCU_TIMING_REP), *rep, *csv, **argv;
-	double t, waited;
-	int h, st;
+	double t;
+	int st;
 
 	pre[1] = out;
 	if (!sets_cache(c)) {
@@ -504,17 +514,7 @@ timing_ncu(struct ncu_chain *c)
 		pre[6] = "none";
 	}
 	argv = ncu_argv(c, pre, 0, 't', 1);
-	if (ncu_gpu_lock(&waited) != 0)
-		ncu_chain_stopped(c);
-	ncu_time_add(c, "gpu_wait_s", waited);
-	t = kf_now();
-	h = ncu_proc_start(argv, &c->env, STDIN_FILENO, -1, -1, 0);
-	if (ncu_proc_wait(h, INFINITY) < 0)
-		ncu_chain_stopped(c);
-	ncu_gpu_unlock();
-	st = ncu_proc_status(h);
-	c->timing_s = lround(kf_now() - t);
-	ncu_time_add(c, "timing_run_s", kf_now() - t);
+	st = timing_run(c, argv, &c->env);
 	free(argv);
 	free(out);
 	/* A program that fails after its kernels still leaves their times. */
