@@ -381,3 +381,22 @@ elementwise null name, measured"
 	run jq -r '.analysis.program.kernels[0] | "\(.class) \(.math) \(.class_by)"' "$T/vt.json"
 	assert_output "matrix tensor name, measured"
 }
+
+@test "whose kernel: a finding on cuDNN's kernel says its fix is for cuDNN's authors and what the program can change; a kernel of the program's own gets no such words" {
+	# a newcomer's conv net on the H200 (tests/fixtures/newcomer-h200)
+	cp -r "$FIX/newcomer-h200/python3" "$T/"
+	find "$T/python3" -name '*.gz' -exec gzip -d {} +
+	kf --json reread "$T/python3" >"$T/nc.json"
+	run jq -r 'select(.passes[0].pass == "ncu.000") | .analysis.diagnosis[0] |
+		[.kind, .kernel, .impact_pct, .kernel_impact_pct, .fix, (.evidence | map(.metric) | map(select(startswith("library: "))) | .[])] | @tsv' "$T/nc.json"
+	assert_output "$(printf '%s\t%s\t%s\t%s\t%s\t%s' latency_bound \
+		'void cudnn::bn_bw_1C11_kernel_new<float, float, float2, 512, true, 1>(float, float, float, float, cudnnTensorStruct, float const*, cudnnTensorStruct, float const*, cudnnTensorStruct, float*, float const*, float*, float*, float const*, float const*, float)' 28.5 85.1 \
+		'more independent loads in flight (unroll, prefetch into registers), or more warps. cuDNN wrote this kernel, so that is for its authors; the program'"'"'s lever is the call: a layout it runs natively (channels_last), bf16 under autocast, a larger batch, torch.backends.cudnn.benchmark = True to let it pick another algorithm, or the op fused away (torch.compile)' \
+		'library: cuDNN (share/kf/libraries.tsv)')"
+	# the program-level findings name no library: their fix is the program's
+	run jq -r 'select(.passes[0].pass == "trace.000") | .analysis.diagnosis | map(.kind + " " + (.fix | contains("wrote this kernel") | tostring)) | join(",")' "$T/nc.json"
+	assert_output "launch_bound false,fusion false,layout_copy false"
+	# bench.cu's copy_k is the program's own
+	run sh -c 'kf-read "$1" | kf-collate | kf-feedback | jq -r ".analysis.diagnosis[0] | [.kind, (.fix | contains(\"wrote this kernel\"))] | @tsv"' _ "$TOP/examples/h200/copy.json"
+	assert_output "$(printf 'memory_bound\tfalse')"
+}

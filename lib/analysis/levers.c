@@ -8,6 +8,7 @@
 #include "buf.h"
 #include "gpu_roofs.h"
 #include "levers.h"
+#include "library.h"
 #include "mem.h"
 #include "record.h"
 
@@ -1005,6 +1006,27 @@ scale(struct kf_finding *f, const struct kf_prog *p)
 		    round(k->share * 10) / 10, "%");
 }
 
+/* A kernel-level fix on a kernel a library or a compiler wrote
+ * (share/kf/libraries.tsv) is for its authors: the program's lever is the
+ * call, said after it. */
+static void
+whose(struct kf_finding *f, const struct kf_prog *p)
+{
+	const struct kf_pkern *k = find_shown(p, f->kernel);
+	const struct kf_library *l = kf_library_of(k ? k->name : f->kernel);
+	char *fix, *m;
+
+	if (l == NULL || f->fix == NULL)
+		return;
+	fix = xasprintf("%s. %s wrote this kernel, so that is for its authors; the program's "
+	    "lever is %s", f->fix, l->name, l->lever);
+	free(f->fix);
+	f->fix = fix;
+	m = xasprintf("library: %s (share/kf/libraries.tsv)", l->name);
+	kf_finding_ev(f, m, NAN, NULL);
+	free(m);
+}
+
 /* Every finding's impact_pct in its basis, and a sort key in one unit:
  * with a traced window, a share of the GPU time counts as that share of
  * the GPU's busy part of the window. */
@@ -1017,8 +1039,10 @@ one_unit(struct kf_diag *d, const struct kf_prog *p, const struct window *w)
 	for (i = 0; i < d->n; i++) {
 		struct kf_finding *f = &d->v[i];
 
-		if (f->kernel && !program_level(f->kind))
+		if (f->kernel && !program_level(f->kind)) {
 			scale(f, p);
+			whose(f, p);
+		}
 		if (f->basis == KF_BASIS_GPU_TIME && isfinite(to_window) && !isnan(f->impact_pct))
 			f->key = f->impact_pct * to_window;
 	}
