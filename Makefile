@@ -182,6 +182,8 @@ install: all
 	for f in $(PIPELINES); do cp -f $$f $(DESTDIR)$(DATADIR)/pipelines/; \
 		if [ -x $$f ]; then chmod 755 $(DESTDIR)$(DATADIR)/pipelines/$${f##*/}; fi; done
 	for p in $(PROGS); do cp -f completion/kf.bash $(DESTDIR)$(COMPLETIONDIR)/$$p; done
+	@echo "kf: installed the programs in $(DESTDIR)$(BINDIR), the man pages in $(DESTDIR)$(MANPREFIX) (man 7 kf: the record format)"
+	@case ":$$PATH:" in *":$(BINDIR):"*) ;; *) echo "kf: $(BINDIR) is not on PATH: export PATH=$(BINDIR):\$$PATH";; esac
 
 uninstall:
 	for p in $(PROGS); do rm -f $(DESTDIR)$(BINDIR)/$$p $(DESTDIR)$(MANPREFIX)/man1/$$p.1; done

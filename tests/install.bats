@@ -18,6 +18,11 @@ inst() {
 	d=$BATS_TEST_TMPDIR/root
 	run inst install DESTDIR="$d" PREFIX=/opt/kf MANPREFIX=/opt/kf/man
 	assert_success
+	# where it went, and what PATH lacks
+	assert_line "kf: installed the programs in $d/opt/kf/bin, the man pages in $d/opt/kf/man (man 7 kf: the record format)"
+	assert_line 'kf: /opt/kf/bin is not on PATH: export PATH=/opt/kf/bin:$PATH'
+	PATH=/opt/kf/bin:$PATH run inst install DESTDIR="$d" PREFIX=/opt/kf MANPREFIX=/opt/kf/man
+	refute_line --partial 'is not on PATH'
 	for p in kf-select kf-wrap kf-run kf-read kf-collate kf-feedback kf-report kf kf-mcp; do
 		[ -x "$d/opt/kf/bin/$p" ] || fail "no $p"
 		[ -f "$d/opt/kf/man/man1/$p.1" ] || fail "no $p.1"
