@@ -163,8 +163,27 @@ progress(double now, int force)
 }
 
 /* --live: the programs' output on stderr as it comes. One job at a time:
- * the bytes as they are (a progress bar's \r too); several: whole lines,
- * each after its job's id (and pass), between progress lines. */
+ * the bytes as they are (a progress bar's \r too), but for the end
+ * marker's line; several: whole lines, each after its job's id (and pass),
+ * between progress lines. */
+
+/* The length of b's line without its line end. */
+static size_t
+line_core(const struct buf *b)
+{
+	size_t n = b->len;
+
+	while (n > 0 && (b->s[n - 1] == '\n' || b->s[n - 1] == '\r'))
+		n--;
+	return n;
+}
+
+/* The literal end marker of j, or NULL. */
+static const char *
+literal_marker(const struct kf_job *j)
+{
+	return j->marker && strcmp(j->marker, "pytest") != 0 ? j->marker : NULL;
+}
 
 static void
 echo_write(const char *s, size_t n)
@@ -185,10 +204,15 @@ static void
 echo_line(struct kf_job *j, struct buf *b)
 {
 	const char *id = kf_str(j->rec, "id"), *pass = kf_str(j->rec, "pass");
+	const char *mk = literal_marker(j);
 	struct buf l = {0};
 
 	if (b->len == 0)
 		return;
+	if (mk && line_core(b) == strlen(mk) && memcmp(b->s, mk, strlen(mk)) == 0) {
+		buf_reset(b);		/* the marker's line: kf's, not the program's */
+		return;
+	}
 	progress_clear();
 	buf_printf(&l, "%s%s%s: ", id ? id : "?", pass ? "/" : "", pass ? pass : "");
 	buf_add(&l, b->s, b->len);
@@ -199,6 +223,47 @@ echo_line(struct kf_job *j, struct buf *b)
 	buf_reset(b);
 }
 
+/* One job's bytes as they come, but for the end marker's own line: it is
+ * kf's (kf-wrap's helpers print it), not the program's, so it is held back
+ * while a line may be it, and never shown. */
+static void
+echo_raw(struct kf_job *j, int k, const char *s, size_t n)
+{
+	const char *mk = literal_marker(j), *nl;
+	struct buf *p = &j->echo[k];
+	size_t ml = mk ? strlen(mk) : 0, take, core;
+
+	if (mk == NULL) {
+		echo_write(s, n);
+		return;
+	}
+	while (n > 0) {
+		nl = memchr(s, '\n', n);
+		take = nl ? (size_t)(nl - s) + 1 : n;
+		buf_add(p, s, take);
+		s += take;
+		n -= take;
+		core = line_core(p);
+		if (nl && core == ml && memcmp(p->s, mk, ml) == 0)
+			buf_reset(p);		/* the marker's line */
+		else if (nl || core > ml || memcmp(p->s, mk, core) != 0) {
+			echo_write(p->s, p->len);
+			buf_reset(p);
+		}
+	}
+}
+
+/* What echo_raw held back when the job ends: shown, unless the marker. */
+static void
+echo_raw_end(struct kf_job *j, struct buf *p)
+{
+	const char *mk = literal_marker(j);
+
+	if (p->len > 0 && !(mk && line_core(p) == strlen(mk) && memcmp(p->s, mk, strlen(mk)) == 0))
+		echo_write(p->s, p->len);
+	buf_reset(p);
+}
+
 static void
 echo(struct kf_job *j, int k, const char *s, size_t n)
 {
@@ -206,7 +271,7 @@ echo(struct kf_job *j, int k, const char *s, size_t n)
 	size_t take;
 
 	if (js.n == 1) {
-		echo_write(s, n);
+		echo_raw(j, k, s, n);
 		return;
 	}
 	while (n > 0) {
@@ -279,8 +344,13 @@ done(struct kf_job *j, cJSON *run)
 static void
 finish(struct kf_job *j, double now)
 {
-	echo_line(j, &j->echo[0]);
-	echo_line(j, &j->echo[1]);
+	if (js.n == 1) {
+		echo_raw_end(j, &j->echo[0]);
+		echo_raw_end(j, &j->echo[1]);
+	} else {
+		echo_line(j, &j->echo[0]);
+		echo_line(j, &j->echo[1]);
+	}
 	ran_s += (j->reaped ? j->exited_at : now) - j->start;
 	nran++;
 	js.slots[j->slot] = NULL;

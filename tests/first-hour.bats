@@ -223,6 +223,9 @@ await_text() {
 	: >go
 	wait "$pid"
 	grep -qx "step 2" err
+	# kf's end marker (NCU_DONE, which kf-ncu prints) is the record's, not shown
+	! grep -q NCU_DONE err || fail "$(cat err)"
+	jq -r '.passes[0].run.stdout' out.json | grep -qx NCU_DONE
 	assert_equal "$(jq -r '.passes[0].run.stdout' out.json | grep -c '^step [12]$')" 2
 	assert_equal "$(jq -r '.passes[0].run.stderr' out.json | grep -c '^warn 1$')" 1
 	# -q: nothing shown, the record the same
