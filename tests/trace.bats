@@ -152,6 +152,11 @@ true"
 	KF_LIBEXECDIR=$T/empty run "$T/bin/kf-wrap" trace -o "$T/w" -- ./prog
 	assert_failure 1
 	echo "$output" | grep '^{' | jq -e '.error.kind == "no_tracer" and (.error.hint | contains("CUDA_HOME"))'
+	# kf: a profiler that cannot be started, with where it looked (status 5)
+	for p in kf kf-run kf-read kf-collate kf-feedback; do cp "$(command -v "$p")" "$T/bin/"; done
+	KF_LIBEXECDIR=$T/empty run --separate-stderr "$T/bin/kf" trace -o "$T/w2" -- ./prog
+	assert_equal "$status" 5
+	assert_line --index 2 "1. Nothing ran: kf's tracer libkftrace.so is not in $T/empty (KF_LIBEXECDIR), $T/bin/../libexec/kf or /usr/local/libexec/kf: it was not built (no CUDA where kf was built) or not installed (kf-wrap, no_tracer); there are no performance numbers. Fix: kf builds it where CUPTI's headers are found: rebuild with CUDA_HOME set to the CUDA install (make says where it looked), or set KF_LIBEXECDIR to the folder holding libkftrace.so."
 }
 
 @test "trace: records dropped past the size bound are said, and left out of the totals" {

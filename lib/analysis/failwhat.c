@@ -38,7 +38,7 @@ interrupted(const cJSON *rec)
 static const char *const program_kinds[] = { "program_not_found",
 	"program_not_executable", NULL };
 static const char *const profiler_kinds[] = { "profiler_not_found",
-	"profiler_not_executable", NULL };
+	"profiler_not_executable", "no_tracer", NULL };
 
 enum kf_failed
 kf_what_failed(const cJSON *rec)
@@ -51,12 +51,12 @@ kf_what_failed(const cJSON *rec)
 
 	if (kind && strcmp(kind, "bad_json") == 0)
 		return KF_FAILED_INPUT;
-	if (is_one_of(stage, prepare))
-		return KF_FAILED_PREPARE;
 	if (is_one_of(kind, program_kinds))
 		return KF_FAILED_PROGRAM_NOT_STARTED;
 	if (is_one_of(kind, profiler_kinds))
 		return KF_FAILED_PROFILER_NOT_STARTED;
+	if (is_one_of(stage, prepare))
+		return KF_FAILED_PREPARE;
 	if (stage && strcmp(stage, "kf-run") == 0 && is_one_of(kind, not_started) &&
 	    !kf_obj(rec, "run"))
 		return KF_FAILED_NOT_RUN;

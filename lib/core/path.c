@@ -158,3 +158,16 @@ kf_libexec_file(const char *name)
 	free(pre);
 	return p;
 }
+
+char *
+kf_libexec_where(void)
+{
+	char *pre = exe_prefix(), *dir = kf_path_join(pre, "libexec/kf"), *s;
+	const char *env = getenv("KF_LIBEXECDIR");
+
+	s = env ? xasprintf("%s (KF_LIBEXECDIR), %s or %s", env, dir, KF_LIBEXECDIR_DEFAULT) :
+	    xasprintf("%s or %s", dir, KF_LIBEXECDIR_DEFAULT);
+	free(dir);
+	free(pre);
+	return s;
+}

@@ -18,6 +18,8 @@ char *kf_data_file(const char *name);
 /* Find a helper script: $KF_LIBEXECDIR/name, EXE/../libexec/kf/name,
  * KF_LIBEXECDIR_DEFAULT/name. */
 char *kf_libexec_file(const char *name);
+/* Where kf_libexec_file() looks, said as a list ("A, B or C"). */
+char *kf_libexec_where(void);
 /* The last part of path: "bench.cu" of "/src/bench.cu"; path itself when
  * it has no '/' or ends in one. Points into path. */
 const char *kf_base_name(const char *path);

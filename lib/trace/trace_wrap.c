@@ -31,7 +31,11 @@ trace_wrap(cJSON *rec, char *const *cmd, int ncmd, const struct kf_wrap_opts *o)
 		return -1;
 	}
 	if ((lib = kf_libexec_file(TRACE_LIB)) == NULL) {
-		kf_fail(rec, "no_tracer", "cannot find kf's tracer " TRACE_LIB);
+		char *where = kf_libexec_where();
+
+		kf_fail(rec, "no_tracer", "kf's tracer " TRACE_LIB " is not in %s: it was not "
+		    "built (no CUDA where kf was built) or not installed", where);
+		free(where);
 		kf_fail_hint(rec, "kf builds it where CUPTI's headers are found: rebuild "
 		    "with CUDA_HOME set to the CUDA install (make says where it looked), "
 		    "or set KF_LIBEXECDIR to the folder holding " TRACE_LIB);
