@@ -149,7 +149,8 @@ check: deps-check
 	@sh tests/run
 
 demo: deps-build
-	@$(MAKE) --no-print-directory all
+	@echo "kf: building (make all; compiler warnings, if any, below)"
+	@$(MAKE) --no-print-directory -s all
 	@sh examples/demo.sh
 
 bench: all
