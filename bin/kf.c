@@ -279,21 +279,17 @@ feedback_args(struct cmd *fb)
 		push(fb, "--text");
 }
 
-/* kf reread PATH ...: kf-read PATH ... | kf-collate | kf-feedback; an
- * .ncu-rep is an import (kf ncu --import FILE). The words after reread
- * are kf's own long options and the paths. */
+/* kf reread PATH ...: kf-read PATH ... | kf-collate | kf-feedback, the
+ * last three of c; an .ncu-rep is an import (kf ncu --import FILE), onto
+ * c[0], kf-wrap: -1 then, else the pipeline's status. The words after
+ * reread are kf's own long options and the paths. */
 static int
-reread(int argc, char **argv, int from, struct cmd *wrap)
+reread(int argc, char **argv, int from, struct cmd *c)
 {
-	struct cmd c[3] = {{0}};
 	char *const *v[3];
-	char *paths[3] = { kf_sibling("kf-read"), kf_sibling("kf-collate"),
-		kf_sibling("kf-feedback") };
 	const char *rep = NULL;
-	int i, n = 0, status;
+	int i, n = 0;
 
-	for (i = 0; i < 3; i++)
-		push(&c[i], paths[i]);
 	for (i = from; i < argc; i++) {
 		if (own_long_option(argc, argv, &i))
 			continue;
@@ -302,7 +298,7 @@ reread(int argc, char **argv, int from, struct cmd *wrap)
 			    "long ones), and the rest are saved profiles", argv[i]);
 		if (kf_endswith(argv[i], ".ncu-rep"))
 			rep = argv[i];
-		push(&c[0], argv[i]);
+		push(&c[2], argv[i]);
 		n++;
 	}
 	if (n == 0)
@@ -311,29 +307,22 @@ reread(int argc, char **argv, int from, struct cmd *wrap)
 	if (rep && n > 1)
 		kf_usage_error("reread %s: an .ncu-rep is read alone (kf ncu --import FILE)", rep);
 	if (rep) {
-		/* An import: kf-wrap ncu --import FILE | kf-run | ... */
-		push(wrap, "ncu");
-		push(wrap, "--import");
-		push(wrap, rep);
-		for (i = 0; i < 3; i++) {
-			free(c[i].v);
-			free(paths[i]);
-		}
+		/* An import: kf-wrap ncu --import FILE | kf-run | ..., and
+		 * kf-read reads kf-run's records, not the path */
+		c[2].v[c[2].n = 1] = NULL;
+		push(&c[0], "ncu");
+		push(&c[0], "--import");
+		push(&c[0], rep);
 		return -1;
 	}
 	if (opt.timeout || opt.inactivity)
 		kf_usage_error("reread: --timeout and --inactivity limit a run, and nothing runs");
-	feedback_args(&c[2]);
+	feedback_args(&c[4]);
 	for (i = 0; i < 3; i++)
-		v[i] = c[i].v;
+		v[i] = c[2 + i].v;
 	setenv(KF_QUIET_ERRORS, "1", 0);
 	fflush(stdout);
-	status = kf_pipeline_run(v, 3, 1);
-	for (i = 0; i < 3; i++) {
-		free(c[i].v);
-		free(paths[i]);
-	}
-	return status;
+	return kf_pipeline_run(v, 3, 1);
 }
 
 int
@@ -362,16 +351,8 @@ main(int argc, char **argv)
 		push(&c[i], paths[i]);
 	}
 	push(&c[0], KF_FRONT_USAGE_OPT);
-	if (is_reread && (status = reread(argc, argv, optind + 1, &c[0])) >= 0) {
-		for (i = 0; i < 5; i++) {
-			free(c[i].v);
-			free(paths[i]);
-		}
-		for (i = 0; i < opt.fb.n; i++)
-			free(opt.fb.v[i]);
-		free(opt.fb.v);
-		return status;
-	}
+	if (is_reread && (status = reread(argc, argv, optind + 1, c)) >= 0)
+		goto out;
 	for (i = optind; i < argc && !is_reread; i++) {
 		if (!dashdash && own_long_option(argc, argv, &i))
 			continue;
@@ -401,6 +382,7 @@ main(int argc, char **argv)
 		    kf_signame(sig) ? kf_signame(sig) : "a signal");
 		status = 128 + sig;
 	}
+out:
 	for (i = 0; i < 5; i++) {
 		free(c[i].v);
 		free(paths[i]);

@@ -391,7 +391,7 @@ elementwise null name, measured"
 		[.kind, .kernel, .impact_pct, .kernel_impact_pct, .fix, (.evidence | map(.metric) | map(select(startswith("library: "))) | .[])] | @tsv' "$T/nc.json"
 	assert_output "$(printf '%s\t%s\t%s\t%s\t%s\t%s' latency_bound \
 		'void cudnn::bn_bw_1C11_kernel_new<float, float, float2, 512, true, 1>(float, float, float, float, cudnnTensorStruct, float const*, cudnnTensorStruct, float const*, cudnnTensorStruct, float*, float const*, float*, float*, float const*, float const*, float)' 28.5 85.1 \
-		'more independent loads in flight (unroll, prefetch into registers), or more warps. cuDNN wrote this kernel, so that is for its authors; the program'"'"'s lever is the call: a layout it runs natively (channels_last), bf16 under autocast, a larger batch, torch.backends.cudnn.benchmark = True to let it pick another algorithm, or the op fused away (torch.compile)' \
+		'more independent loads in flight (unroll, prefetch into registers), or more warps. cuDNN wrote this kernel: a change inside it is for its authors; the program'"'"'s lever is the call: a layout it runs natively (channels_last), bf16 under autocast, a larger batch, torch.backends.cudnn.benchmark = True to let it pick another algorithm, or the op fused away (torch.compile)' \
 		'library: cuDNN (share/kf/libraries.tsv)')"
 	# the program-level findings name no library: their fix is the program's
 	run jq -r 'select(.passes[0].pass == "trace.000") | .analysis.diagnosis | map(.kind + " " + (.fix | contains("wrote this kernel") | tostring)) | join(",")' "$T/nc.json"

@@ -1018,7 +1018,7 @@ whose(struct kf_finding *f, const struct kf_prog *p)
 
 	if (l == NULL || f->fix == NULL)
 		return;
-	fix = xasprintf("%s. %s wrote this kernel, so that is for its authors; the program's "
+	fix = xasprintf("%s. %s wrote this kernel: a change inside it is for its authors; the program's "
 	    "lever is %s", f->fix, l->name, l->lever);
 	free(f->fix);
 	f->fix = fix;
