@@ -84,8 +84,9 @@ $(shell mkdir -p $(BUILD) $(OUTBIN); echo $(FLAVOR) | cmp -s - $(FLAVOR_STAMP) |
 # kf-ncu, kf-wrap ncu's command (lib/ncu/ncu_chain.c and its parts): a
 # program of libexec/kf, beside the helper scripts.
 NCU_CHAIN = $(OUTBIN)/../libexec/kf/kf-ncu
-# Its gate on ncu --mode attach's connection (lib/ncu/gate/kfgate.c,
-# LD_PRELOAD, KF_NCU_GATE=1): libc only, never sanitized.
+# Its gates on ncu --mode attach's connection and on the held program's
+# profiler range (lib/ncu/gate/kfgate.c, LD_PRELOAD, KF_NCU_GATE=1,
+# KF_NCU_RANGE=1): libc only, never sanitized.
 NCU_GATE = $(OUTBIN)/../libexec/kf/libkfgate.so
 
 all: deps-build $(BINS) $(NCU_CHAIN) $(NCU_GATE) tracer

@@ -81,7 +81,7 @@ ok_jobs() {
 	# one launch of 15 passes, and the sums
 	run sweep -j4 GPUS=0 times
 	assert_success
-	assert_line --index 0 "$(printf 'id\trun_s\tstartup_s\tgpu_wait_s\tdetailed_s\tprogram_s\texports_s\ttiming_run_s\tlaunches\tpasses\tpasses_per_launch')"
+	assert_line --index 0 "$(printf 'id\trun_s\tstartup_s\tgpu_wait_s\tdetailed_s\tprogram_s\texports_s\ttiming_run_s\tlaunches\tpasses\tpasses_per_launch\tgpu_held_s')"
 	[ "$(awk -F'\t' '$1 ~ /^j[234]$/ && $3 >= 2 && $3 < 5 && $9 == 1 && $10 == 15 && $11 == 15 && $8 == "-"' "$SW/out/times.tsv" | wc -l)" -eq 3 ]
 	[ "$(awk -F'\t' '$1 == "j1" && $3 < 2 && $6 > 0.4 && $6 <= $5' "$SW/out/times.tsv" | wc -l)" -eq 1 ]
 	run awk -F'\t' '$1 == "all" { print $9, $10, $11 }' "$SW/out/times.tsv"
@@ -112,6 +112,83 @@ ok_jobs() {
 		jq -e '.collated.timings | .gpu_wait_s >= 0 and .detailed_s < 3' "$SW/out/j$i.json" >/dev/null
 	done
 	[ "$(jq -s '[.[].collated.timings.gpu_wait_s] | add > 1' "$SW"/out/j?.json)" = true ]
+}
+
+# rangeprog: a program that profiles its own range through a shared CUDA
+# runtime (tests/progs/rangeprog.c, fakecudart.c), in $SW
+rangeprog() {
+	${CC:-cc} -std=c11 -O2 -fPIC -shared -o "$SW/libcudart.so" "$TOP/tests/progs/fakecudart.c"
+	${CC:-cc} -std=c11 -O2 -o "$SW/rangeprog" "$TOP/tests/progs/rangeprog.c" \
+		-L"$SW" -lcudart -Wl,-rpath,"$SW"
+}
+
+@test "RANGE=1: the programs' work before their profiler ranges runs side by side, each range has the GPU alone; every record right" {
+	rangeprog
+	jobs 3 '.cmd = ["./rangeprog", .id] | .env.FAKE_NCU_STARTUP = "0.1" | .env.RANGE_PRE = "1"'
+	run sweep -j3 GPUS=0 RANGE=1 WRAP_FLAGS="-a --profile-from-start -a off"
+	assert_success
+	[ "$(grep -c '^range ' "$SW/gpu.log")" -eq 3 ]
+	# never two ranges at once, nor a range beside another's work
+	[ "$(overlaps range range)" -eq 0 ]
+	[ "$(overlaps range pre)" -eq 0 ]
+	# the work before the ranges ran side by side
+	[ "$(overlaps pre pre)" -gt 0 ]
+	[ "$(ok_jobs)" -eq 3 ]
+	for i in 1 2 3; do
+		d="$SW/out/runs/j$i/j$i/ncu.000"
+		# the program's process asked once, kf-ncu's answer is gone
+		grep -qx 'start [0-9]*' "$d/ncu_range.log"
+		[ "$(wc -l <"$d/ncu_range.log")" -eq 1 ]
+		[ ! -e "$d/ncu_range.ack" ]
+		# the GPU had alone: the range and the program's end, not its
+		# work before; the range's wait is part of the wait for the GPU
+		jq -e '.collated.timings | .range_wait_s >= 0 and .gpu_wait_s >= .range_wait_s and
+			.gpu_held_s < .program_under_ncu_s and .gpu_held_s >= 0.4 and (has("range_unseen") | not)' \
+			"$SW/out/j$i.json" >/dev/null
+		grep -q 'Kernel: copy_k(' "$SW/out/j$i.feedback.txt"
+		jq -e --arg b "range j$i done" '.passes[0].run | .exit_code == 0 and (.stdout | contains($b))' \
+			"$SW/out/j$i.json" >/dev/null
+	done
+	# the sweep's times show the GPU held alone, last column
+	run sweep -j3 GPUS=0 RANGE=1 WRAP_FLAGS="-a --profile-from-start -a off" times
+	assert_success
+	assert_line --index 0 --partial "$(printf 'passes_per_launch\tgpu_held_s')"
+	[ "$(awk -F'\t' '$1 ~ /^j[123]$/ && $12 >= 0.4 && $12 < $6' "$SW/out/times.tsv" | wc -l)" -eq 3 ]
+}
+
+@test "RANGE=1, a range kf cannot see: the launches profiled before any range asked are taken again with the GPU held throughout, and it says so" {
+	# bench never starts a range kf sees (as a program with CUDA's runtime
+	# linked in statically); the fake ncu profiles it all the same
+	jobs 2
+	run sweep -j2 GPUS=0 RANGE=1 WRAP_FLAGS="-a --profile-from-start -a off"
+	assert_success
+	[ "$(ok_jobs)" -eq 2 ]
+	for i in 1 2; do
+		jq -e '.passes[0].run.stderr | contains("kf-ncu: ncu profiled the program before its profiler range asked for the GPU (KF_NCU_RANGE: a range kf cannot see, as with CUDA'"'"'s runtime linked statically); the detailed run is taken again with the GPU held throughout\n")' \
+			"$SW/out/j$i.json" >/dev/null
+		jq -e '.collated.timings.range_unseen == 1' "$SW/out/j$i.json" >/dev/null
+		[ ! -e "$SW/out/runs/j$i/j$i/ncu.000/ncu_range.log" ]
+		grep -q 'Kernel: copy_k(' "$SW/out/j$i.feedback.txt"
+	done
+	# each held and attached to once, then run again whole: four
+	# profiled runs of which two attached
+	[ "$(grep -c '^launch$' "$SW/argv.log")" -eq 2 ]
+	[ "$(grep -c '^attach$' "$SW/argv.log")" -eq 2 ]
+	[ "$(grep -c '^gpu ' "$SW/gpu.log")" -eq 4 ]
+}
+
+@test "RANGE=1 without --profile-from-start off: the GPU held alone from the first CUDA call, as before" {
+	rangeprog
+	jobs 3 '.cmd = ["./rangeprog", .id] | .env.FAKE_NCU_STARTUP = "0.1"'
+	run sweep -j3 GPUS=0 RANGE=1
+	assert_success
+	[ "$(ok_jobs)" -eq 3 ]
+	[ "$(overlaps pre pre)" -eq 0 ]
+	[ "$(overlaps range pre)" -eq 0 ]
+	for i in 1 2 3; do
+		[ ! -e "$SW/out/runs/j$i/j$i/ncu.000/ncu_range.log" ]
+		jq -e '.collated.timings | (has("range_wait_s") | not) and .gpu_held_s > 0.9' "$SW/out/j$i.json" >/dev/null
+	done
 }
 
 @test "OVERLAP=0: the GPU held for the whole job, start-up and exports included" {

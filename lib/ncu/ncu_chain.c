@@ -116,7 +116,7 @@ remove_stale(struct ncu_chain *c)
 	static const char *const names[] = { NCU_REPORT, NCU_RAW_PAGE, NCU_SOURCE_PAGE, NCU_TIMING,
 		NCU_TIMING_MANGLED, NCU_TOP, NCU_REPORT_REP NCU_REP_EXT, NCU_TIMING_REP NCU_REP_EXT,
 		NCU_REPORT_MANGLED, NCU_RANKING, NCU_DETAILED, NCU_TIMINGS, NCU_LAUNCH_LOG, NCU_GATE_LOG,
-		NCU_XLA_RESULTS, NCU_TIMELINE, NULL };
+		NCU_RANGE_REQ, NCU_RANGE_ACK, NCU_XLA_RESULTS, NCU_TIMELINE, NULL };
 	static const char *const globs[] = { NCU_REPORT_REP ".[0-9]*" NCU_REP_EXT,
 		"ncu_*.csv.[0-9]*", NCU_TRACE_DIR "/*", NULL };
 	char *p, *pat;
@@ -656,7 +656,7 @@ chain(struct ncu_chain *c)
 	if (c->top > 0 && !(tm && strcmp(tm, "ncu") == 0) && kf_is_file(tracer)) {
 		xla_plan(c);
 		if (overlap && ncu_ports_readable() && may_hold(c) && ncu_ports_claim(c) == 0)
-			ncu_held_start(c, NCU_NPORTS);
+			ncu_held_start(c, 1, NULL);
 		timing_traced(c, tracer);
 	}
 	free(tracer);

@@ -78,9 +78,10 @@ void ncu_chain_stopped(struct ncu_chain *c) __attribute__((noreturn));
 
 /* ncu_detail.c */
 /* The held program: ncu --mode launch on the claimed ports (the command
- * alone), its output into NCU_LAUNCH_LOG; 0, or -1 when it could not be
- * started. */
-int ncu_held_start(struct ncu_chain *c, int maxc);
+ * alone), its output into NCU_LAUNCH_LOG, c->env with extra (NULL, or
+ * NAME, VALUE pairs up to a NULL) set; 0, or -1 when it could not be
+ * started. top_path: --top's held program (every process, XLA's flags). */
+int ncu_held_start(struct ncu_chain *c, int top_path, const char *const *extra);
 /* Its end, its output printed, its ports let go, and why (NULL: nothing)
  * on standard error. */
 void ncu_held_stop(struct ncu_chain *c, const char *why);
@@ -148,6 +149,9 @@ void ncu_proc_marks_reset(void);
 /* The GPU's lock of a sweep (KF_NCU_GPU_LOCK): 0 once held (or when there
  * is none), -1 when a stop signal came first; *waited: the seconds. */
 int ncu_gpu_lock(double *waited);
+/* The same, held op (LOCK_EX, or LOCK_SH beside other jobs' shared work);
+ * a lock held the other way is converted. */
+int ncu_gpu_lock_as(int op, double *waited);
 void ncu_gpu_unlock(void);
 int ncu_gpu_locked(void);
 

@@ -24,7 +24,11 @@
  * Under a sweep's late GPU lock (KF_NCU_GPU_LOCK, the lock file of the
  * job's GPU, set by pipelines/kf-gpu-lock -l) each profiled run holds it,
  * from its start, or its attach, to the end of the program: not the held
- * program's start-up, nor ncu's writing of the report, nor the exports. */
+ * program's start-up, nor ncu's writing of the report, nor the exports.
+ * With the range gate (KF_NCU_RANGE=1 and ncu's --profile-from-start off:
+ * the program profiles only its own profiler range) it is held shared
+ * from the program's first CUDA call, beside other jobs' work before
+ * their ranges, and exclusive from the range's start (lib/ncu/gate). */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -32,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/file.h>
 
 #include "buf.h"
 #include "err.h"
@@ -59,7 +64,7 @@ ncu_have_report(const struct ncu_chain *c)
 }
 
 int
-ncu_held_start(struct ncu_chain *c, int top_path)
+ncu_held_start(struct ncu_chain *c, int top_path, const char *const *extra)
 {
 	char port[16], maxc[16], *log = ncu_out_path(c, NCU_LAUNCH_LOG), **argv;
 	const char *pre[] = { "--mode", "launch", "--port", port, "--max-connections", maxc,
@@ -89,6 +94,8 @@ ncu_held_start(struct ncu_chain *c, int top_path)
 		if (!getenv("XLA_PYTHON_CLIENT_PREALLOCATE"))
 			kf_env_set(&env, "XLA_PYTHON_CLIENT_PREALLOCATE", "false");
 	}
+	for (; extra && extra[0] && extra[1]; extra += 2)
+		kf_env_set(&env, extra[0], extra[1]);
 	argv = ncu_argv(c, pre, 0, 0, 1);
 	c->held = ncu_proc_start(argv, &env, -1, fd, fd, 0);
 	close(fd);
@@ -513,30 +520,113 @@ gate_waited(struct ncu_chain *c)
 	return w;
 }
 
+/* The range gate's files and strings let go; the answer is removed, the
+ * requests kept (the program's processes that asked) when kept. */
+static void
+range_done(char *keep[4], int kept)
+{
+	int i;
+
+	if (keep[2])
+		unlink(keep[2]);
+	if (keep[1] && !kept)
+		unlink(keep[1]);
+	for (i = 0; i < 4; i++)
+		free(keep[i]), keep[i] = NULL;
+}
+
+/* ncu profiles only the program's own profiler range: the detailed run's
+ * --profile-from-start is off (no, 0, false). */
+static int
+from_range(const struct ncu_chain *c)
+{
+	const char *v = NULL;
+	int i;
+
+	for (i = 0; i < c->ndargs; i++) {
+		if (strcmp(c->dargs[i], "--profile-from-start") == 0 && i + 1 < c->ndargs)
+			v = c->dargs[++i];
+		else if (strncmp(c->dargs[i], "--profile-from-start=", 21) == 0)
+			v = c->dargs[i] + 21;
+	}
+	return v && (strcmp(v, "off") == 0 || strcmp(v, "no") == 0 || strcmp(v, "0") == 0 ||
+	    strcmp(v, "false") == 0);
+}
+
+/* The range gate (KF_NCU_RANGE=1 under a sweep's lock, the program's own
+ * range profiled): the held program's variables (NAME, VALUE pairs into
+ * v, a NULL after them; the strings into keep), or -1 when there is none. */
+static int
+range_env(struct ncu_chain *c, const char *v[10], char *keep[4])
+{
+	const char *on = getenv("KF_NCU_RANGE"), *lock = getenv("KF_NCU_GPU_LOCK");
+	const char *pre = getenv("LD_PRELOAD");
+	char *lib;
+
+	if (on == NULL || strcmp(on, "1") != 0 || lock == NULL || *lock == '\0' || !from_range(c))
+		return -1;
+	lib = kf_path_join(kf_exe_dir(), NCU_GATE_LIB);
+	if (!kf_is_file(lib)) {
+		free(lib);
+		return -1;
+	}
+	keep[0] = pre && *pre ? xasprintf("%s:%s", lib, pre) : xstrdup(lib);
+	keep[1] = ncu_out_path(c, NCU_RANGE_REQ);
+	keep[2] = ncu_out_path(c, NCU_RANGE_ACK);
+	keep[3] = xasprintf("%ld", (long)getpid());
+	unlink(keep[1]);
+	unlink(keep[2]);
+	v[0] = "LD_PRELOAD", v[1] = keep[0];
+	v[2] = "KF_RANGE_REQ", v[3] = keep[1];
+	v[4] = "KF_RANGE_ACK", v[5] = keep[2];
+	v[6] = "KF_RANGE_PID", v[7] = keep[3];
+	v[8] = v[9] = NULL;
+	free(lib);
+	return 0;
+}
+
+/* The program asked for the GPU (its range begins): had alone, the
+ * answer written; *waited: the seconds. 0, or -1 on a stop signal. */
+static int
+range_grant(const char *ack, double *waited)
+{
+	FILE *f;
+
+	if (ncu_gpu_lock_as(LOCK_EX, waited) != 0)
+		return -1;
+	if ((f = fopen(ack, "w")) == NULL)
+		kf_warn("cannot write %s:", ack);
+	else
+		fprintf(f, "locked %.3f\n", *waited), fclose(f);
+	return 0;
+}
+
 int
 ncu_held_run(struct ncu_chain *c)
 {
-	char *out, *rep;
-	double t, waited = 0, attach_at, held_end = 0;
+	char *out, *rep, *keep[4] = {0};
+	const char *renv[10];
+	double t, waited = 0, attach_at, held_end = 0, range_at = 0, range_wait = 0, had = 0;
 	struct kf_env genv = {0};
-	int a, got, dummy, gated;
+	int a, got, dummy, gated, range;
 
 	if (ncu_ports_claim(c) != 0)
 		return -1;
+	range = range_env(c, renv, keep) == 0;
 	t = kf_now();
-	if (ncu_held_start(c, 0) != 0)
-		return -1;
+	if (ncu_held_start(c, 0, range ? renv : NULL) != 0)
+		goto none;
 	while (ncu_ports_used(c->port, c->port + 1, 1, &dummy, 1) <= 0) {
 		if (ncu_proc_done(c->held)) {
 			held_drop(c);
-			return -1;
+			goto none;
 		}
 		if (ncu_proc_sleep(POLL) != 0)
 			ncu_chain_stopped(c);
 	}
 	ncu_time_add(c, "startup_s", kf_now() - t);
-	gated = gate_env(c, &genv) == 0;
-	if (!gated && ncu_gpu_lock(&waited) != 0)
+	gated = !range && gate_env(c, &genv) == 0;
+	if (!gated && ncu_gpu_lock_as(range ? LOCK_SH : LOCK_EX, &waited) != 0)
 		ncu_chain_stopped(c);
 	if (!gated)
 		ncu_time_add(c, "gpu_wait_s", waited);
@@ -549,11 +639,18 @@ ncu_held_run(struct ncu_chain *c)
 	free(out);
 	/* The GPU is let go once the program has ended: ncu's writing of the
 	 * report runs beside the next job's profiling. */
-	while ((got = ncu_proc_wait(a, kf_now() + 0.1)) == 0)
+	while ((got = ncu_proc_wait(a, kf_now() + (range ? 0.01 : 0.1))) == 0) {
+		if (range && range_at == 0 && ncu_file_nonempty(keep[1])) {
+			range_at = kf_now();
+			if (range_grant(keep[2], &range_wait) != 0)
+				ncu_chain_stopped(c);
+			had = kf_now();
+		}
 		if (held_end == 0 && ncu_proc_done(c->held)) {
 			held_end = kf_now();
 			ncu_gpu_unlock();
 		}
+	}
 	if (got < 0)
 		ncu_chain_stopped(c);
 	rep = ncu_out_path(c, NCU_REPORT_REP NCU_REP_EXT);
@@ -562,21 +659,51 @@ ncu_held_run(struct ncu_chain *c)
 		held_drop(c);
 		fprintf(stderr, "kf-ncu: ncu could not attach to the program held for it; it runs "
 		    "again under ncu\n");
-		return -1;
+		goto none;
 	}
-	free(rep);
 	if (ncu_proc_wait(c->held, INFINITY) < 0)
 		ncu_chain_stopped(c);
 	if (held_end == 0)
 		held_end = kf_now();
 	c->program_end = held_end;
 	ncu_gpu_unlock();
+	if (range) {
+		long launches, passes;
+		double conn, first, last;
+
+		ncu_proc_passes(&launches, &passes);
+		ncu_proc_marks(&conn, &first, &last);
+		/* A launch profiled before the program asked for the GPU ran
+		 * beside other jobs' work: its numbers are not the program's
+		 * alone. The run is taken again, the GPU held throughout. */
+		if (launches > 0 && (range_at == 0 || (first > 0 && first < range_at))) {
+			unlink(rep);
+			free(rep);
+			held_drop(c);
+			fprintf(stderr, "kf-ncu: ncu profiled the program before its profiler range "
+			    "asked for the GPU (KF_NCU_RANGE: a range kf cannot see, as with CUDA's "
+			    "runtime linked statically); the detailed run is taken again with the "
+			    "GPU held throughout\n");
+			ncu_time_add(c, "range_unseen", 1);
+			goto none;
+		}
+	}
+	free(rep);
 	/* with the gate, the attach's wait for the GPU is not the detailed run's */
 	waited = gated ? gate_waited(c) : 0;
-	ncu_time_add(c, "gpu_wait_s", waited);
-	ncu_time_add(c, "program_under_ncu_s", held_end - attach_at - waited);
-	ncu_time_add(c, "detailed_s", kf_now() - attach_at - waited);
+	ncu_time_add(c, "gpu_wait_s", waited + range_wait);
+	if (range)
+		ncu_time_add(c, "range_wait_s", range_wait);
+	/* the GPU had alone: the sweep's pace */
+	ncu_time_add(c, "gpu_held_s", !range ? held_end - attach_at - waited :
+	    had > 0 ? held_end - had : 0);
+	ncu_time_add(c, "program_under_ncu_s", held_end - attach_at - waited - range_wait);
+	ncu_time_add(c, "detailed_s", kf_now() - attach_at - waited - range_wait);
 	c->st = ncu_proc_status(c->held);
 	ncu_held_stop(c, NULL);
+	range_done(keep, 1);
 	return 0;
+none:
+	range_done(keep, 0);
+	return -1;
 }

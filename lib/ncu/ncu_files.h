@@ -24,10 +24,12 @@
 #define NCU_TIMINGS "ncu_timings.json"		/* where kf-ncu's time went */
 #define NCU_LAUNCH_LOG "ncu_launch.log"		/* the held program's output */
 #define NCU_GATE_LOG "ncu_gate.log"		/* the gate's wait for the GPU */
+#define NCU_RANGE_REQ "ncu_range.log"		/* the range gate: "start PID" a process */
+#define NCU_RANGE_ACK "ncu_range.ack"		/* ... kf-ncu's answer: the GPU is had */
 #define NCU_XLA_RESULTS "xla_autotune.txt"	/* XLA's autotuning results */
 #define NCU_TRACE_DIR "trace"			/* kf's tracer's files */
-/* kf's tracer, beside kf-ncu (lib/trace/inject: TRACE_LIB), and the gate
- * of ncu's attach (lib/ncu/gate). */
+/* kf's tracer, beside kf-ncu (lib/trace/inject: TRACE_LIB), and the gates
+ * of ncu's attach and of the program's range (lib/ncu/gate). */
 #define NCU_TRACER_LIB "libkftrace.so"
 #define NCU_GATE_LIB "libkfgate.so"
 

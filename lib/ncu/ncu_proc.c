@@ -45,6 +45,7 @@ static long prof_launches, prof_passes;
 static double t_connected, t_first, t_last;	/* when ncu's lines said so */
 static int timed = 1;		/* lines read as they come: their time is theirs */
 static int lock_fd = -1;
+static int lock_op;		/* LOCK_EX or LOCK_SH, while lock_fd is had */
 
 int
 ncu_proc_init(void)
@@ -398,20 +399,22 @@ ncu_proc_stopped(void)
 }
 
 int
-ncu_gpu_lock(double *waited)
+ncu_gpu_lock_as(int op, double *waited)
 {
 	const char *path = getenv("KF_NCU_GPU_LOCK");
 	double t = kf_now();
 
 	*waited = 0;
-	if (path == NULL || *path == '\0' || lock_fd >= 0)
+	if (path == NULL || *path == '\0' || (lock_fd >= 0 && lock_op == op))
 		return 0;
-	if ((lock_fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666)) < 0) {
+	if (lock_fd < 0 &&
+	    (lock_fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666)) < 0) {
 		kf_warn("cannot open the GPU's lock %s:", path);
 		return 0;
 	}
-	/* Tried often rather than waited on: a stop signal must end the wait. */
-	while (flock(lock_fd, LOCK_EX | LOCK_NB) != 0) {
+	/* Tried often rather than waited on: a stop signal must end the wait.
+	 * A lock held the other way is converted (flock: let go, then had). */
+	while (flock(lock_fd, op | LOCK_NB) != 0) {
 		if (errno != EWOULDBLOCK && errno != EINTR) {
 			kf_warn("cannot lock %s:", path);
 			break;
@@ -422,8 +425,15 @@ ncu_gpu_lock(double *waited)
 			return -1;
 		}
 	}
+	lock_op = op;
 	*waited = kf_now() - t;
 	return 0;
+}
+
+int
+ncu_gpu_lock(double *waited)
+{
+	return ncu_gpu_lock_as(LOCK_EX, waited);
 }
 
 void

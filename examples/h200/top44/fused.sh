@@ -5,8 +5,10 @@
 # cudaProfilerStart/Stop by harness.py, --profile-from-start off), swept with
 # pipelines/sweep.mk -j3, then `make times`. Run in the tree's root with kf
 # built and installed into OUT/kf first (measure.sh's step 1 does it:
-# examples/h200/fail/build.sh OUT/kf). Leaves OUT/fused (the sweep's
-# outputs, times.tsv) and prints the wall time and the per-job table.
+# examples/h200/fail/build.sh OUT/kf). Then the same sweep with RANGE=1 (the
+# GPU held shared until each program's range starts). Leaves OUT/fused and
+# OUT/fused_range (the sweeps' outputs, times.tsv) and prints the wall
+# times and the per-job tables.
 set -u
 out=${1:?usage: fused.sh OUT}
 mkdir -p "$out"
@@ -25,10 +27,14 @@ done >"$out/fused.jsonl"
 python3 "$lv/harness.py" "$lv/progs/conv_relu_bias.py" --steps 1 >/dev/null 2>&1
 mk=(make -s -f "$out/kf/share/kf/pipelines/sweep.mk" GPUS=0 LOCKDIR="$out/locks"
 	KF="$out/kf/bin" RUN_FLAGS="--timeout 120")
-s=$(date +%s.%N)
-timeout 400 "${mk[@]}" JOBS="$out/fused.jsonl" OUT="$out/fused" -j3
-e=$(date +%s.%N)
-awk -v s="$s" -v e="$e" -v n=6 'BEGIN { printf "fused sweep -j3: %.1f s for %d problems: %.2f s a problem\n", e - s, n, (e - s) / n }'
-"${mk[@]}" JOBS="$out/fused.jsonl" OUT="$out/fused" times >/dev/null 2>&1
-column -t "$out/fused/times.tsv" 2>/dev/null || cat "$out/fused/times.tsv"
-cut -f1-6 "$out/fused/summary.tsv"
+for mode in fused fused_range; do
+	range=0
+	[ "$mode" = fused_range ] && range=1
+	s=$(date +%s.%N)
+	timeout 400 "${mk[@]}" JOBS="$out/fused.jsonl" OUT="$out/$mode" RANGE=$range -j3
+	e=$(date +%s.%N)
+	awk -v s="$s" -v e="$e" -v n=6 -v r=$range 'BEGIN { printf "fused sweep -j3 RANGE=%d: %.1f s for %d problems: %.2f s a problem\n", r, e - s, n, (e - s) / n }'
+	"${mk[@]}" JOBS="$out/fused.jsonl" OUT="$out/$mode" RANGE=$range times >/dev/null 2>&1
+	column -t "$out/$mode/times.tsv" 2>/dev/null || cat "$out/$mode/times.tsv"
+	cut -f1-6 "$out/$mode/summary.tsv"
+done

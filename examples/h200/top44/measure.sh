@@ -19,7 +19,8 @@
 #      rank (manual_rank.py), then ncu -k regex:^(A|B|C)$ -c 3 with kf's
 #      sections and metrics, then its details page exported
 #   6. the sweep again with GATE=1 (ncu's attach started before the GPU is
-#      free, gated at its connection: lib/ncu/gate)
+#      free, gated at its connection: lib/ncu/gate), and with RANGE=1 (the
+#      GPU held shared until each program's profiler range starts)
 #   7. the replay passes of each of kf's sections alone on one kernel
 # and prints the tables last (summary.txt), each saying what its columns
 # are. Leaves in OUT: measure.log (all it printed), summary.txt, and
@@ -184,6 +185,12 @@ fi
 if [ -f "$out/jobs.jsonl" ] && step sweep_gate 60; then
 	timed sweep_gate sweep 150 "${mk[@]}" JOBS="$out/jobs.jsonl" OUT="$runs/sweep_gate" -j3 GATE=1
 	"${mk[@]}" JOBS="$out/jobs.jsonl" OUT="$runs/sweep_gate" GATE=1 times >/dev/null 2>&1
+fi
+# and with RANGE=1: the GPU held shared by the programs' work before their
+# ranges, alone from each range's start (the jobs profile their own range)
+if [ -f "$out/jobs.jsonl" ] && step sweep_range 60; then
+	timed sweep_range sweep 150 "${mk[@]}" JOBS="$out/jobs.jsonl" OUT="$runs/sweep_range" -j3 RANGE=1
+	"${mk[@]}" JOBS="$out/jobs.jsonl" OUT="$runs/sweep_range" RANGE=1 times >/dev/null 2>&1
 fi
 
 # 7. the replay passes of each section alone, on the bf16 GEMM's kernel

@@ -142,7 +142,8 @@ if r:
         "%s %d launches" % (s.get("name", "")[:30], s.get("launches", 0)) for s in t.get("set_aside") or []),
         dr.get("triton_env_added")))
 
-for sweep, what in (("sweep", "GATE=0, kf's default"), ("sweep_gate", "GATE=1, the attach gated")):
+for sweep, what in (("sweep", "GATE=0, kf's default"), ("sweep_gate", "GATE=1, the attach gated"),
+                    ("sweep_range", "RANGE=1, the GPU alone from each range")):
     sw = wall(sweep)
     try:
         tt = [l.rstrip("\n").split("\t") for l in open(os.path.join(runs, sweep, "times.tsv"))]

@@ -1,15 +1,31 @@
-/* libkfgate.so: a gate on ncu --mode attach's connection to a held
- * program, loaded into the attach by LD_PRELOAD (kf-ncu, with
- * KF_NCU_GATE=1 under a sweep's GPU lock). The attach starts beside
- * another job's profiling, loads its libraries and finds its host; its
- * first connect(2) to a loopback port of KF_GATE_LO..KF_GATE_HI then waits
- * for the lock on the file KF_GATE_LOCK (flock, as kf-ncu and
- * pipelines/kf-gpu-lock take it), and the program runs only once the
- * attach holds it: ncu's start-up is off the GPU's time, the program's run
- * on it alone. The lock is held until the attach exits (after the
- * program's end and ncu's report). When it was had, and after how long,
- * goes to KF_GATE_LOG ("locked WAITED_S"). Any other connect is ncu's own
- * business. This file is not part of libkf.a: it sees only libc. */
+/* libkfgate.so: kf-ncu's two gates on the GPU's lock of a sweep, loaded by
+ * LD_PRELOAD, each active only where its variables are set. This file is
+ * not part of libkf.a: it sees only libc.
+ *
+ * The attach's gate (KF_NCU_GATE=1): loaded into ncu --mode attach. The
+ * attach starts beside another job's profiling, loads its libraries and
+ * finds its host; its first connect(2) to a loopback port of
+ * KF_GATE_LO..KF_GATE_HI then waits for the lock on the file KF_GATE_LOCK
+ * (flock, as kf-ncu and pipelines/kf-gpu-lock take it), and the program
+ * runs only once the attach holds it: ncu's start-up is off the GPU's
+ * time, the program's run on it alone. The lock is held until the attach
+ * exits (after the program's end and ncu's report). When it was had, and
+ * after how long, goes to KF_GATE_LOG ("locked WAITED_S"). Any other
+ * connect is ncu's own business.
+ *
+ * The range gate (KF_NCU_RANGE=1, ncu's --profile-from-start off): loaded
+ * into the held program. kf-ncu holds the GPU's lock shared while the
+ * program does its own work before its profiler range, beside other
+ * jobs' such work, and exclusive from the range on. The program's first
+ * cudaProfilerStart (or the driver's cuProfilerStart) of a process waits
+ * for its GPU work so far to end, asks kf-ncu for the GPU (a line "start
+ * PID" appended to KF_RANGE_REQ) and waits until kf-ncu holds it alone
+ * (the file KF_RANGE_ACK exists), then starts the range. kf-ncu (its pid
+ * is KF_RANGE_PID) keeps the GPU until the program ends; were it gone,
+ * the program goes on. A range this cannot see (a program that links
+ * CUDA's runtime statically) is found by kf-ncu afterwards: ncu profiled
+ * a launch before the request, and the run is taken again with the GPU
+ * held throughout. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
@@ -21,8 +37,10 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <signal.h>
 #include <sys/file.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static int held = -1;		/* the lock's descriptor, once had */
@@ -99,4 +117,64 @@ connect(int fd, const struct sockaddr *addr, socklen_t len)
 	if (held < 0 && gated(addr, len))
 		gate();
 	return real(fd, addr, len);
+}
+
+/* The range gate: once a process, before its first range. sync is the
+ * API's wait for the device's work so far (cudaDeviceSynchronize or
+ * cuCtxSynchronize), if the process has it. */
+static void
+range_gate(const char *sync)
+{
+	static int asked;
+	const char *req = getenv("KF_RANGE_REQ"), *ack = getenv("KF_RANGE_ACK");
+	const char *pid = getenv("KF_RANGE_PID");
+	struct timespec nap = { 0, 2000000 };
+	struct stat st;
+	int (*wait)(void);
+	pid_t kf;
+	FILE *f;
+
+	pthread_mutex_lock(&mu);
+	if (asked || req == NULL || ack == NULL || pid == NULL || (kf = atoi(pid)) <= 0) {
+		pthread_mutex_unlock(&mu);
+		return;
+	}
+	asked = 1;
+	/* the work queued before the range ends before the GPU is let go */
+	if ((*(void **)&wait = dlsym(RTLD_DEFAULT, sync)) != NULL)
+		wait();
+	if ((f = fopen(req, "a")) != NULL) {
+		fprintf(f, "start %ld\n", (long)getpid());
+		fclose(f);
+		while (stat(ack, &st) != 0 && kill(kf, 0) == 0)
+			nanosleep(&nap, NULL);
+	}
+	pthread_mutex_unlock(&mu);
+}
+
+/* cudaProfilerStart and cuProfilerStart return their API's status (an
+ * enum, 0 for success); that of the call they stand before. */
+int cudaProfilerStart(void);
+int cuProfilerStart(void);
+
+int
+cudaProfilerStart(void)
+{
+	static int (*real)(void);
+
+	if (real == NULL)
+		*(void **)&real = dlsym(RTLD_NEXT, "cudaProfilerStart");
+	range_gate("cudaDeviceSynchronize");
+	return real ? real() : 0;
+}
+
+int
+cuProfilerStart(void)
+{
+	static int (*real)(void);
+
+	if (real == NULL)
+		*(void **)&real = dlsym(RTLD_NEXT, "cuProfilerStart");
+	range_gate("cuCtxSynchronize");
+	return real ? real() : 0;
 }

@@ -1,0 +1,66 @@
+/* A program that profiles its own range (tests/sweep-overlap.bats): its
+ * work before the range (RANGE_PRE seconds, default 0.6), the range
+ * started through a shared library (tests/progs/fakecudart.c, as a
+ * framework calls CUDA's runtime), its work in the range (RANGE_IN
+ * seconds, default 0.4), the range stopped. Each part goes to BENCH_LOG
+ * as "pre|range START_NS END_NS GPU ID" (wall-clock nanoseconds, as
+ * date +%s%N), then "range ID done" to standard output. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+int cudaProfilerStart(void);
+int cudaProfilerStop(void);
+
+static long long
+ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_REALTIME, &t);
+	return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+static void
+work(const char *var, double dflt)
+{
+	const char *v = getenv(var);
+	double s = v && *v ? atof(v) : dflt;
+	struct timespec t = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
+
+	nanosleep(&t, NULL);
+}
+
+static void
+put(const char *part, long long s, long long e, const char *id)
+{
+	const char *log = getenv("BENCH_LOG"), *gpu = getenv("CUDA_VISIBLE_DEVICES");
+	FILE *f;
+
+	if (log && (f = fopen(log, "a")) != NULL) {
+		fprintf(f, "%s %lld %lld %s %s\n", part, s, e, gpu ? gpu : "none", id);
+		fclose(f);
+	}
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *id = argc > 1 ? argv[1] : "?";
+	long long s, e;
+
+	s = ns();
+	work("RANGE_PRE", 0.6);
+	e = ns();
+	put("pre", s, e, id);
+	if (cudaProfilerStart() != 0)
+		return 1;
+	s = ns();
+	work("RANGE_IN", 0.4);
+	e = ns();
+	cudaProfilerStop();
+	put("range", s, e, id);
+	printf("range %s done\n", id);
+	return 0;
+}
