@@ -114,17 +114,22 @@ ok_jobs() {
 	[ "$(jq -s '[.[].collated.timings.gpu_wait_s] | add > 1' "$SW"/out/j?.json)" = true ]
 }
 
-# rangeprog: a program that profiles its own range through a shared CUDA
-# runtime (tests/progs/rangeprog.c, fakecudart.c), in $SW
+# rangeprog: a program that profiles its own range through a library on
+# a shared CUDA runtime (tests/progs/rangeprog.c, rangecall.c,
+# fakecudart.c), in $SW
 rangeprog() {
 	${CC:-cc} -std=c11 -O2 -fPIC -shared -o "$SW/libcudart.so" "$TOP/tests/progs/fakecudart.c"
-	${CC:-cc} -std=c11 -O2 -o "$SW/rangeprog" "$TOP/tests/progs/rangeprog.c" \
+	${CC:-cc} -std=c11 -O2 -fPIC -shared -o "$SW/librangecall.so" "$TOP/tests/progs/rangecall.c" \
 		-L"$SW" -lcudart -Wl,-rpath,"$SW"
+	${CC:-cc} -std=c11 -O2 -o "$SW/rangeprog" "$TOP/tests/progs/rangeprog.c" -ldl
 }
 
 @test "RANGE=1: the programs' work before their profiler ranges runs side by side, each range has the GPU alone; every record right" {
 	rangeprog
-	jobs 3 '.cmd = ["./rangeprog", .id] | .env.FAKE_NCU_STARTUP = "0.1" | .env.RANGE_PRE = "1"'
+	# j2 starts its range from a library loaded RTLD_LOCAL, as PyTorch's
+	# extension calls CUDA's runtime from Python
+	jobs 3 '.cmd = ["./rangeprog", .id] | .env.FAKE_NCU_STARTUP = "0.1" | .env.RANGE_PRE = "1" |
+		if .id == "j2" then .env.RANGE_LOCAL = "1" else . end'
 	run sweep -j3 GPUS=0 RANGE=1 WRAP_FLAGS="-a --profile-from-start -a off"
 	assert_success
 	[ "$(grep -c '^range ' "$SW/gpu.log")" -eq 3 ]
@@ -146,7 +151,10 @@ rangeprog() {
 			.gpu_held_s < .program_under_ncu_s and .gpu_held_s >= 0.4 and (has("range_unseen") | not)' \
 			"$SW/out/j$i.json" >/dev/null
 		grep -q 'Kernel: copy_k(' "$SW/out/j$i.feedback.txt"
-		jq -e --arg b "range j$i done" '.passes[0].run | .exit_code == 0 and (.stdout | contains($b))' \
+		# the runtime's own calls ran: the wait for the work so far, then
+		# the range's start
+		jq -e --arg b "range j$i done" '.passes[0].run | .exit_code == 0 and (.stdout | contains($b)) and
+			(.stdout | contains("cudart: cudaDeviceSynchronize\ncudart: cudaProfilerStart\n"))' \
 			"$SW/out/j$i.json" >/dev/null
 	done
 	# the sweep's times show the GPU held alone, last column

@@ -1,17 +1,18 @@
 /* A program that profiles its own range (tests/sweep-overlap.bats): its
  * work before the range (RANGE_PRE seconds, default 0.6), the range
- * started through a shared library (tests/progs/fakecudart.c, as a
- * framework calls CUDA's runtime), its work in the range (RANGE_IN
- * seconds, default 0.4), the range stopped. Each part goes to BENCH_LOG
- * as "pre|range START_NS END_NS GPU ID" (wall-clock nanoseconds, as
- * date +%s%N), then "range ID done" to standard output. */
-#define _POSIX_C_SOURCE 200809L
+ * started through CUDA's runtime, shared (tests/progs/fakecudart.c), its
+ * work in the range (RANGE_IN seconds, default 0.4), the range stopped.
+ * The range is started and stopped by librangecall.so beside the program
+ * (tests/progs/rangecall.c), loaded RTLD_GLOBAL, or with RANGE_LOCAL=1
+ * RTLD_LOCAL as Python loads an extension. Each part goes to BENCH_LOG as "pre|range START_NS
+ * END_NS GPU ID" (wall-clock nanoseconds, as date +%s%N), then "range ID
+ * done" to standard output. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
 #include <stdio.h>
+#include <string.h>
 #include <stdlib.h>
 #include <time.h>
-
-int cudaProfilerStart(void);
-int cudaProfilerStop(void);
 
 static long long
 ns(void)
@@ -47,19 +48,34 @@ put(const char *part, long long s, long long e, const char *id)
 int
 main(int argc, char **argv)
 {
-	const char *id = argc > 1 ? argv[1] : "?";
+	const char *id = argc > 1 ? argv[1] : "?", *local = getenv("RANGE_LOCAL");
+	int (*start)(void), (*stop)(void);
+	char path[4096], *slash;
 	long long s, e;
+	void *h;
 
+	snprintf(path, sizeof path - 20, "%s", argv[0]);
+	slash = strrchr(path, '/');
+	strcpy(slash ? slash + 1 : path, "librangecall.so");
+	if ((h = dlopen(path, RTLD_NOW | (local && strcmp(local, "1") == 0 ? RTLD_LOCAL :
+	    RTLD_GLOBAL))) == NULL) {
+		fprintf(stderr, "rangeprog: %s\n", dlerror());
+		return 1;
+	}
+	*(void **)&start = dlsym(h, "range_start");
+	*(void **)&stop = dlsym(h, "range_stop");
+	if (start == NULL || stop == NULL)
+		return 1;
 	s = ns();
 	work("RANGE_PRE", 0.6);
 	e = ns();
 	put("pre", s, e, id);
-	if (cudaProfilerStart() != 0)
+	if (start() != 0)
 		return 1;
 	s = ns();
 	work("RANGE_IN", 0.4);
 	e = ns();
-	cudaProfilerStop();
+	stop();
 	put("range", s, e, id);
 	printf("range %s done\n", id);
 	return 0;

@@ -28,6 +28,7 @@
  * held throughout. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <link.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -119,9 +120,65 @@ connect(int fd, const struct sockaddr *addr, socklen_t len)
 	return real(fd, addr, len);
 }
 
+/* The objects loaded in this process, by name (none for the program). */
+struct objs {
+	char **name;
+	size_t n, cap;
+};
+
+static int
+each_obj(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct objs *o = arg;
+	char **v;
+
+	(void)size;
+	if (info->dlpi_name == NULL || info->dlpi_name[0] == '\0')
+		return 0;
+	if (o->n == o->cap) {
+		if ((v = realloc(o->name, (o->cap * 2 + 8) * sizeof *v)) == NULL)
+			return 1;
+		o->name = v;
+		o->cap = o->cap * 2 + 8;
+	}
+	if ((o->name[o->n] = strdup(info->dlpi_name)) != NULL)
+		o->n++;
+	return 0;
+}
+
+/* The definition of name that self stands before. RTLD_NEXT finds it only
+ * among the objects loaded at start and their own; CUDA's runtime is most
+ * often loaded later with RTLD_LOCAL, as a Python extension's dependency
+ * (PyTorch, CuPy): then each loaded object is asked for it in its own
+ * scope (itself and what it needs, never this preloaded file). */
+static void *
+real_sym(const char *name, void *self)
+{
+	struct objs o = {0};
+	void *p = dlsym(RTLD_NEXT, name), *h;
+	size_t i;
+
+	if (p != NULL && p != self)
+		return p;
+	p = NULL;
+	dl_iterate_phdr(each_obj, &o);
+	for (i = 0; i < o.n; i++) {
+		if (p == NULL && (h = dlopen(o.name[i], RTLD_LAZY | RTLD_NOLOAD)) != NULL) {
+			void *q = dlsym(h, name);
+
+			if (q != NULL && q != self)
+				p = q;
+			dlclose(h);
+		}
+		free(o.name[i]);
+	}
+	free(o.name);
+	return p;
+}
+
 /* The range gate: once a process, before its first range. sync is the
  * API's wait for the device's work so far (cudaDeviceSynchronize or
- * cuCtxSynchronize), if the process has it. */
+ * cuCtxSynchronize), where the process has it. */
 static void
 range_gate(const char *sync)
 {
@@ -141,7 +198,7 @@ range_gate(const char *sync)
 	}
 	asked = 1;
 	/* the work queued before the range ends before the GPU is let go */
-	if ((*(void **)&wait = dlsym(RTLD_DEFAULT, sync)) != NULL)
+	if ((*(void **)&wait = real_sym(sync, NULL)) != NULL)
 		wait();
 	if ((f = fopen(req, "a")) != NULL) {
 		fprintf(f, "start %ld\n", (long)getpid());
@@ -153,7 +210,8 @@ range_gate(const char *sync)
 }
 
 /* cudaProfilerStart and cuProfilerStart return their API's status (an
- * enum, 0 for success); that of the call they stand before. */
+ * enum, 0 for success); that of the call they stand before, found once.
+ * Without one (it cannot be: the program called it), 0. */
 int cudaProfilerStart(void);
 int cuProfilerStart(void);
 
@@ -163,7 +221,7 @@ cudaProfilerStart(void)
 	static int (*real)(void);
 
 	if (real == NULL)
-		*(void **)&real = dlsym(RTLD_NEXT, "cudaProfilerStart");
+		*(void **)&real = real_sym("cudaProfilerStart", (void *)cudaProfilerStart);
 	range_gate("cudaDeviceSynchronize");
 	return real ? real() : 0;
 }
@@ -174,7 +232,7 @@ cuProfilerStart(void)
 	static int (*real)(void);
 
 	if (real == NULL)
-		*(void **)&real = dlsym(RTLD_NEXT, "cuProfilerStart");
+		*(void **)&real = real_sym("cuProfilerStart", (void *)cuProfilerStart);
 	range_gate("cuCtxSynchronize");
 	return real ? real() : 0;
 }
