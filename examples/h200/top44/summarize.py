@@ -158,7 +158,7 @@ for sweep, what in (("sweep", "GATE=0, kf's default"), ("sweep_gate", "GATE=1, t
         print("wall %.1f s for %d problems: %.2f s a problem" % (sw, n, sw / n if n else 0))
     print("per job (s; kf-sweep-times): run: kf-run's; startup: the held program to its first CUDA call;")
     print("gpu_wait: for the GPU's lock; detailed: ncu's attach to its end; program: of it, the program's")
-    print("run under ncu (the GPU's part); exports; launches, replay passes")
+    print("run under ncu (the GPU's part); exports; launches, replay passes; gpu_held: the GPU held alone (the sweep's pace)")
     for row in tt:
         print("  " + "  ".join("%-11s" % c for c in row))
     try:
