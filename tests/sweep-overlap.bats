@@ -185,6 +185,26 @@ rangeprog() {
 	[ "$(grep -c '^gpu ' "$SW/gpu.log")" -eq 4 ]
 }
 
+@test "RANGE=1, a launch profiled before the range asked (a range started where kf cannot see, then one it sees): taken again with the GPU held throughout" {
+	rangeprog
+	# the attach profiles a launch as soon as it is connected, a second
+	# before the program's range asks for the GPU
+	jobs 2 '.cmd = ["./rangeprog", .id] | .env.FAKE_NCU_STARTUP = "0.1" | .env.RANGE_PRE = "1" |
+		.env.FAKE_NCU_EARLY = "1"'
+	run sweep -j2 GPUS=0 RANGE=1 WRAP_FLAGS="-a --profile-from-start -a off"
+	assert_success
+	[ "$(ok_jobs)" -eq 2 ]
+	for i in 1 2; do
+		jq -e '(.passes[0].run.stderr | contains("kf-ncu: ncu profiled the program before its profiler range asked for the GPU")) and
+			.collated.timings.range_unseen == 1' "$SW/out/j$i.json" >/dev/null
+		grep -q 'Kernel: copy_k(' "$SW/out/j$i.feedback.txt"
+	done
+	[ "$(grep -c '^launch$' "$SW/argv.log")" -eq 2 ]
+	[ "$(grep -c '^gpu ' "$SW/gpu.log")" -eq 4 ]
+	# each program asked once in its held run, and ran once more whole
+	[ "$(grep -c '^range ' "$SW/gpu.log")" -eq 4 ]
+}
+
 @test "RANGE=1 without --profile-from-start off: the GPU held alone from the first CUDA call, as before" {
 	rangeprog
 	jobs 3 '.cmd = ["./rangeprog", .id] | .env.FAKE_NCU_STARTUP = "0.1"'

@@ -209,9 +209,18 @@ range_gate(const char *sync)
 	pthread_mutex_unlock(&mu);
 }
 
-/* cudaProfilerStart and cuProfilerStart return their API's status (an
- * enum, 0 for success); that of the call they stand before, found once.
- * Without one (it cannot be: the program called it), 0. */
+/* A range's start: the gate, then the call it stands before (*real, found
+ * once by name), whose status it returns (an enum, 0 for success);
+ * without one (it cannot be: the program called it), 0. */
+static int
+start(int (**real)(void), const char *name, void *self, const char *sync)
+{
+	if (*real == NULL)
+		*(void **)real = real_sym(name, self);
+	range_gate(sync);
+	return *real ? (*real)() : 0;
+}
+
 int cudaProfilerStart(void);
 int cuProfilerStart(void);
 
@@ -220,10 +229,8 @@ cudaProfilerStart(void)
 {
 	static int (*real)(void);
 
-	if (real == NULL)
-		*(void **)&real = real_sym("cudaProfilerStart", (void *)cudaProfilerStart);
-	range_gate("cudaDeviceSynchronize");
-	return real ? real() : 0;
+	return start(&real, "cudaProfilerStart", (void *)cudaProfilerStart,
+	    "cudaDeviceSynchronize");
 }
 
 int
@@ -231,8 +238,5 @@ cuProfilerStart(void)
 {
 	static int (*real)(void);
 
-	if (real == NULL)
-		*(void **)&real = real_sym("cuProfilerStart", (void *)cuProfilerStart);
-	range_gate("cuCtxSynchronize");
-	return real ? real() : 0;
+	return start(&real, "cuProfilerStart", (void *)cuProfilerStart, "cuCtxSynchronize");
 }
