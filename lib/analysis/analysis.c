@@ -14,12 +14,6 @@ put(cJSON *o, const char *key, cJSON *v)
 }
 
 static cJSON *
-num_or_null(double v)
-{
-	return isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull();
-}
-
-static cJSON *
 str_or_null(const char *s)
 {
 	return s ? cJSON_CreateString(s) : cJSON_CreateNull();
@@ -38,7 +32,7 @@ kf_core_focus(struct kf_fb *fb)
 void
 kf_core_time(cJSON *o, double ns, const char *label)
 {
-	kf_set(o, "time_ns", num_or_null(ns));
+	kf_set(o, "time_ns", kf_json_num(ns));
 	kf_set(o, "time_label", str_or_null(label));
 }
 
@@ -50,7 +44,7 @@ kf_core_limiter(cJSON *o, const char *bound, const char *unit, double pct,
 
 	cJSON_AddItemToObject(l, "bound", str_or_null(bound));
 	cJSON_AddItemToObject(l, "unit", str_or_null(unit));
-	cJSON_AddItemToObject(l, "pct", num_or_null(pct));
+	cJSON_AddItemToObject(l, "pct", kf_json_num(pct));
 	cJSON_AddItemToObject(l, "verdict", str_or_null(verdict ? verdict : bound));
 	cJSON_AddItemToObject(l, "metric", str_or_null(metric));
 	kf_set(o, "limiter", l);
@@ -70,7 +64,7 @@ kf_core_advice(struct kf_fb *fb, const char *source, const char *kind,
 	cJSON_AddItemToObject(o, "kind", str_or_null(kind));
 	cJSON_AddItemToObject(o, "name", str_or_null(name));
 	cJSON_AddItemToObject(o, "type", str_or_null(type));
-	cJSON_AddItemToObject(o, "speedup_pct", num_or_null(speedup_pct));
+	cJSON_AddItemToObject(o, "speedup_pct", kf_json_num(speedup_pct));
 	cJSON_AddItemToObject(o, "speedup_type", str_or_null(speedup_type));
 	cJSON_AddItemToObject(o, "text", str_or_null(text));
 	cJSON_AddItemToArray(arr, o);
@@ -108,7 +102,7 @@ kf_roof_init(cJSON *o, const char *x_unit, const char *y_unit, double memory_pea
 {
 	kf_set_str(o, "x_unit", x_unit);
 	kf_set_str(o, "y_unit", y_unit);
-	kf_set(o, "memory_peak", num_or_null(memory_peak));
+	kf_set(o, "memory_peak", kf_json_num(memory_peak));
 	kf_set(o, "memory_name", str_or_null(memory_name));
 	kf_set(o, "compute_peaks", cJSON_CreateArray());
 	kf_set(o, "points", cJSON_CreateArray());
@@ -123,8 +117,8 @@ kf_roof_peak(cJSON *o, const char *name, double peak, double ridge)
 	if (!isfinite(ridge) && bw > 0)
 		ridge = peak / bw;
 	cJSON_AddStringToObject(p, "name", name);
-	cJSON_AddItemToObject(p, "peak", num_or_null(peak));
-	cJSON_AddItemToObject(p, "ridge", num_or_null(ridge));
+	cJSON_AddItemToObject(p, "peak", kf_json_num(peak));
+	cJSON_AddItemToObject(p, "ridge", kf_json_num(ridge));
 	cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(o, "compute_peaks"), p);
 }
 
@@ -135,10 +129,10 @@ kf_roof_point(cJSON *o, const char *label, double x, double y, double bytes_per_
 	cJSON *p = cJSON_CreateObject();
 
 	cJSON_AddStringToObject(p, "label", label ? label : "");
-	cJSON_AddItemToObject(p, "intensity", num_or_null(x));
-	cJSON_AddItemToObject(p, "performance", num_or_null(y));
-	cJSON_AddItemToObject(p, "bytes_per_s", num_or_null(bytes_per_s));
-	cJSON_AddItemToObject(p, "pct_of_roof", num_or_null(pct));
+	cJSON_AddItemToObject(p, "intensity", kf_json_num(x));
+	cJSON_AddItemToObject(p, "performance", kf_json_num(y));
+	cJSON_AddItemToObject(p, "bytes_per_s", kf_json_num(bytes_per_s));
+	cJSON_AddItemToObject(p, "pct_of_roof", kf_json_num(pct));
 	cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(o, "points"), p);
 }
 

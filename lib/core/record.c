@@ -486,6 +486,12 @@ kf_set_num(cJSON *o, const char *key, double d)
 	kf_set(o, key, cJSON_CreateNumber(d));
 }
 
+cJSON *
+kf_json_num(double d)
+{
+	return isfinite(d) ? cJSON_CreateNumber(d) : cJSON_CreateNull();
+}
+
 void
 kf_push_str(cJSON *a, const char *s)
 {

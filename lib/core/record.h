@@ -178,6 +178,9 @@ const cJSON *kf_arr(const cJSON *o, const char *key);
 void kf_set(cJSON *o, const char *key, cJSON *v);
 void kf_set_str(cJSON *o, const char *key, const char *s);
 void kf_set_num(cJSON *o, const char *key, double d);
+/* A number, or null when d is not finite (JSON has no NaN or infinity).
+ * New item. */
+cJSON *kf_json_num(double d);
 /* Append the string s to the array a. */
 void kf_push_str(cJSON *a, const char *s);
 /* Whether s is valid UTF-8 throughout. */

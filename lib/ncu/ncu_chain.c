@@ -33,7 +33,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/stat.h>
 
 #include "buf.h"
 #include "err.h"
@@ -66,36 +65,13 @@ static const char *const xla_marks[] = { "_fusion", "RedzoneAllocatorKernel",
 
 static struct ncu_chain *the_chain;	/* for the exit's clean-up */
 
-char *
-ncu_out_path(const struct ncu_chain *c, const char *name)
-{
-	return kf_path_join(c->dir, name);
-}
-
-void
-ncu_time_add(struct ncu_chain *c, const char *name, double seconds)
-{
-	cJSON *v = cJSON_GetObjectItemCaseSensitive(c->timings, name);
-	double t = (cJSON_IsNumber(v) ? v->valuedouble : 0) + seconds;
-
-	kf_set_num(c->timings, name, round(t * 1000) / 1000);
-}
-
-int
-ncu_file_nonempty(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
-}
-
-int
-ncu_xla_set(const struct ncu_chain *c, const char *name)
+/* NAME is set (NAME or NAME=VALUE) in the program's XLA_FLAGS. */
+static int
+xla_set(const char *name)
 {
 	const char *f = getenv("XLA_FLAGS"), *p;
 	size_t n = strlen(name);
 
-	(void)c;
 	for (p = f; p && (p = strstr(p, name)) != NULL; p += n)
 		if ((p == f || p[-1] == ' ') && (p[n] == '=' || p[n] == ' ' || p[n] == '\0'))
 			return 1;
@@ -222,39 +198,6 @@ may_hold(const struct ncu_chain *c)
 	return 1;
 }
 
-static void
-argv_push(char ***v, size_t *n, size_t *cap, const char *s)
-{
-	KF_GROW(*v, *n + 1, *cap, 32);
-	(*v)[(*n)++] = (char *)s;
-	(*v)[*n] = NULL;
-}
-
-char **
-ncu_argv(const struct ncu_chain *c, const char *const *pre, int with_sel, int args,
-    int with_cmd)
-{
-	char **v = NULL, *p;
-	size_t n = 0, cap = 0;
-	int i;
-
-	argv_push(&v, &n, &cap, c->ncu);
-	for (i = 0; pre && pre[i]; i++)
-		argv_push(&v, &n, &cap, pre[i]);
-	if (with_sel && c->sel.len) {
-		/* the filter's lines, NUL-separated in place */
-		for (p = c->sel.s; p < c->sel.s + c->sel.len; p += strlen(p) + 1)
-			argv_push(&v, &n, &cap, p);
-	}
-	for (i = 0; args == 't' && i < c->ntargs; i++)
-		argv_push(&v, &n, &cap, c->targs[i]);
-	for (i = 0; args == 'd' && i < c->ndargs; i++)
-		argv_push(&v, &n, &cap, c->dargs[i]);
-	for (i = 0; with_cmd && i < c->ncmd; i++)
-		argv_push(&v, &n, &cap, c->cmd[i]);
-	return v;
-}
-
 /* The filter's lines as NUL-separated words in c->sel. */
 static void
 sel_words(struct ncu_chain *c)
@@ -291,8 +234,8 @@ xla_plan(struct ncu_chain *c)
 
 	if (getenv("KF_NCU_XLA_FLAGS"))
 		return;
-	if (!ncu_xla_set(c, "--xla_gpu_dump_autotune_results_to") &&
-	    !ncu_xla_set(c, "--xla_gpu_load_autotune_results_from")) {
+	if (!xla_set("--xla_gpu_dump_autotune_results_to") &&
+	    !xla_set("--xla_gpu_load_autotune_results_from")) {
 		if (c->dir[0] == '/') {
 			c->xla_res = ncu_out_path(c, NCU_XLA_RESULTS);
 		} else if ((cwd = getcwd(NULL, 0)) != NULL) {
@@ -306,7 +249,7 @@ xla_plan(struct ncu_chain *c)
 	}
 	if (c->xla_res)
 		buf_printf(&b, "--xla_gpu_load_autotune_results_from=%s", c->xla_res);
-	if (!ncu_xla_set(c, "--xla_gpu_enable_command_buffer"))
+	if (!xla_set("--xla_gpu_enable_command_buffer"))
 		buf_printf(&b, "%s--xla_gpu_enable_command_buffer=", b.len ? " " : "");
 	c->held_xla = b.len ? buf_take(&b) : (buf_free(&b), NULL);
 }
@@ -370,7 +313,7 @@ xla_detail(struct ncu_chain *c)
 	struct buf add = {0}, why = {0};
 	char *words, *w, *save = NULL, *name;
 	int loaded = (c->xla_res && ncu_file_nonempty(c->xla_res)) ||
-	    ncu_xla_set(c, "--xla_gpu_load_autotune_results_from");
+	    xla_set("--xla_gpu_load_autotune_results_from");
 
 	if (c->traced && loaded && flags == NULL) {
 		c->xla_add = c->held_xla ? xstrdup(c->held_xla) : NULL;
@@ -392,7 +335,7 @@ xla_detail(struct ncu_chain *c)
 				continue;
 			}
 			name = xstrndup(w, strcspn(w, "="));
-			if (!ncu_xla_set(c, name))
+			if (!xla_set(name))
 				buf_printf(&add, "%s%s", add.len ? " " : "", w);
 			free(name);
 		}
@@ -542,80 +485,15 @@ timing_ncu(struct ncu_chain *c)
 	return 0;
 }
 
-/* NCU_TIMINGS: where kf-ncu's time went, and ncu's replay passes. */
-static void
-write_timings(struct ncu_chain *c)
-{
-	long launches, passes;
-	double connected, first, last;
-	char *p = ncu_out_path(c, NCU_TIMINGS), *text;
-	FILE *f;
-
-	ncu_proc_passes(&launches, &passes);
-	ncu_proc_marks(&connected, &first, &last);
-	/* ncu's own lines split the detailed run: its start (to the program
-	 * connected), the program's run to the first launch profiled (its
-	 * replay included), the replays of the others */
-	if (c->detail_at > 0 && connected >= c->detail_at)
-		ncu_time_add(c, "ncu_connect_s", connected - c->detail_at);
-	if (connected > 0 && first >= connected)
-		ncu_time_add(c, "to_first_profiled_s", first - connected);
-	if (first > 0 && last >= first)
-		ncu_time_add(c, "profiling_s", last - first);
-	if (last > 0 && c->program_end >= last)
-		ncu_time_add(c, "after_last_profiled_s", c->program_end - last);
-	ncu_time_add(c, "total_s", kf_now() - c->t0);
-	kf_set_num(c->timings, "launches_profiled", (double)launches);
-	kf_set_num(c->timings, "replay_passes", (double)passes);
-	text = cJSON_PrintUnformatted(c->timings);
-	if ((f = fopen(p, "w")) == NULL || fprintf(f, "%s\n", text) < 0 || fclose(f) != 0)
-		kf_warn("cannot write %s:", p);
-	free(text);
-	free(p);
-}
-
 /* The chain's end: its account, NCU_DONE, its ports let go. */
 static int
 finish(struct ncu_chain *c, int st, int done)
 {
-	write_timings(c);
+	ncu_timings_write(c);
 	if (done)
 		ncu_out("NCU_DONE\n", 9);
 	ncu_ports_release(c);
 	return st;
-}
-
-void
-ncu_chain_stopped(struct ncu_chain *c)
-{
-	int sig = ncu_proc_stopped() ? ncu_proc_stopped() : SIGTERM, code = 128 + sig;
-	int said = c->phase_detail || c->held >= 0;
-	sigset_t set;
-	char *log;
-
-	/* kf-run's timeout or an interrupt ends kf-ncu: said for kf-read. */
-	if (c->phase_detail)
-		ncu_detail_account(c, "stopped", code);
-	ncu_proc_end_all();
-	ncu_gpu_unlock();
-	if (c->held >= 0) {
-		log = ncu_out_path(c, NCU_LAUNCH_LOG);
-		ncu_out_file(log);
-		unlink(log);
-		free(log);
-	}
-	ncu_ports_release(c);
-	write_timings(c);
-	/* With a held program or in the detailed run kf-ncu ends with the
-	 * status 128 + N; before, the signal ends it, as it ends a program. */
-	if (said)
-		exit(code);
-	signal(sig, SIG_DFL);
-	sigemptyset(&set);
-	sigaddset(&set, sig);
-	sigprocmask(SIG_UNBLOCK, &set, NULL);
-	raise(sig);
-	exit(code);
 }
 
 static void

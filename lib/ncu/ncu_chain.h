@@ -10,8 +10,12 @@
  *                 run, under its limit; the account of it
  *   ncu_export.c  the pages exported side by side, a report a process
  *                 joined, kf-wrap ncu --import
+ *   ncu_out.c     the output directory's paths, ncu's argv, the account
+ *                 of kf-ncu's seconds (NCU_TIMINGS)
  *   ncu_proc.c    the processes: started, passed on, waited on, ended
  *   ncu_ports.c   the TCP ports the held program listens on
+ * Each calls only those below it in this list (ncu_detail.c's stop
+ * accounts the detailed run, so it is there and not in ncu_chain.c).
  * Not for use outside lib/ncu.
  *
  * Ownership: struct ncu_chain is kf-ncu's, for the whole run; every string
@@ -58,7 +62,7 @@ struct ncu_chain {
 	cJSON *timings;		/* seconds by part, and ncu's replay passes */
 };
 
-/* ncu_chain.c */
+/* ncu_out.c */
 /* A path in the output directory (name may hold a printf format). */
 char *ncu_out_path(const struct ncu_chain *c, const char *name);
 /* path is a regular file with something in it. */
@@ -68,15 +72,16 @@ int ncu_file_nonempty(const char *path);
  * command (with_cmd). The strings are borrowed; the array is the caller's. */
 char **ncu_argv(const struct ncu_chain *c, const char *const *pre, int with_sel, int args,
     int with_cmd);
-/* NAME is set (NAME or NAME=VALUE) in the program's XLA_FLAGS. */
-int ncu_xla_set(const struct ncu_chain *c, const char *name);
 /* Add seconds to the timings' member name. */
 void ncu_time_add(struct ncu_chain *c, const char *name, double seconds);
+/* NCU_TIMINGS written: the seconds by part, ncu's own lines' split of the
+ * detailed run, its launches profiled and replay passes. */
+void ncu_timings_write(struct ncu_chain *c);
+
+/* ncu_detail.c */
 /* A stop signal came: the detailed run accounted as stopped where it was
  * running, every process of the chain ended, its ports let go; exits. */
 void ncu_chain_stopped(struct ncu_chain *c) __attribute__((noreturn));
-
-/* ncu_detail.c */
 /* The held program: ncu --mode launch on the claimed ports (the command
  * alone), its output into NCU_LAUNCH_LOG, c->env with extra (NULL, or
  * NAME, VALUE pairs up to a NULL) set; 0, or -1 when it could not be

@@ -32,6 +32,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -706,4 +707,37 @@ ncu_held_run(struct ncu_chain *c)
 none:
 	range_done(keep, 0);
 	return -1;
+}
+
+void
+ncu_chain_stopped(struct ncu_chain *c)
+{
+	int sig = ncu_proc_stopped() ? ncu_proc_stopped() : SIGTERM, code = 128 + sig;
+	int said = c->phase_detail || c->held >= 0;
+	sigset_t set;
+	char *log;
+
+	/* kf-run's timeout or an interrupt ends kf-ncu: said for kf-read. */
+	if (c->phase_detail)
+		ncu_detail_account(c, "stopped", code);
+	ncu_proc_end_all();
+	ncu_gpu_unlock();
+	if (c->held >= 0) {
+		log = ncu_out_path(c, NCU_LAUNCH_LOG);
+		ncu_out_file(log);
+		unlink(log);
+		free(log);
+	}
+	ncu_ports_release(c);
+	ncu_timings_write(c);
+	/* With a held program or in the detailed run kf-ncu ends with the
+	 * status 128 + N; before, the signal ends it, as it ends a program. */
+	if (said)
+		exit(code);
+	signal(sig, SIG_DFL);
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	raise(sig);
+	exit(code);
 }

@@ -22,6 +22,7 @@
 #include "gpu_roofs.h"
 #include "mem.h"
 #include "ncu_diag.h"
+#include "ncu_fb.h"
 #include "ncu_pages.h"
 #include "num.h"
 #include "record.h"
@@ -122,42 +123,6 @@ ev(struct kf_finding *f, const cJSON *k, const char *metric, const char *unit)
 }
 
 /* The limiter */
-
-const char *
-ncu_unit_fix(const char *u)
-{
-	if (strcmp(u, "tensor") == 0)
-		return "it runs at the tensor cores' roof: only fewer FLOPs or a lower precision "
-		    "(fp8 has twice the bf16 peak) make it faster";
-	if (strcmp(u, "fma") == 0)
-		return "matrix math belongs on the tensor cores (TF32, BF16 or FP16 mma); else "
-		    "fewer instructions per result";
-	if (strcmp(u, "fp64") == 0)
-		return "use FP32 where the precision allows: the FP64 pipe has a fraction of its rate";
-	if (strcmp(u, "xu") == 0)
-		return "fewer conversions and transcendentals: float literals and float math, "
-		    "__expf/__sinf or tables where accuracy allows";
-	if (strcmp(u, "alu") == 0)
-		return "fewer integer and logic instructions: hoist index math out of loops, "
-		    "use shifts and masks for powers of two";
-	if (strcmp(u, "issue") == 0)
-		return "fewer instructions per result, since no single pipe is the limit: "
-		    "wider loads and stores (float4, bf16x2), index and address math hoisted "
-		    "out of loops, fewer conversions; or fuse it with its neighbours so each "
-		    "instruction does more";
-	if (strcmp(u, "lsu") == 0)
-		return "fewer, wider memory instructions (float4 loads, one load reused from registers)";
-	if (strcmp(u, "shared") == 0)
-		return "fewer shared-memory wavefronts: no bank conflicts, wider accesses, "
-		    "reuse values from registers";
-	if (strcmp(u, "l1") == 0)
-		return "cut L1/TEX traffic per result: reuse data from registers or shared memory, "
-		    "coalesce accesses";
-	if (strcmp(u, "l2") == 0)
-		return "fewer L2 sectors: coalesced accesses, data reused within a block";
-	return "move fewer bytes: fuse with the kernels around it, keep data on chip, "
-	    "smaller types (bf16 or fp8)";
-}
 
 /* The stall reasons of the raw page, by share of the samples. */
 static const struct { const char *metric, *word, *fix; } reasons[] = {

@@ -82,10 +82,6 @@ void ncu_limiter_rules(struct kf_diag *d, const cJSON *k);
  * ncu_roof.c), one sentence. */
 const char *ncu_unit_fix(const char *unit);
 
-/* ncu's estimated speedup of rule name on launch k (its best row): 1 and
- * *v, or 0 when ncu reported no estimate for it (ncu_feedback.c). */
-int ncu_rule_speedup(const cJSON *k, const char *name, double *v);
-
 /* A value of the launch's roofline_inputs: 1 and *v, or 0. */
 int ncu_in(const cJSON *k, const char *name, double *v);
 

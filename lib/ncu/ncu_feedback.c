@@ -10,20 +10,16 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "buf.h"
 #include "feedback.h"
-#include "gpu_roofs.h"
+#include "mem.h"
 #include "ncu.h"
-#include "program.h"
 #include "ncu_diag.h"
+#include "ncu_fb.h"
 #include "ncu_pages.h"
 #include "profiler.h"
+#include "program.h"
 #include "record.h"
-#include "buf.h"
-#include "chains.h"
-#include "levers.h"
-#include "lines.h"
-#include "mem.h"
-#include "path.h"
 
 /* The throughputs the reference reports, plus Memory; older ncu versions
  * named them differently. */
@@ -42,21 +38,6 @@ static const struct tp {
 
 static const char *const sol_sections[] = { NCU_SOL, "GPU Speed Of Light", NULL };
 
-struct timed_launch {
-	const cJSON *k;
-	double ns;
-	int has_ns;
-};
-
-struct rule {
-	const cJSON *r;
-	char *desc;		/* cleaned */
-	double speedup;
-	int has_speedup, global, order;
-	struct rule *alt;	/* the same rule for other units, merged here */
-	size_t nalt;
-};
-
 /* Metric lookup */
 
 /* kf-feedback reads metric sections and rules as text: each is parsed when
@@ -65,14 +46,6 @@ static const cJSON *
 metric(const cJSON *k, const char *section, const char *name)
 {
 	return kf_obj(kf_json_lazy(kf_obj(k, "metrics"), section), name);
-}
-
-static const cJSON *
-rules(const cJSON *k)
-{
-	const cJSON *r = kf_json_lazy(k, "rules");
-
-	return cJSON_IsArray(r) ? r : NULL;
 }
 
 static int
@@ -127,403 +100,6 @@ duration_ns(const cJSON *k, double *ns)
 	return 0;
 }
 
-/* Rule texts */
-
-static int
-has_url(const char *s, size_t n)
-{
-	return memmem(s, n, "http://", 7) || memmem(s, n, "https://", 8);
-}
-
-static int
-is_link_sentence(const char *s, size_t n)
-{
-	static const char *const says[] = {
-		"for more", "more details", "more information", "additional information",
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof says / sizeof says[0]; i++)
-		if (memmem(s, n, says[i], strlen(says[i])))
-			return 1;
-	return n >= 4 && memcmp(s, "See ", 4) == 0;
-}
-
-/* A sentence that stays, with any URL (and the parentheses around it) out. */
-static void
-put_sentence(struct buf *b, const char *s, size_t n)
-{
-	size_t i = 0;
-
-	if (b->len)
-		buf_putc(b, ' ');
-	while (i < n) {
-		if (n - i > 8 && (memcmp(s + i, "http://", 7) == 0 || memcmp(s + i, "https://", 8) == 0)) {
-			int paren = b->len > 0 && b->s[b->len - 1] == '(';
-
-			while (i < n && !isspace((unsigned char)s[i]) && s[i] != ')')
-				i++;
-			if (paren) {
-				b->s[--b->len] = '\0';
-				if (i < n && s[i] == ')')
-					i++;
-			}
-			while (b->len && b->s[b->len - 1] == ' ' && i < n && s[i] == ' ')
-				i++;
-			continue;
-		}
-		buf_putc(b, s[i++]);
-	}
-	while (b->len && b->s[b->len - 1] == ' ')
-		b->s[--b->len] = '\0';
-}
-
-/* The description without "See ... (URL) for more ..." sentences and
- * without URLs; a caller-owned string. */
-static char *
-clean_desc(const char *s)
-{
-	struct buf b = {0};
-
-	buf_puts(&b, "");
-	while (*s) {
-		const char *end = strstr(s, ". ");
-		size_t n;
-
-		while (*s == ' ')
-			s++;
-		n = end ? (size_t)(end - s) + 1 : strlen(s);
-		if (n == 0)
-			break;
-		if (!(has_url(s, n) && is_link_sentence(s, n)))
-			put_sentence(&b, s, n);
-		s += n;
-	}
-	return buf_take(&b);
-}
-
-static const cJSON *
-find_rule(const cJSON *k, const char *name)
-{
-	const cJSON *r;
-
-	cJSON_ArrayForEach(r, rules(k)) {
-		const char *n = kf_str(r, "name");
-
-		if (n && strcmp(n, name) == 0 && kf_str(r, "description"))
-			return r;
-	}
-	return NULL;
-}
-
-int
-ncu_rule_speedup(const cJSON *k, const char *name, double *v)
-{
-	const cJSON *r;
-	int found = 0;
-
-	cJSON_ArrayForEach(r, rules(k)) {
-		const char *n = kf_str(r, "name");
-		const cJSON *sp = cJSON_GetObjectItemCaseSensitive(r, "speedup");
-
-		if (n && strcmp(n, name) == 0 && cJSON_IsNumber(sp) && isfinite(sp->valuedouble) &&
-		    (!found || sp->valuedouble > *v)) {
-			*v = sp->valuedouble;
-			found = 1;
-		}
-	}
-	return found;
-}
-
-/* share/kf/ncu_rules.tsv: the rules that never lead, read once. */
-static char **never_lead;
-static size_t nnever;
-static int rules_loaded;
-
-static void
-load_rule_table(void)
-{
-	char *path = kf_data_file("ncu_rules.tsv");
-	struct kf_lines l;
-
-	rules_loaded = 1;
-	if (path == NULL || kf_lines_open(&l, path) != 0) {
-		free(path);
-		return;
-	}
-	while (kf_lines_next(&l) > 0) {
-		char *tab1 = strchr(l.s, '\t'), *tab2;
-
-		if (l.s[0] == '#' || tab1 == NULL)
-			continue;
-		*tab1 = '\0';
-		tab2 = strchr(tab1 + 1, '\t');
-		if (tab2)
-			*tab2 = '\0';
-		if (strcmp(tab1 + 1, "no") == 0) {
-			never_lead = xrealloc(never_lead, (nnever + 1) * sizeof *never_lead);
-			never_lead[nnever++] = xstrdup(l.s);
-		}
-	}
-	kf_lines_close(&l);
-	free(path);
-}
-
-static int
-may_lead(const char *name)
-{
-	size_t i;
-
-	if (!rules_loaded)
-		load_rule_table();
-	for (i = 0; i < nnever; i++)
-		if (strcmp(never_lead[i], name) == 0)
-			return 0;
-	return 1;
-}
-
-static int
-is_inf(const struct rule *r)
-{
-	const char *type = kf_str(r->r, "type");
-
-	return type && strcmp(type, "INF") == 0;
-}
-
-/* Rules ranked: those an author can act on with an estimate of 1% or
- * more first, by estimate (global and local on one scale: both are shares
- * of the kernel's time), then OPT and WRN without one, then the rules that
- * never lead (ncu_rules.tsv) and those under 1%, then [INF]. */
-static int
-rule_class(const struct rule *r)
-{
-	const char *type = kf_str(r->r, "type");
-
-	if (is_inf(r))
-		return 4;
-	if (!may_lead(kf_str(r->r, "name")) || (r->has_speedup && r->speedup < 1))
-		return 3;
-	if (r->has_speedup)
-		return 0;
-	if (type && strcmp(type, "OPT") == 0)
-		return 1;
-	return 2;
-}
-
-static int
-by_speedup(const void *a, const void *b)
-{
-	const struct rule *x = a, *y = b;
-	int cx = rule_class(x), cy = rule_class(y);
-
-	if (cx != cy)
-		return cx - cy;
-	if (x->has_speedup != y->has_speedup)
-		return y->has_speedup - x->has_speedup;
-	if (x->has_speedup && x->speedup != y->speedup)
-		return x->speedup < y->speedup ? 1 : -1;
-	return x->order - y->order;
-}
-
-/* A WRN that only says a metric could not be collected tells the
- * optimiser nothing about its kernel. */
-static int
-is_noise(const cJSON *r)
-{
-	const char *type = kf_str(r, "type"), *d = kf_str(r, "description");
-	const char *name = kf_str(r, "name");
-
-	if (name && (strcmp(name, "SOLBottleneck") == 0 || strcmp(name, "SOLFPRoofline") == 0))
-		return 1;
-	return type && strcmp(type, "WRN") == 0 && d && strstr(d, "could not be found");
-}
-
-/* The unit a per-unit rule speaks of: "SMSPs" in "One or more SMSPs have";
- * NULL if none. */
-static char *
-rule_unit(const char *desc)
-{
-	const char *p = strstr(desc, "One or more "), *q;
-
-	if (p == NULL)
-		return NULL;
-	p += strlen("One or more ");
-	q = strstr(p, " have");
-	return q && q > p && q - p <= 40 ? xstrndup(p, (size_t)(q - p)) : NULL;
-}
-
-/* Two rows of one rule (name and type) that each name a unit. */
-static int
-same_rule(const struct rule *a, const struct rule *b)
-{
-	const char *ta = kf_str(a->r, "type"), *tb = kf_str(b->r, "type");
-	char *ua, *ub;
-	int same;
-
-	if (strcmp(kf_str(a->r, "name"), kf_str(b->r, "name")) != 0 ||
-	    strcmp(ta ? ta : "", tb ? tb : "") != 0)
-		return 0;
-	ua = rule_unit(a->desc);
-	ub = rule_unit(b->desc);
-	same = ua && ub;
-	free(ua);
-	free(ub);
-	return same;
-}
-
-/* ncu repeats some rules once per unit (WorkloadImbalance for SMSPs, SMs,
- * L1 and L2 slices): the rows of one rule name and type that name a unit,
- * after the first (the best, as v is sorted), become its alternatives.
- * Returns the count left. */
-static size_t
-merge_units(struct rule *v, size_t n)
-{
-	size_t i, j, out = 0;
-
-	for (i = 0; i < n; i++) {
-		for (j = 0; j < out; j++)
-			if (same_rule(&v[j], &v[i]))
-				break;
-		if (j < out) {
-			v[j].alt = xrealloc(v[j].alt, (v[j].nalt + 1) * sizeof *v[j].alt);
-			v[j].alt[v[j].nalt++] = v[i];
-		} else {
-			v[out++] = v[i];
-		}
-	}
-	return out;
-}
-
-/* "max 30.64% above, min 100.00% below the average" from a rule text. */
-static void
-put_extremes(struct buf *b, const char *desc)
-{
-	const char *mx = strstr(desc, "Maximum instance value is ");
-	const char *mn = strstr(desc, "minimum instance value is ");
-	double x, y;
-
-	if (mx && mn && sscanf(mx, "Maximum instance value is %lf%%", &x) == 1 &&
-	    sscanf(mn, "minimum instance value is %lf%%", &y) == 1)
-		buf_printf(b, ", max %.2f%% above and min %.2f%% below the average", x, y);
-}
-
-/* One line for a rule and its alternatives: "[OPT] WorkloadImbalance
- * (estimated global speedup up to 19.55%) on SMSPs, SMs and L1 Slices: ..." */
-static void
-put_rule(struct buf *b, const struct rule *r)
-{
-	const char *st = kf_str(r->r, "speedup_type");
-	char *unit;
-	size_t j;
-
-	buf_printf(b, "[%s] %s", kf_str(r->r, "type") ? kf_str(r->r, "type") : "?",
-	    kf_str(r->r, "name"));
-	if (r->has_speedup) {
-		buf_printf(b, " (estimated %s speedup %s", st ? st : "", r->nalt ? "up to " : "");
-		kf_fmt_pct(b, r->speedup);
-		buf_putc(b, ')');
-	}
-	if (r->nalt && (unit = rule_unit(r->desc)) != NULL) {
-		buf_printf(b, " on %s", unit);
-		free(unit);
-		for (j = 0; j < r->nalt; j++) {
-			unit = rule_unit(r->alt[j].desc);
-			buf_printf(b, "%s%s", j + 1 == r->nalt ? " and " : ", ",
-			    unit ? unit : "another unit");
-			free(unit);
-		}
-	}
-	buf_printf(b, ": %s", r->desc);
-	for (j = 0; j < r->nalt; j++) {
-		unit = rule_unit(r->alt[j].desc);
-		buf_printf(b, "%s%s", j ? "; " : " Also for ", unit ? unit : "another instance");
-		if (r->alt[j].has_speedup) {
-			buf_puts(b, " (");
-			kf_fmt_pct(b, r->alt[j].speedup);
-		}
-		put_extremes(b, r->alt[j].desc);
-		buf_puts(b, r->alt[j].has_speedup ? ")" : "");
-		free(unit);
-	}
-	if (r->nalt)
-		buf_putc(b, '.');
-}
-
-/* A rule name once: its best row (v is sorted) stays, the others become
- * its alternatives (and their own alternatives with them). */
-static size_t
-one_per_name(struct rule *v, size_t n)
-{
-	size_t i, j, a, out = 0;
-
-	for (i = 0; i < n; i++) {
-		for (j = 0; j < out; j++)
-			if (strcmp(kf_str(v[j].r, "name"), kf_str(v[i].r, "name")) == 0)
-				break;
-		if (j == out) {
-			v[out++] = v[i];
-			continue;
-		}
-		v[j].alt = xrealloc(v[j].alt, (v[j].nalt + 1 + v[i].nalt) * sizeof *v[j].alt);
-		for (a = 0; a < v[i].nalt; a++)
-			v[j].alt[v[j].nalt++] = v[i].alt[a];
-		free(v[i].alt);
-		v[i].alt = NULL;
-		v[i].nalt = 0;
-		v[j].alt[v[j].nalt++] = v[i];
-	}
-	return out;
-}
-
-static struct rule *
-collect_rules(const cJSON *k, size_t *np)
-{
-	struct rule *v = NULL;
-	size_t n = 0, i;
-	const cJSON *r;
-	int order = 0;
-
-	cJSON_ArrayForEach(r, rules(k)) {
-		const char *name = kf_str(r, "name"), *d = kf_str(r, "description");
-		const char *st = kf_str(r, "speedup_type");
-		const cJSON *sp = cJSON_GetObjectItemCaseSensitive(r, "speedup");
-		struct rule nr;
-
-		if (name == NULL || d == NULL || is_noise(r))
-			continue;
-		memset(&nr, 0, sizeof nr);
-		nr.r = r;
-		nr.desc = clean_desc(d);
-		nr.has_speedup = cJSON_IsNumber(sp);
-		nr.speedup = nr.has_speedup ? sp->valuedouble : 0;
-		nr.global = st && strcmp(st, "global") == 0;
-		nr.order = order++;
-		/* The same rule, same text, on several rows: keep the best. */
-		for (i = 0; i < n; i++) {
-			if (strcmp(kf_str(v[i].r, "name"), name) == 0 &&
-			    strcmp(v[i].desc, nr.desc) == 0)
-				break;
-		}
-		if (i < n) {
-			if (nr.has_speedup && (!v[i].has_speedup || nr.speedup > v[i].speedup)) {
-				nr.order = v[i].order;
-				free(v[i].desc);
-				v[i] = nr;
-			} else {
-				free(nr.desc);
-			}
-			continue;
-		}
-		v = xrealloc(v, (n + 1) * sizeof *v);
-		v[n++] = nr;
-	}
-	if (n > 1)
-		kf_sort(v, n, sizeof *v, by_speedup);
-	n = merge_units(v, n);
-	*np = one_per_name(v, n);
-	return v;
-}
-
 /* Sections of the text */
 
 static void
@@ -557,12 +133,6 @@ fmt_value(struct buf *b, double v, const char *unit)
 		buf_printf(b, "%.15g%s%s", v, unit[0] ? " " : "", unit);
 }
 
-static cJSON *
-num_or_null(int ok, double v)
-{
-	return ok ? cJSON_CreateNumber(v) : cJSON_CreateNull();
-}
-
 /* The NVTX ranges open at the launch, outermost first: "outer > inner". */
 static void
 say_nvtx(struct buf *b, const cJSON *k, cJSON *focus)
@@ -589,7 +159,7 @@ say_nvtx(struct buf *b, const cJSON *k, cJSON *focus)
 
 /* Where the focus launch sits: "(ID 63, process 1965 python3.12), duration 97.0 us" */
 static void
-say_launch_id(struct buf *b, const struct timed_launch *f)
+say_launch_id(struct buf *b, const struct ncu_timed *f)
 {
 	const cJSON *id = cJSON_GetObjectItemCaseSensitive(f->k, "id");
 	const cJSON *pid = cJSON_GetObjectItemCaseSensitive(f->k, "process_id");
@@ -625,7 +195,7 @@ struct pick {
  * numbers come from. */
 static void
 say_head(struct kf_fb *fb, const struct kf_rank *rank, const struct pick *p,
-    const struct timed_launch *f, cJSON *focus)
+    const struct ncu_timed *f, cJSON *focus)
 {
 	const char *name = kf_str(f->k, "name");
 	char *shortname = kf_rank_shown(rank, name ? name : "unnamed kernel");
@@ -671,7 +241,7 @@ say_head(struct kf_fb *fb, const struct kf_rank *rank, const struct pick *p,
 		cJSON_AddItemToObject(focus, "id", cJSON_Duplicate(id, 1));
 	if (pid)
 		cJSON_AddItemToObject(focus, "process_id", cJSON_Duplicate(pid, 1));
-	cJSON_AddItemToObject(focus, "duration_ns", num_or_null(f->has_ns, f->ns));
+	cJSON_AddItemToObject(focus, "duration_ns", kf_json_num(f->has_ns ? f->ns : NAN));
 	kf_core_time(focus, f->has_ns ? f->ns : NAN, "duration");
 	cJSON_AddStringToObject(focus, "reason", p->nlaunch == 1 && !p->timed ? "only_launch" :
 	    p->wanted ? "next_with_details" : kf_focus_how_name(p->how));
@@ -704,7 +274,7 @@ say_throughput(struct kf_fb *fb, const cJSON *k, cJSON *focus)
 			fmt_value(&b, v, unit);
 		else
 			buf_puts(&b, "missing from the report");
-		cJSON_AddItemToObject(tp, tps[i].key, num_or_null(ok, v));
+		cJSON_AddItemToObject(tp, tps[i].key, kf_json_num(ok ? v : NAN));
 	}
 	kf_fb_add_buf(fb, FB_HEAD, &b);
 }
@@ -835,29 +405,6 @@ say_limiter(cJSON *focus)
 }
 
 static void
-say_rule_text(struct kf_fb *fb, int prio, const cJSON *k, int raw, const char *rule,
-    const char *title, const char *key, cJSON *focus)
-{
-	const cJSON *r = find_rule(k, rule);
-	char *d;
-
-	if (r == NULL) {
-		if (raw)
-			kf_fb_add(fb, prio, "%s:\nno %s rule: ncu's raw page (--page raw) has "
-			    "no rule texts; the details page has them.", title, rule);
-		else
-			kf_fb_add(fb, prio, "%s:\nncu reported no %s rule for this kernel.",
-			    title, rule);
-		cJSON_AddNullToObject(focus, key);
-		return;
-	}
-	d = clean_desc(kf_str(r, "description"));
-	kf_fb_add(fb, prio, "%s:\n%s", title, d);
-	cJSON_AddStringToObject(focus, key, d);
-	free(d);
-}
-
-static void
 say_launch(struct kf_fb *fb, const cJSON *k, cJSON *focus)
 {
 	static const struct { const char *name, *label, *key; } ls[] = {
@@ -907,7 +454,7 @@ say_launch(struct kf_fb *fb, const cJSON *k, cJSON *focus)
 		} else {
 			buf_puts(&b, "missing");
 		}
-		cJSON_AddItemToObject(launch, ls[i].key, num_or_null(ok, v));
+		cJSON_AddItemToObject(launch, ls[i].key, kf_json_num(ok ? v : NAN));
 	}
 	buf_puts(&b, ".\nOccupancy:");
 	for (i = 0; i < sizeof oc / sizeof oc[0]; i++) {
@@ -918,113 +465,10 @@ say_launch(struct kf_fb *fb, const cJSON *k, cJSON *focus)
 			fmt_value(&b, v, unit);
 		else
 			buf_puts(&b, "missing");
-		cJSON_AddItemToObject(occ, oc[i].key, num_or_null(ok, v));
+		cJSON_AddItemToObject(occ, oc[i].key, kf_json_num(ok ? v : NAN));
 	}
 	buf_putc(&b, '.');
 	kf_fb_add_buf(fb, FB_ADVICE, &b);
-}
-
-/* The units of a merged rule as data: [{unit, speedup, description}]. */
-static cJSON *
-rule_units(const struct rule *r)
-{
-	cJSON *a = cJSON_CreateArray();
-	size_t j;
-
-	for (j = 0; j <= r->nalt; j++) {
-		const struct rule *x = j ? &r->alt[j - 1] : r;
-		cJSON *o = cJSON_CreateObject();
-		char *unit = rule_unit(x->desc);
-
-		cJSON_AddItemToObject(o, "unit", unit ? cJSON_CreateString(unit) : cJSON_CreateNull());
-		cJSON_AddItemToObject(o, "speedup", num_or_null(x->has_speedup, x->speedup));
-		cJSON_AddStringToObject(o, "description", x->desc);
-		cJSON_AddItemToArray(a, o);
-		free(unit);
-	}
-	return a;
-}
-
-static void
-say_rules(struct kf_fb *fb, const cJSON *k, cJSON *analysis)
-{
-	cJSON *arr = cJSON_AddArrayToObject(analysis, "rules");
-	size_t n, i, j, shown, nopt, listed;
-	struct rule *v = collect_rules(k, &n);
-	struct buf b = {0};
-	int max = fb->opt->max_rules;
-
-	shown = max >= 0 && (size_t)max < n ? (size_t)max : n;
-	/* [INF] rules sort last: they are not optimisation rules. */
-	for (nopt = 0; nopt < n && !is_inf(&v[nopt]); nopt++)
-		;
-	listed = shown < nopt ? shown : nopt;
-	if (nopt == 0) {
-		kf_fb_add(fb, FB_KEY, "ncu reported no optimisation rule for this kernel "
-		    "beyond the bottleneck and roofline above.");
-	} else if (listed > 0) {
-		/* The rules kf cannot act on (and estimates under 1%) are never
-		 * ranked among those it can: they follow, apart, unnumbered. */
-		size_t nact;
-
-		for (nact = 0; nact < listed && rule_class(&v[nact]) < 3; nact++)
-			;
-		if (nact > 0) {
-			buf_printf(&b, "Rules ncu reported for this kernel that its author can act "
-			    "on (evidence, not the verdict), by estimated speedup:");
-			for (i = 0; i < nact; i++) {
-				buf_printf(&b, "\n%zu. ", i + 1);
-				put_rule(&b, &v[i]);
-			}
-		}
-		/* The ranked rules are key; those kf does not rank are detail,
-		 * the first left out when the text must be short. */
-		if (nact < listed) {
-			struct buf u = {0};
-
-			buf_printf(&u, "Rules ncu reported that kf does not rank (not actionable "
-			    "by the kernel's author, share/kf/ncu_rules.tsv, or estimated under 1%%):");
-			for (i = nact; i < listed; i++) {
-				buf_puts(&u, "\n- ");
-				put_rule(&u, &v[i]);
-			}
-			if (listed < nopt)
-				buf_printf(&u, "\n(%zu more rule%s left out)", nopt - listed,
-				    nopt - listed == 1 ? "" : "s");
-			kf_fb_add_buf(fb, FB_KEY, &b);
-			kf_fb_add_buf(fb, FB_DETAIL, &u);
-		} else {
-			if (listed < nopt)
-				buf_printf(&b, "\n(%zu more rule%s left out)", nopt - listed,
-				    nopt - listed == 1 ? "" : "s");
-			kf_fb_add_buf(fb, FB_KEY, &b);
-		}
-	}
-	for (i = 0; i < n; i++) {
-		if (i < shown) {
-			cJSON *o = cJSON_CreateObject();
-			const char *keys[] = { "name", "type", "section", "speedup_type" };
-
-			for (j = 0; j < 4; j++) {
-				const char *s = kf_str(v[i].r, keys[j]);
-
-				cJSON_AddItemToObject(o, keys[j], s ? cJSON_CreateString(s) : cJSON_CreateNull());
-			}
-			cJSON_AddItemToObject(o, "speedup", num_or_null(v[i].has_speedup, v[i].speedup));
-			cJSON_AddStringToObject(o, "description", v[i].desc);
-			kf_core_advice(fb, "ncu", "rule", kf_str(v[i].r, "name"), kf_str(v[i].r, "type"),
-			    v[i].has_speedup ? v[i].speedup : NAN, kf_str(v[i].r, "speedup_type"),
-			    v[i].desc);
-			if (v[i].nalt)
-				cJSON_AddItemToObject(o, "units", rule_units(&v[i]));
-			cJSON_AddItemToArray(arr, o);
-		}
-		for (j = 0; j < v[i].nalt; j++)
-			free(v[i].alt[j].desc);
-		free(v[i].alt);
-		free(v[i].desc);
-	}
-	free(v);
 }
 
 /* Why kernel name of the ranking has no launch profiled in detail. */
@@ -1050,7 +494,7 @@ why_none(struct buf *b, const cJSON *data, const char *name)
 /* One kernel's line: its longest launch's throughputs and duration, or
  * why it has none. */
 static void
-say_other(struct buf *b, const struct timed_launch *best, const cJSON *data, const char *name,
+say_other(struct buf *b, const struct ncu_timed *best, const cJSON *data, const char *name,
     cJSON *o)
 {
 	size_t j, n = 0;
@@ -1083,8 +527,8 @@ say_other(struct buf *b, const struct timed_launch *best, const cJSON *data, con
 /* The other kernels near the top: their longest launch in one line each,
  * under one heading. */
 static void
-say_others(struct kf_fb *fb, const struct kf_rank *rank, const struct timed_launch *l,
-    size_t nl, const struct timed_launch *focus, cJSON *kernels, const cJSON *data)
+say_others(struct kf_fb *fb, const struct kf_rank *rank, const struct ncu_timed *l,
+    size_t nl, const struct ncu_timed *focus, cJSON *kernels, const cJSON *data)
 {
 	struct buf b = {0};
 	size_t i, j, top = fb->opt->top > 0 ? (size_t)fb->opt->top : 0;
@@ -1092,7 +536,7 @@ say_others(struct kf_fb *fb, const struct kf_rank *rank, const struct timed_laun
 
 	buf_puts(&b, "Other top kernels (their longest launch profiled in detail):");
 	for (i = 0; i < rank->n && i < top; i++) {
-		const struct timed_launch *best = NULL;
+		const struct ncu_timed *best = NULL;
 		cJSON *o;
 
 		if ((fname && strcmp(rank->v[i].name, fname) == 0) || rank->v[i].machine)
@@ -1143,10 +587,10 @@ say_notes(struct kf_fb *fb, const cJSON *data, size_t nl)
  * longest; with --focus longest the longest launch of the program's own
  * kernels, of all if only machinery ran). */
 /* The longest of the launches of kernel name in l, or NULL. */
-static const struct timed_launch *
-longest_of(const struct timed_launch *l, size_t nl, const char *name)
+static const struct ncu_timed *
+longest_of(const struct ncu_timed *l, size_t nl, const char *name)
 {
-	const struct timed_launch *f = NULL;
+	const struct ncu_timed *f = NULL;
 	size_t i;
 
 	for (i = 0; i < nl; i++) {
@@ -1159,11 +603,11 @@ longest_of(const struct timed_launch *l, size_t nl, const char *name)
 	return f;
 }
 
-static const struct timed_launch *
-pick_focus(const struct kf_fb *fb, const struct kf_rank *rank, const struct timed_launch *l,
+static const struct ncu_timed *
+pick_focus(const struct kf_fb *fb, const struct kf_rank *rank, const struct ncu_timed *l,
     size_t nl, struct pick *p)
 {
-	const struct timed_launch *f = NULL;
+	const struct ncu_timed *f = NULL;
 	const char *want;
 	size_t i;
 	int own = kf_rank_own(rank) > 0;
@@ -1203,179 +647,6 @@ pick_focus(const struct kf_fb *fb, const struct kf_rank *rank, const struct time
 	return f;
 }
 
-/* The GPU whose peaks the roofline uses: --gpu, the worker's, else the
- * one gpus.json lists for the launch's compute capability and SM count. */
-static const cJSON *
-find_gpu(const cJSON *rec, const struct kf_fb *fb, const cJSON *k)
-{
-	const char *via, *name;
-	struct buf msg = {0};
-	const cJSON *g = kf_gpu_roofs_for(rec, NULL, fb->opt->gpu, fb->opt->gpus_file, &via, &name,
-	    &msg);
-	double sms;
-
-	buf_free(&msg);
-	if (g == NULL && ncu_in(k, "launch__sm_count", &sms))
-		g = kf_gpu_roofs_find_arch(kf_str(k, "cc"), sms, fb->opt->gpus_file);
-	return g;
-}
-
-/* launch_bound and machinery (program.h): from the timing run's
- * gpu__time_duration.sum, each kernel's launches with the short ones
- * counted (its mean where a record has no count), else each launch
- * profiled in detail by its own Duration. */
-static void
-program_findings(struct kf_fb *fb, const cJSON *data, const struct kf_rank *rank,
-    const struct timed_launch *l, size_t nl, int timed)
-{
-	struct kf_launches ls = { .metric = timed ? "gpu__time_duration.sum" :
-	    "GPU Speed Of Light Throughput: Duration" };
-	const cJSON *k, *tk = timed ? kf_arr(kf_obj(data, "timing"), "kernels") : NULL;
-	size_t i;
-
-	cJSON_ArrayForEach(k, tk) {
-		double total = kf_num(k, "total_ns", NAN);
-		long n = (long)kf_num(k, "launches", 0);
-
-		if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(k, "short_launches")))
-			kf_launches_add_counted(&ls, total, n, kf_num(k, "short_ns", NAN),
-			    (long)kf_num(k, "short_launches", -1));
-		else if (n > 0)
-			kf_launches_add(&ls, total / (double)n, n);
-	}
-	for (i = 0; !timed && i < nl; i++)
-		if (l[i].has_ns)
-			kf_launches_add(&ls, l[i].ns, 1);
-	kf_prog_findings(fb, rank, &ls);
-	kf_launches_free(&ls);
-}
-
-static double
-unit_pct(const struct ncu_roof *r, const char *unit)
-{
-	size_t i;
-
-	for (i = 0; i < r->nunits; i++)
-		if (strcmp(r->units[i].unit, unit) == 0)
-			return r->units[i].pct;
-	return NAN;
-}
-
-/* What the program as a whole needs of ncu (levers.h): each ranked
- * kernel's longest launch with a raw page, as measured; the launch order's
- * chains (the timing run's, else the launches profiled, in ID order); a
- * traced timing run's timeline; the GPU. */
-static void
-program_measured(struct kf_fb *fb, const cJSON *rec, const cJSON *data,
-    const struct kf_rank *rank, const struct timed_launch *l, size_t nl)
-{
-	const cJSON *t = kf_obj(data, "timing"), *gpu = NULL;
-	struct kf_chains *c;
-	size_t i, j;
-
-	for (i = 0; i < rank->n; i++) {
-		const struct timed_launch *best = NULL;
-		struct ncu_roof r;
-		struct kf_kmeas m;
-
-		for (j = 0; j < nl; j++) {
-			const char *n = kf_str(l[j].k, "name");
-
-			if (n && strcmp(n, rank->v[i].name) == 0 && kf_obj(l[j].k, "roofline_inputs") &&
-			    (best == NULL || l[j].ns > best->ns))
-				best = &l[j];
-		}
-		if (best == NULL)
-			continue;
-		if (gpu == NULL)
-			kf_prog_gpu(fb, gpu = find_gpu(rec, fb, best->k));
-		if (!ncu_roof_of(best->k, gpu, &r))
-			continue;
-		m.bound = r.bound;
-		m.unit = r.limiter ? r.limiter->unit : NULL;
-		m.unit_pct = r.limiter ? r.limiter->pct : NAN;
-		m.tensor_pct = unit_pct(&r, "tensor");
-		m.fma_pct = unit_pct(&r, "fma");
-		m.flops = r.flops;
-		m.bytes_per_s = r.bw;
-		m.peak_bytes_per_s = r.peak_bw;
-		m.metric = "ncu raw page: sm__pipe_{tensor,fma}_cycles_active, dram__bytes";
-		kf_prog_measured(fb, rank->v[i].name, &m);
-		ncu_roof_free(&r);
-	}
-	if (kf_obj(t, "timeline"))
-		kf_prog_timeline(fb, kf_obj(t, "timeline"));
-	if (kf_obj(t, "chains")) {
-		kf_prog_chains(fb, kf_obj(t, "chains"));
-	} else if (t == NULL && nl > 1) {
-		cJSON *cj;
-
-		c = kf_chains_new();
-		for (i = 0; i < nl; i++) {
-			char *key = xasprintf("%.0f/%.0f", kf_num(l[i].k, "process_id", 0),
-			    kf_num(l[i].k, "stream", 0));
-
-			if (kf_str(l[i].k, "name"))
-				kf_chains_launch(c, key, kf_str(l[i].k, "name"), l[i].ns);
-			free(key);
-		}
-		cj = kf_chains_json(c, "ncu: the launches profiled, in the order of their IDs on "
-		    "each stream");
-		kf_prog_chains(fb, cj);
-		cJSON_Delete(cj);
-		kf_chains_free(c);
-	}
-}
-
-/* The pipe ncu's HighPipeUtilization rule names ("FMA is the
- * highest-utilized pipeline (60.6%)"), as ncu_roof.c's unit, and its
- * share: 1, or 0 when the rule names none. */
-static int
-rule_pipe(const cJSON *k, const char **unit, char *name, size_t nname, double *pct)
-{
-	static const struct { const char *ncu, *unit; } pipes[] = {
-		{ "FMA", "fma" }, { "ALU", "alu" }, { "FP64", "fp64" }, { "XU", "xu" },
-		{ "LSU", "lsu" }, { "Tensor", "tensor" }, { "FP16", "fma" },
-	};
-	const cJSON *r = find_rule(k, "HighPipeUtilization");
-	const char *d = r ? kf_str(r, "description") : NULL, *q;
-	char word[32];
-	size_t i;
-
-	if (d == NULL || (q = strstr(d, " is the highest-utilized pipeline (")) == NULL ||
-	    sscanf(q, " is the highest-utilized pipeline (%lf%%)", pct) != 1 ||
-	    sscanf(d, "%31s", word) != 1)
-		return 0;
-	/* The Shared pipe is the sum of FP64 and tensor pipes: the rule says
-	 * which sub-pipeline dominates it. */
-	if (strcmp(word, "Shared") == 0 && (q = strstr(d, "dominated by its ")) != NULL)
-		sscanf(q, "dominated by its %31s", word);
-	*unit = NULL;
-	for (i = 0; i < sizeof pipes / sizeof pipes[0]; i++)
-		if (strncmp(word, pipes[i].ncu, strlen(pipes[i].ncu)) == 0)
-			*unit = pipes[i].unit;
-	snprintf(name, nname, "%s", word);
-	return 1;
-}
-
-/* ncu's own estimate for a latency-bound launch: the best of its rules
- * on issue slots and stalls. */
-static int
-latency_rule(const cJSON *k, const char **name, double *v)
-{
-	static const char *const names[] = { "CPIStall", "IssueSlotUtilization" };
-	double x;
-	size_t i;
-	int found = 0;
-
-	for (i = 0; i < sizeof names / sizeof names[0]; i++)
-		if (ncu_rule_speedup(k, names[i], &x) && (!found || x > *v)) {
-			*v = x;
-			*name = names[i];
-			found = 1;
-		}
-	return found;
-}
 
 static void
 sol_diag(struct kf_fb *fb, const cJSON *k, const cJSON *tp)
@@ -1388,7 +659,7 @@ sol_diag(struct kf_fb *fb, const cJSON *k, const cJSON *tp)
 
 	if (!sol_verdict(tp, &v))
 		return;
-	if (strcmp(v.bound, "compute") == 0 && rule_pipe(k, &pu, pname, sizeof pname, &pp)) {
+	if (strcmp(v.bound, "compute") == 0 && ncu_rule_pipe(k, &pu, pname, sizeof pname, &pp)) {
 		f = kf_diag_add(&fb->diag, KF_COMPUTE_BOUND, pu, NAN,
 		    "Compute-bound: Compute (SM) Throughput %.1f%% of its peak (Speed Of Light), "
 		    "the busiest pipe %s at %.1f%% (ncu's HighPipeUtilization rule)", v.sm,
@@ -1453,7 +724,7 @@ sol_diag(struct kf_fb *fb, const cJSON *k, const cJSON *tp)
 			kf_finding_ev(f, "Compute (SM) Throughput", v.sm, "%");
 		if (!isnan(v.mem))
 			kf_finding_ev(f, "Memory Throughput", v.mem, "%");
-		if (latency_rule(k, &rn, &est))
+		if (ncu_rule_latency(k, &rn, &est))
 			kf_finding_impact(f, est, "ncu's %s rule's estimated speedup", rn);
 		else
 			kf_finding_impact(f, 100 - fmax(isnan(v.sm) ? 0 : v.sm, isnan(v.mem) ? 0 :
@@ -1472,8 +743,8 @@ ncu_feedback(const cJSON *rec, struct kf_fb *fb)
 	const cJSON *data = kf_obj(rec, "collated"), *k;
 	cJSON *focus, *kernels, *fk;
 	struct kf_rank rank = {0};
-	struct timed_launch *l = NULL;
-	const struct timed_launch *f;
+	struct ncu_timed *l = NULL;
+	const struct ncu_timed *f;
 	struct pick pk = {0};
 	struct ncu_roof roof;
 	size_t nl = 0, i;
@@ -1513,8 +784,7 @@ ncu_feedback(const cJSON *rec, struct kf_fb *fb)
 	}
 	f = pick_focus(fb, &rank, l, nl, &pk);
 	pk.timed = timed;
-	program_findings(fb, data, &rank, l, nl, timed);
-	program_measured(fb, rec, data, &rank, l, nl);
+	ncu_program(fb, rec, data, &rank, l, nl, timed);
 	focus = cJSON_AddObjectToObject(fb->analysis, "focus");
 	say_notes(fb, data, nl);
 	ncu_timing_say(fb, data, nl);
@@ -1530,11 +800,11 @@ ncu_feedback(const cJSON *rec, struct kf_fb *fb)
 	ncu_xla_note(fb, &rank);
 	say_throughput(fb, f->k, focus);
 	raw = kf_str(data, "format") && strcmp(kf_str(data, "format"), "raw") == 0;
-	say_rule_text(fb, FB_HEAD, f->k, raw, "SOLBottleneck", "Bottleneck (ncu's SOLBottleneck rule)",
+	ncu_rule_say(fb, FB_HEAD, f->k, raw, "SOLBottleneck", "Bottleneck (ncu's SOLBottleneck rule)",
 	    "bottleneck", focus);
-	has_roof = ncu_roof_say(fb, f->k, find_gpu(rec, fb, f->k), focus, &roof);
+	has_roof = ncu_roof_say(fb, f->k, ncu_find_gpu(rec, fb, f->k), focus, &roof);
 	if (!has_roof)
-		say_rule_text(fb, FB_ADVICE, f->k, raw, "SOLFPRoofline", "Roofline (ncu's SOLFPRoofline rule)",
+		ncu_rule_say(fb, FB_ADVICE, f->k, raw, "SOLFPRoofline", "Roofline (ncu's SOLFPRoofline rule)",
 		    "roofline", focus);
 	ncu_diag(fb, f->k, has_roof ? &roof : NULL);
 	if (!has_roof) {
@@ -1546,7 +816,7 @@ ncu_feedback(const cJSON *rec, struct kf_fb *fb)
 	ncu_lines_say(fb, f->k, focus);
 	say_limiter(focus);
 	say_launch(fb, f->k, focus);
-	say_rules(fb, f->k, fb->analysis);
+	ncu_rules_say(fb, f->k, fb->analysis);
 	if (rank.n > 1 || nl > 1) {
 		struct buf b = {0};
 

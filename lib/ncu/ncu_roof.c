@@ -668,12 +668,6 @@ say_roofline(struct buf *b, const struct ncu_roof *r, double tensor_pipe, double
 /* Analysis */
 
 static cJSON *
-num_or_null(double v)
-{
-	return isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull();
-}
-
-static cJSON *
 level(const char *name, int has_bw, double bw, int has_peak, double peak, int has_tp,
     double tp, double flops)
 {
@@ -702,13 +696,13 @@ roof_json(const struct ncu_roof *r, double tensor_pipe)
 	cJSON_AddNumberToObject(o, "achieved_flops", r->flops);
 	cJSON_AddNumberToObject(o, "tensor_flops", r->tensor_flops);
 	cJSON_AddBoolToObject(o, "tensor_counted", r->tensor_counted);
-	cJSON_AddItemToObject(o, "peak_flops", num_or_null(r->peak_flops));
+	cJSON_AddItemToObject(o, "peak_flops", kf_json_num(r->peak_flops));
 	cJSON_AddItemToObject(o, "peak_source", r->peak_source ?
 	    cJSON_CreateString(r->peak_source) : cJSON_CreateNull());
 	cJSON_AddNumberToObject(o, "dram_bytes_per_s", r->bw);
 	cJSON_AddNumberToObject(o, "peak_dram_bytes_per_s", r->peak_bw);
-	cJSON_AddItemToObject(o, "arithmetic_intensity", num_or_null(r->ai));
-	cJSON_AddItemToObject(o, "ridge", num_or_null(r->ridge));
+	cJSON_AddItemToObject(o, "arithmetic_intensity", kf_json_num(r->ai));
+	cJSON_AddItemToObject(o, "ridge", kf_json_num(r->ridge));
 	cJSON_AddStringToObject(o, "bound", r->bound);
 	cJSON_AddNumberToObject(o, "pct_of_roof", r->pct);
 	lv = cJSON_AddArrayToObject(o, "levels");
@@ -730,7 +724,7 @@ roof_json(const struct ncu_roof *r, double tensor_pipe)
 	}
 	cJSON_AddItemToObject(o, "limiter", r->limiter ?
 	    cJSON_CreateString(r->limiter->unit) : cJSON_CreateNull());
-	cJSON_AddItemToObject(o, "limiter_pct", num_or_null(r->limiter ? r->limiter->pct : NAN));
+	cJSON_AddItemToObject(o, "limiter_pct", kf_json_num(r->limiter ? r->limiter->pct : NAN));
 	cJSON_AddBoolToObject(o, "latency_bound", r->latency);
 	cJSON_AddBoolToObject(o, "below_roof", r->below_roof);
 	if (r->l2_hot)
@@ -771,4 +765,40 @@ ncu_roof_say(struct kf_fb *fb, const cJSON *k, const cJSON *gpu, cJSON *focus,
 	kf_fb_add_buf(fb, FB_KEY, &b);
 	cJSON_AddItemToObject(focus, "roof", roof_json(r, tp));
 	return 1;
+}
+
+const char *
+ncu_unit_fix(const char *u)
+{
+	if (strcmp(u, "tensor") == 0)
+		return "it runs at the tensor cores' roof: only fewer FLOPs or a lower precision "
+		    "(fp8 has twice the bf16 peak) make it faster";
+	if (strcmp(u, "fma") == 0)
+		return "matrix math belongs on the tensor cores (TF32, BF16 or FP16 mma); else "
+		    "fewer instructions per result";
+	if (strcmp(u, "fp64") == 0)
+		return "use FP32 where the precision allows: the FP64 pipe has a fraction of its rate";
+	if (strcmp(u, "xu") == 0)
+		return "fewer conversions and transcendentals: float literals and float math, "
+		    "__expf/__sinf or tables where accuracy allows";
+	if (strcmp(u, "alu") == 0)
+		return "fewer integer and logic instructions: hoist index math out of loops, "
+		    "use shifts and masks for powers of two";
+	if (strcmp(u, "issue") == 0)
+		return "fewer instructions per result, since no single pipe is the limit: "
+		    "wider loads and stores (float4, bf16x2), index and address math hoisted "
+		    "out of loops, fewer conversions; or fuse it with its neighbours so each "
+		    "instruction does more";
+	if (strcmp(u, "lsu") == 0)
+		return "fewer, wider memory instructions (float4 loads, one load reused from registers)";
+	if (strcmp(u, "shared") == 0)
+		return "fewer shared-memory wavefronts: no bank conflicts, wider accesses, "
+		    "reuse values from registers";
+	if (strcmp(u, "l1") == 0)
+		return "cut L1/TEX traffic per result: reuse data from registers or shared memory, "
+		    "coalesce accesses";
+	if (strcmp(u, "l2") == 0)
+		return "fewer L2 sectors: coalesced accesses, data reused within a block";
+	return "move fewer bytes: fuse with the kernels around it, keep data on chip, "
+	    "smaller types (bf16 or fp8)";
 }

@@ -1,0 +1,103 @@
+/* kf-ncu's output directory and its account: the paths in it, ncu's
+ * argv, the seconds by part (NCU_TIMINGS). ncu_chain.h says which file of
+ * the chain does what; every part of it uses these. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "err.h"
+#include "mem.h"
+#include "ncu_chain.h"
+#include "ncu_files.h"
+#include "path.h"
+#include "proc.h"
+#include "record.h"
+
+char *
+ncu_out_path(const struct ncu_chain *c, const char *name)
+{
+	return kf_path_join(c->dir, name);
+}
+
+void
+ncu_time_add(struct ncu_chain *c, const char *name, double seconds)
+{
+	cJSON *v = cJSON_GetObjectItemCaseSensitive(c->timings, name);
+	double t = (cJSON_IsNumber(v) ? v->valuedouble : 0) + seconds;
+
+	kf_set_num(c->timings, name, round(t * 1000) / 1000);
+}
+
+int
+ncu_file_nonempty(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
+}
+
+static void
+argv_push(char ***v, size_t *n, size_t *cap, const char *s)
+{
+	KF_GROW(*v, *n + 1, *cap, 32);
+	(*v)[(*n)++] = (char *)s;
+	(*v)[*n] = NULL;
+}
+
+char **
+ncu_argv(const struct ncu_chain *c, const char *const *pre, int with_sel, int args,
+    int with_cmd)
+{
+	char **v = NULL, *p;
+	size_t n = 0, cap = 0;
+	int i;
+
+	argv_push(&v, &n, &cap, c->ncu);
+	for (i = 0; pre && pre[i]; i++)
+		argv_push(&v, &n, &cap, pre[i]);
+	if (with_sel && c->sel.len) {
+		/* the filter's lines, NUL-separated in place */
+		for (p = c->sel.s; p < c->sel.s + c->sel.len; p += strlen(p) + 1)
+			argv_push(&v, &n, &cap, p);
+	}
+	for (i = 0; args == 't' && i < c->ntargs; i++)
+		argv_push(&v, &n, &cap, c->targs[i]);
+	for (i = 0; args == 'd' && i < c->ndargs; i++)
+		argv_push(&v, &n, &cap, c->dargs[i]);
+	for (i = 0; with_cmd && i < c->ncmd; i++)
+		argv_push(&v, &n, &cap, c->cmd[i]);
+	return v;
+}
+
+void
+ncu_timings_write(struct ncu_chain *c)
+{
+	long launches, passes;
+	double connected, first, last;
+	char *p = ncu_out_path(c, NCU_TIMINGS), *text;
+	FILE *f;
+
+	ncu_proc_passes(&launches, &passes);
+	ncu_proc_marks(&connected, &first, &last);
+	/* ncu's own lines split the detailed run: its start (to the program
+	 * connected), the program's run to the first launch profiled (its
+	 * replay included), the replays of the others */
+	if (c->detail_at > 0 && connected >= c->detail_at)
+		ncu_time_add(c, "ncu_connect_s", connected - c->detail_at);
+	if (connected > 0 && first >= connected)
+		ncu_time_add(c, "to_first_profiled_s", first - connected);
+	if (first > 0 && last >= first)
+		ncu_time_add(c, "profiling_s", last - first);
+	if (last > 0 && c->program_end >= last)
+		ncu_time_add(c, "after_last_profiled_s", c->program_end - last);
+	ncu_time_add(c, "total_s", kf_now() - c->t0);
+	kf_set_num(c->timings, "launches_profiled", (double)launches);
+	kf_set_num(c->timings, "replay_passes", (double)passes);
+	text = cJSON_PrintUnformatted(c->timings);
+	if ((f = fopen(p, "w")) == NULL || fprintf(f, "%s\n", text) < 0 || fclose(f) != 0)
+		kf_warn("cannot write %s:", p);
+	free(text);
+	free(p);
+}
