@@ -225,6 +225,16 @@ ncu_run() {
 	[ "$(grep -c '^===$' "$FAKE_NCU_ARGV")" -eq 8 ]
 }
 
+@test "--top under a sweep's GPU lock: gpu_held_s is every second the job had the GPU alone, its timing run and its detailed run; none without a lock" {
+	export FAKE_NCU_TIMING="$H200/detailed-multi.csv" FAKE_NCU_CSV="$H200/detailed-multi.csv"
+	# the program takes 0.5 s in each run
+	KF_NCU_GPU_LOCK="$T/gpu.lock" chain locked --top 2 -- sh -c 'sleep 0.5; echo ran'
+	jq -e '.collated.timings | .timing_run_s >= 0.5 and .gpu_held_s >= .timing_run_s + 0.4 and
+		.gpu_held_s <= .timing_run_s + .detailed_s + 0.05 and .gpu_held_s < .total_s' "$T/locked.json"
+	chain free --top 2 -- sh -c 'sleep 0.5; echo ran'
+	jq -e '.collated.timings | .timing_run_s >= 0.5 and (has("gpu_held_s") | not)' "$T/free.json"
+}
+
 @test "--top: ncu ends the detailed run once its launches are profiled (exit 0); the program's status is the timing run's" {
 	export FAKE_NCU_TIMING="$H200/detailed-multi.csv" FAKE_NCU_CSV="$H200/detailed-multi.csv"
 	chain st --top 2 -- sh -c 'echo ran; exit 3'

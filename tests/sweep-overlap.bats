@@ -174,7 +174,9 @@ rangeprog() {
 	for i in 1 2; do
 		jq -e '.passes[0].run.stderr | contains("kf-ncu: ncu profiled the program before its profiler range asked for the GPU (KF_NCU_RANGE: a range kf cannot see, as with CUDA'"'"'s runtime linked statically); the detailed run is taken again with the GPU held throughout\n")' \
 			"$SW/out/j$i.json" >/dev/null
-		jq -e '.collated.timings.range_unseen == 1' "$SW/out/j$i.json" >/dev/null
+		# the GPU had alone: the run taken again, whole
+		jq -e '.collated.timings | .range_unseen == 1 and .gpu_held_s >= .detailed_s - 0.01 and
+			.gpu_held_s >= 0.5 and .gpu_held_s < .total_s' "$SW/out/j$i.json" >/dev/null
 		[ ! -e "$SW/out/runs/j$i/j$i/ncu.000/ncu_range.log" ]
 		grep -q 'Kernel: copy_k(' "$SW/out/j$i.feedback.txt"
 	done
@@ -197,6 +199,9 @@ rangeprog() {
 	for i in 1 2; do
 		jq -e '(.passes[0].run.stderr | contains("kf-ncu: ncu profiled the program before its profiler range asked for the GPU")) and
 			.collated.timings.range_unseen == 1' "$SW/out/j$i.json" >/dev/null
+		# the GPU had alone twice: from the held run's range to its end
+		# (0.4 s), and the run taken again (its detailed_s)
+		jq -e '.collated.timings | .gpu_held_s >= .detailed_s + 0.3' "$SW/out/j$i.json" >/dev/null
 		grep -q 'Kernel: copy_k(' "$SW/out/j$i.feedback.txt"
 	done
 	[ "$(grep -c '^launch$' "$SW/argv.log")" -eq 2 ]

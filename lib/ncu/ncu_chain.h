@@ -158,7 +158,10 @@ int ncu_gpu_lock(double *waited);
  * a lock held the other way is converted. */
 int ncu_gpu_lock_as(int op, double *waited);
 void ncu_gpu_unlock(void);
-int ncu_gpu_locked(void);
+/* The seconds this process has had the lock alone (LOCK_EX), its timing
+ * and detailed runs together: what paces a sweep; -1 when it never had
+ * the lock (no sweep). */
+double ncu_gpu_alone(void);
 
 /* ncu_ports.c */
 /* /proc/net/tcp can be read. */

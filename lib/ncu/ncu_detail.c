@@ -607,7 +607,7 @@ ncu_held_run(struct ncu_chain *c)
 {
 	char *out, *rep, *keep[4] = {0};
 	const char *renv[10];
-	double t, waited = 0, attach_at, held_end = 0, range_at = 0, range_wait = 0, had = 0;
+	double t, waited = 0, attach_at, held_end = 0, range_at = 0, range_wait = 0;
 	struct kf_env genv = {0};
 	int a, got, dummy, gated, range;
 
@@ -645,7 +645,6 @@ ncu_held_run(struct ncu_chain *c)
 			range_at = kf_now();
 			if (range_grant(keep[2], &range_wait) != 0)
 				ncu_chain_stopped(c);
-			had = kf_now();
 		}
 		if (held_end == 0 && ncu_proc_done(c->held)) {
 			held_end = kf_now();
@@ -695,9 +694,10 @@ ncu_held_run(struct ncu_chain *c)
 	ncu_time_add(c, "gpu_wait_s", waited + range_wait);
 	if (range)
 		ncu_time_add(c, "range_wait_s", range_wait);
-	/* the GPU had alone: the sweep's pace */
-	ncu_time_add(c, "gpu_held_s", !range ? held_end - attach_at - waited :
-	    had > 0 ? held_end - had : 0);
+	/* the GPU had alone by the gate in ncu's attach (kf-ncu's own lock
+	 * is accounted as it is let go: ncu_gpu_alone) */
+	if (gated)
+		ncu_time_add(c, "gpu_held_s", held_end - attach_at - waited);
 	ncu_time_add(c, "program_under_ncu_s", held_end - attach_at - waited - range_wait);
 	ncu_time_add(c, "detailed_s", kf_now() - attach_at - waited - range_wait);
 	c->st = ncu_proc_status(c->held);

@@ -93,6 +93,8 @@ ncu_timings_write(struct ncu_chain *c)
 	if (last > 0 && c->program_end >= last)
 		ncu_time_add(c, "after_last_profiled_s", c->program_end - last);
 	ncu_time_add(c, "total_s", kf_now() - c->t0);
+	if (ncu_gpu_alone() >= 0)
+		ncu_time_add(c, "gpu_held_s", ncu_gpu_alone());
 	kf_set_num(c->timings, "launches_profiled", (double)launches);
 	kf_set_num(c->timings, "replay_passes", (double)passes);
 	text = cJSON_PrintUnformatted(c->timings);

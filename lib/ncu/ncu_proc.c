@@ -46,6 +46,8 @@ static double t_connected, t_first, t_last;	/* when ncu's lines said so */
 static int timed = 1;		/* lines read as they come: their time is theirs */
 static int lock_fd = -1;
 static int lock_op;		/* LOCK_EX or LOCK_SH, while lock_fd is had */
+static double alone_since;	/* when the lock was had alone (LOCK_EX), or 0 */
+static double alone_s = -1;	/* the seconds it was had alone before; -1: never had */
 
 int
 ncu_proc_init(void)
@@ -427,6 +429,12 @@ ncu_gpu_lock_as(int op, double *waited)
 	}
 	lock_op = op;
 	*waited = kf_now() - t;
+	if (alone_s < 0)
+		alone_s = 0;
+	if (op == LOCK_EX && alone_since == 0)
+		alone_since = kf_now();
+	else if (op != LOCK_EX && alone_since > 0)
+		alone_s += kf_now() - alone_since, alone_since = 0;
 	return 0;
 }
 
@@ -442,10 +450,12 @@ ncu_gpu_unlock(void)
 	if (lock_fd >= 0)
 		close(lock_fd);
 	lock_fd = -1;
+	if (alone_since > 0)
+		alone_s += kf_now() - alone_since, alone_since = 0;
 }
 
-int
-ncu_gpu_locked(void)
+double
+ncu_gpu_alone(void)
 {
-	return lock_fd >= 0;
+	return alone_s < 0 ? -1 : alone_s + (alone_since > 0 ? kf_now() - alone_since : 0);
 }
