@@ -325,6 +325,19 @@ ncu_run() {
 	[ "$(printf '%s\n' $skips | sort | tr '\n' ' ')" = "0 1 2 " ]
 }
 
+@test "the exports' account: the longest export of each page, and of the timing run's, beside their wall" {
+	export FAKE_NCU_TIMING="$H200/detailed-multi.csv" FAKE_NCU_CSV="$H200/detailed-multi.csv"
+	FAKE_NCU_EXPORT_SLOW=source:1 chain slow --top 2 -- /bin/echo ran
+	jq -e '.collated.timings | .export_source_s >= 1 and .export_source_s < .exports_s + 0.01 and
+		.export_details_s + 0.5 < .export_source_s and .export_raw_s + 0.5 < .export_source_s and
+		.export_mangled_s + 0.5 < .export_source_s and .export_timing_s + 0.5 < .export_source_s and
+		.exports_s < .export_source_s + .export_timing_s + 0.9' "$T/slow.json"
+	# without --top: no timing run, no mangled export
+	FAKE_NCU_EXPORT_SLOW=raw:1 chain whole -- /bin/echo ran
+	jq -e '.collated.timings | .export_raw_s >= 1 and .export_details_s + 0.5 < .export_raw_s and
+		(has("export_timing_s") or has("export_mangled_s") | not)' "$T/whole.json"
+}
+
 @test "a failed raw or source export leaves that file out and the run whole; a failed details export fails it" {
 	export FAKE_NCU_CSV="$H200/detailed-copy.csv" FAKE_NCU_EXPORT_FAIL=source
 	chain src -- /bin/echo ran

@@ -131,6 +131,8 @@ int ncu_proc_wait(int h, double deadline);
 int ncu_proc_done(int h);
 /* Its status as a shell gives it: the exit status, or 128 + the signal. */
 int ncu_proc_status(int h);
+/* Its wall seconds: from its start to its end (or to now). */
+double ncu_proc_seconds(int h);
 /* End h's process group and every process under it: TERM, then KILL
  * after 5 s; reaped. */
 void ncu_proc_end(int h);

@@ -42,6 +42,7 @@
 #include "ncu_chain.h"
 #include "path.h"
 #include "proc.h"
+#include "record.h"
 
 #define MAX_EXPORTS 64
 #define SOURCE_TOP 3		/* KF_NCU_SOURCE_TOP's default */
@@ -50,6 +51,7 @@ struct exp {
 	int h;			/* -1: not started (its file could not be made) */
 	char *rep, *file;
 	const char *page;
+	const char *what;	/* its timings' key: export_WHAT_s */
 };
 
 struct exports {
@@ -58,10 +60,11 @@ struct exports {
 	int n;
 };
 
-/* NCU -i rep --page page --csv [arg ...] > file, started. */
+/* NCU -i rep --page page --csv [arg ...] > file, started; what: its
+ * part of the account ("details", "mangled", "raw", "source", "timing"). */
 static struct exp *
 export_start(struct exports *x, const char *rep, const char *file, const char *page,
-    const char *const *args)
+    const char *const *args, const char *what)
 {
 	const char *argv[16] = { x->ncu, "-i", rep, "--page", page, "--csv" };
 	struct exp *e;
@@ -76,6 +79,7 @@ export_start(struct exports *x, const char *rep, const char *file, const char *p
 	e->rep = xstrdup(rep);
 	e->file = xstrdup(file);
 	e->page = page;
+	e->what = what;
 	e->h = -1;
 	if ((fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666)) < 0) {
 		kf_warn("cannot write %s:", file);
@@ -84,6 +88,20 @@ export_start(struct exports *x, const char *rep, const char *file, const char *p
 	e->h = ncu_proc_start((char *const *)argv, NULL, -1, fd, -1, 0);
 	close(fd);
 	return e;
+}
+
+/* timings' export_WHAT_s: the longest export of its kind (they run side
+ * by side, so the longest is what they cost). */
+static void
+longest(struct ncu_chain *c, const char *what, double seconds)
+{
+	char key[32];
+	const cJSON *v;
+
+	snprintf(key, sizeof key, "export_%s_s", what);
+	v = cJSON_GetObjectItemCaseSensitive(c->timings, key);
+	if (!cJSON_IsNumber(v) || seconds > v->valuedouble)
+		kf_set_num(c->timings, key, round(seconds * 1000) / 1000);
 }
 
 /* Every export started, waited for; a failed one leaves no file, and says
@@ -98,6 +116,8 @@ exports_wait(struct ncu_chain *c, struct exports *x, const struct exp *want)
 
 		if (e->h >= 0 && ncu_proc_wait(e->h, INFINITY) < 0)
 			ncu_chain_stopped(c);
+		if (e->h >= 0)
+			longest(c, e->what, ncu_proc_seconds(e->h));
 		st = e->h >= 0 ? ncu_proc_status(e->h) : 1;
 		if (st != 0) {
 			fprintf(stderr, "%s: export failed: %s -i %s --page %s exited with status "
@@ -141,8 +161,8 @@ ncu_export_timing(struct ncu_chain *c)
 	/* Both at once: each is mostly ncu's start. The mangled names select
 	 * exactly the chosen kernels; without them the choice falls back to
 	 * function names. */
-	export_start(&x, rep, mcsv, "details", base_mangled);
-	plain = export_start(&x, rep, csv, "details", base);
+	export_start(&x, rep, mcsv, "details", base_mangled, "timing");
+	plain = export_start(&x, rep, csv, "details", base, "timing");
 	st = exports_wait(c, &x, plain);
 	ncu_time_add(c, "exports_s", kf_now() - t);
 	exports_free(&x);
@@ -209,10 +229,10 @@ export_parts(struct ncu_chain *c)
 		}
 		for (i = 0; i < 4; i++)
 			f[i] = part_path(c, pages[i], k);
-		export_start(&x, rep, f[0], "details", NULL);
-		export_start(&x, rep, f[1], "details", mangled_args);
-		export_start(&x, rep, f[2], "raw", NULL);
-		export_start(&x, rep, f[3], "source", source_args);
+		export_start(&x, rep, f[0], "details", NULL, "details");
+		export_start(&x, rep, f[1], "details", mangled_args, "mangled");
+		export_start(&x, rep, f[2], "raw", NULL, "raw");
+		export_start(&x, rep, f[3], "source", source_args, "source");
 		for (i = 0; i < 4; i++)
 			free(f[i]);
 		free(rep);
@@ -305,7 +325,7 @@ export_source_parts(struct ncu_chain *c, const char *rep, const char *ids)
 		id = xstrndup(p, (size_t)(e - p));
 		args[3] = id;
 		part = part_path(c, NCU_SOURCE_PAGE, ++n);
-		export_start(&x, rep, part, "source", args);
+		export_start(&x, rep, part, "source", args, "source");
 		free(part);
 		free(id);
 	}
@@ -350,18 +370,18 @@ export_pages(struct ncu_chain *c, const char *rep, int how)
 	/* ncu said how many launches it profiled: a few are one page, in the
 	 * first round */
 	whole = how == 'T' || how == 'W' || (how == 'A' && profiled > 0 && profiled <= n);
-	export_start(&x, rep, raw, "raw", NULL);
+	export_start(&x, rep, raw, "raw", NULL, "raw");
 	if (how == 'T')
-		export_start(&x, rep, mang, "details", mangled_args);
+		export_start(&x, rep, mang, "details", mangled_args, "mangled");
 	if (whole)
-		export_start(&x, rep, src, "source", source_args);
-	d = export_start(&x, rep, det, "details", NULL);
+		export_start(&x, rep, src, "source", source_args, "source");
+	d = export_start(&x, rep, det, "details", NULL, "details");
 	st = exports_wait(c, &x, d);
 	exports_free(&x);
 	if (st == 0 && !whole && n > 0 && source_ids(det, n, &ids) > 0) {
 		export_source_parts(c, rep, ids.s);
 	} else if (st == 0 && !whole && how == 'A') {
-		export_start(&x, rep, src, "source", source_args);
+		export_start(&x, rep, src, "source", source_args, "source");
 		exports_wait(c, &x, NULL);
 		exports_free(&x);
 	}

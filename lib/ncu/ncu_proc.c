@@ -36,6 +36,7 @@ struct kid {
 	int status, done;
 	int out;		/* the read end of its output, passed on; -1 */
 	struct buf line;	/* its output's line in progress */
+	double t0, t_end;	/* when it started and ended (kf_now) */
 };
 
 static struct kid kids[MAX_KIDS];
@@ -207,6 +208,7 @@ reap(void)
 		for (i = 0; i < nkids; i++)
 			if (kids[i].pid == pid && !kids[i].done) {
 				kids[i].done = 1;
+				kids[i].t_end = kf_now();
 				kids[i].status = WIFEXITED(status) ? WEXITSTATUS(status) :
 				    WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 1;
 			}
@@ -262,6 +264,7 @@ ncu_proc_start(char *const argv[], const struct kf_env *env, int in, int out, in
 	k = &kids[h];
 	memset(k, 0, sizeof *k);
 	k->out = -1;
+	k->t0 = k->t_end = kf_now();
 	if (pass && pipe2(p, O_CLOEXEC) == 0) {
 		fds[1] = p[1];
 		k->out = p[0];
@@ -330,6 +333,12 @@ int
 ncu_proc_status(int h)
 {
 	return kids[h].status;
+}
+
+double
+ncu_proc_seconds(int h)
+{
+	return (kids[h].done ? kids[h].t_end : kf_now()) - kids[h].t0;
 }
 
 static int

@@ -109,6 +109,18 @@ for p in progs:
         fmt(kw - mean if kw and mean else None), fmt(tm.get("replay_passes")), fmt(tm.get("launches_profiled"))))
 
 print()
+print("=== the exports (s): the longest ncu -i of each page, side by side (exports: their wall)")
+print("%-10s %7s %7s %7s %7s %7s %7s" % ("program", "timing", "details", "mangled", "raw", "source", "exports"))
+for p in progs:
+    mean, kw, r = rows.get(p) or (None, None, None)
+    if not r:
+        continue
+    tm = (r.get("collated") or {}).get("timings") or {}
+    print("%-10s %7s %7s %7s %7s %7s %7s" % (p, fmt(tm.get("export_timing_s")),
+          fmt(tm.get("export_details_s")), fmt(tm.get("export_mangled_s")), fmt(tm.get("export_raw_s")),
+          fmt(tm.get("export_source_s")), fmt(tm.get("exports_s"))))
+
+print()
 print("=== the manual way on GPT-2, side by side (wall s)")
 mr, mn, me = wall("manual_rank"), wall("manual_ncu"), wall("manual_export")
 names = []
