@@ -171,7 +171,7 @@ multi_reordered() {
 	kf-wrap ncu --id tm -o "$T/o" --tool "$FAKE" --top 2 -- /bin/echo ran | kf-run -q -t 60 >"$T/tm.run"
 	D="$T/o/tm/ncu.000"
 	run jq -r 'keys | join(" ")' "$D/ncu_timings.json"
-	assert_output 'after_last_profiled_s choose_s detailed_s exports_s gpu_wait_s launches_profiled ncu_connect_s profiling_s replay_passes timing_run_s to_first_profiled_s total_s'
+	assert_output 'after_last_profiled_s choose_s detailed_s export_details_s export_mangled_s export_raw_s export_source_s export_timing_s exports_s gpu_wait_s launches_profiled ncu_connect_s profiling_s replay_passes timing_run_s to_first_profiled_s total_s'
 	run jq -c '[.launches_profiled, .replay_passes, ([.[] | numbers | . >= 0] | all)]' "$D/ncu_timings.json"
 	assert_output '[2,30,true]'
 	# the parts ncu's lines split its run into lie within it
