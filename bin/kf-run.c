@@ -921,15 +921,8 @@ main(int argc, char **argv)
 	status = kf_finish();
 	/* Stopped by a signal: die of it, as the shell expects. Output that
 	 * failed is not a signal: the status says it. */
-	if (interrupted && !out_broken) {
-		sigset_t set;
-
-		signal(interrupted, SIG_DFL);
-		sigemptyset(&set);
-		sigaddset(&set, interrupted);
-		sigprocmask(SIG_UNBLOCK, &set, NULL);
-		raise(interrupted);
-	}
+	if (interrupted && !out_broken)
+		kf_proc_die_of(interrupted);
 	cJSON_Delete(worker);
 	kf_map_free(&held);
 	buf_free(&in.b);

@@ -714,7 +714,6 @@ ncu_chain_stopped(struct ncu_chain *c)
 {
 	int sig = ncu_proc_stopped() ? ncu_proc_stopped() : SIGTERM, code = 128 + sig;
 	int said = c->phase_detail || c->held >= 0;
-	sigset_t set;
 	char *log;
 
 	/* kf-run's timeout or an interrupt ends kf-ncu: said for kf-read. */
@@ -734,10 +733,6 @@ ncu_chain_stopped(struct ncu_chain *c)
 	 * status 128 + N; before, the signal ends it, as it ends a program. */
 	if (said)
 		exit(code);
-	signal(sig, SIG_DFL);
-	sigemptyset(&set);
-	sigaddset(&set, sig);
-	sigprocmask(SIG_UNBLOCK, &set, NULL);
-	raise(sig);
+	kf_proc_die_of(sig);
 	exit(code);
 }

@@ -92,6 +92,18 @@ move_fd(int fd, int target)
 	return dup2(fd, target) < 0 ? -1 : 0;
 }
 
+void
+kf_proc_die_of(int sig)
+{
+	sigset_t set;
+
+	signal(sig, SIG_DFL);
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	raise(sig);
+}
+
 /* In the child, between fork and exec: only async-signal-safe calls. The
  * error pipe carries {where, errno}: where 0 exec, 1 chdir. in: standard
  * input (-1: /dev/null); out, err: standard output and error (-1: left as

@@ -25,6 +25,10 @@ double kf_now(void);
 int kf_proc_init(const int *sigs, int nsigs);
 /* The signals waiting on the signalfd, as a bit mask (1 << signo). */
 uint64_t kf_proc_signals(int sfd);
+/* Die of sig, as the shell expects of a program it stopped: its default
+ * action restored, unblocked (kf_proc_init blocked it) and raised. Returns
+ * only when sig does not end a process. */
+void kf_proc_die_of(int sig);
 
 struct kf_child {
 	pid_t pid;	/* also its session and process group id */
