@@ -16,14 +16,17 @@
 #include "profiler.h"
 #include "program.h"
 #include "record.h"
+#include "timings.h"
 
 static const char usage[] =
-	"[-tu] [--max-chars N] [--ranking N] [--rules N] [--focus WHICH] [--gpu NAME]\n"
+	"[-tu] [--timings] [--max-chars N] [--ranking N] [--rules N] [--focus WHICH] [--gpu NAME]\n"
 	"[--gpus-file FILE] [--no-collated] [--baseline FILE [--noise PCT]] [FILE ...]";
 static const char help[] =
 	"Adds \"feedback\" (text for a prompt) and \"analysis\" (the same findings as\n"
 	"data) to each collated record.\n"
 	"  -t, --text           print only the feedback texts, one block per id\n"
+	"      --timings        print where each record's time went instead (kf-run's\n"
+	"                       and the profiler's own account), one block per id\n"
 	"  -n, --max-chars N    keep the most important parts within N characters\n"
 	"      --ranking N      kernels named in rankings (default 5)\n"
 	"      --rules N        optimisation rules listed (default 5)\n"
@@ -42,6 +45,10 @@ static const char help[] =
 	"      --version        print the version\n";
 
 static int no_collated;	/* --no-collated: leave the profile data out */
+
+/* What is printed of each record: the record, its feedback text (-t) or
+ * where its time went (--timings). */
+enum { OUT_RECORD, OUT_TEXT, OUT_TIMINGS };
 
 static int not_started;		/* a record's program or profiler was not started: 5 */
 
@@ -95,7 +102,7 @@ static int program_failed;	/* a record's program failed: exit status 3 */
 static int profiler_failed;	/* a profiler's run failed, the program's not: 4 */
 
 static void
-feedback_one(cJSON *rec, const struct kf_fb_opts *opt, int text_only)
+feedback_one(cJSON *rec, const struct kf_fb_opts *opt, int out)
 {
 	const struct kf_profiler *p = kf_profiler_find(kf_str(rec, "profiler"));
 	struct kf_fb fb;
@@ -135,13 +142,17 @@ feedback_one(cJSON *rec, const struct kf_fb_opts *opt, int text_only)
 	kf_fb_lead(&fb);
 	say_unused_options(fb.analysis, opt);
 	text = kf_fb_render(&fb, opt->max_chars);
-	if (text_only) {
+	if (out != OUT_RECORD) {
 		const char *id = kf_str(rec, "id");
+		struct buf b = {0};
 
 		if (id)
 			printf("=== %s ===\n", id);
-		fputs(text, stdout);
+		if (out == OUT_TIMINGS)
+			kf_timings_text(&b, rec);
+		fputs(out == OUT_TIMINGS ? b.s : text, stdout);
 		putchar('\n');
+		buf_free(&b);
 	} else {
 		if (no_collated) {
 			cJSON_DeleteItemFromObjectCaseSensitive(rec, "collated");
@@ -171,11 +182,11 @@ is_pass(const cJSON *rec)
 }
 
 static void
-feedback_job(cJSON *rec, const struct kf_fb_opts *opt, int text_only)
+feedback_job(cJSON *rec, const struct kf_fb_opts *opt, int out)
 {
 	if (rec == NULL)
 		return;
-	feedback_one(rec, opt, text_only);
+	feedback_one(rec, opt, out);
 	cJSON_Delete(rec);
 }
 
@@ -197,7 +208,7 @@ int
 main(int argc, char **argv)
 {
 	enum { O_RANKING = 1, O_TOP, O_RULES, O_GPU, O_GPUS_FILE, O_NO_COLLATED, O_BASELINE,
-		O_NOISE, O_FOCUS };
+		O_NOISE, O_FOCUS, O_TIMINGS };
 	static const struct option longopts[] = {
 		{ "text", no_argument, NULL, 't' },
 		{ "max-chars", required_argument, NULL, 'n' },
@@ -210,6 +221,7 @@ main(int argc, char **argv)
 		{ "baseline", required_argument, NULL, O_BASELINE },
 		{ "noise", required_argument, NULL, O_NOISE },
 		{ "focus", required_argument, NULL, O_FOCUS },
+		{ "timings", no_argument, NULL, O_TIMINGS },
 		KF_OPT_COMMON
 	};
 	static const char *const focus[] = { "time", "longest", NULL };
@@ -223,7 +235,7 @@ main(int argc, char **argv)
 		{ NULL, 0, NULL, NULL }
 	};
 	struct kf_fb_opts opt = { .top = 5, .max_rules = 5 };
-	int c, text_only = 0;
+	int c, out = OUT_RECORD;
 	const char *base_file = NULL;
 	double noise = KF_NOISE_PCT_DEFAULT;
 	struct kf_baseline *base = NULL;
@@ -236,7 +248,8 @@ main(int argc, char **argv)
 	kf_opt_complete(args, NULL);
 	while ((c = kf_getopt(argc, argv, "tn:u", longopts)) != -1) {
 		switch (c) {
-		case 't': text_only = 1; break;
+		case 't': out = OUT_TEXT; break;
+		case O_TIMINGS: out = OUT_TIMINGS; break;
 		case 'n': opt.max_chars = (size_t)kf_opt_long(optarg, "--max-chars", 1, 100000000); break;
 		case O_TOP:
 			kf_opt_deprecated("--top", "--ranking");
@@ -274,12 +287,12 @@ main(int argc, char **argv)
 				kf_json_unkeep_all(rec);
 			rec = kf_collator_add(passes, rec);
 		}
-		feedback_job(rec, &opt, text_only);
+		feedback_job(rec, &opt, out);
 	}
 	kf_in_close(in);
 	kf_set_where(NULL, 0);
 	while ((rec = kf_collator_rest(passes)) != NULL)
-		feedback_job(rec, &opt, text_only);
+		feedback_job(rec, &opt, out);
 	kf_collator_free(passes);
 	kf_baseline_free(base);
 	c = kf_finish();

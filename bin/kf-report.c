@@ -27,8 +27,10 @@ static const char help[] =
 	"      --help           print this help\n"
 	"      --version        print the version\n";
 
-/* kf-report reads only analysis and a few fields: the profiler's data stays text. */
-static const char *const keep[] = { "collated", "data", "feedback", NULL };
+/* kf-report reads only analysis and a few fields: the profiler's data stays
+ * text, but for what a job's timings read (collated's members, parsed when
+ * read). */
+static const char *const keep[] = { "collated/*", "data", "feedback", NULL };
 
 /* A --gpus-file that cannot be used is said at once, not as missing roofs. */
 static void

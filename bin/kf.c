@@ -22,6 +22,7 @@ static const char help[] =
 	"profiler's own options, see kf-wrap(1)). kf reread PATH reads a saved\n"
 	"profile again (kf-out/ID, a pass folder, a file of records, an .ncu-rep).\n"
 	"      --json           print the final record instead of the text\n"
+	"      --timings        print where the time went instead of the feedback\n"
 	"  -q, --quiet          do not show the program's output as it runs (it is\n"
 	"                       shown on stderr, and kept in the record)\n"
 	"  -n, --max-chars N    kf-feedback: keep the text within N characters\n"
@@ -34,7 +35,7 @@ static const char help[] =
 	"  -h, --help           print this help\n"
 	"      --version        print the version\n";
 
-enum { O_JSON = 0x100, O_NO_COLLATED, O_GPU, O_GPUS_FILE, O_RANKING, O_RULES };
+enum { O_JSON = 0x100, O_TIMINGS, O_NO_COLLATED, O_GPU, O_GPUS_FILE, O_RANKING, O_RULES };
 
 /* kf-feedback's options that kf passes on, under the same names
  * (kf-feedback checks their values). --top K after PROFILER is kf-wrap's
@@ -54,7 +55,7 @@ struct cmd {
 };
 
 static struct {
-	int json, no_collated, quiet;
+	int json, timings, no_collated, quiet;
 	const char *max_chars, *timeout, *inactivity;
 	struct cmd fb;		/* fb_opts given, with their values */
 } opt;
@@ -96,7 +97,8 @@ static const struct kf_optarg complete_args[] = {
 static void
 complete_more(void)
 {
-	static const char *const flags[] = { "--json", "--no-collated", "--quiet", NULL };
+	static const char *const flags[] = { "--json", "--no-collated", "--quiet", "--timings",
+		NULL };
 	const struct option *o;
 	const char *const *f;
 	char *name;
@@ -137,6 +139,7 @@ options(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, O_JSON },
+		{ "timings", no_argument, NULL, O_TIMINGS },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "max-chars", required_argument, NULL, 'n' },
 		{ "no-collated", no_argument, NULL, O_NO_COLLATED },
@@ -157,6 +160,7 @@ options(int argc, char **argv)
 	while ((c = kf_getopt(argc, argv, "+n:qt:i:", longopts)) != -1) {
 		switch (c) {
 		case O_JSON: opt.json = 1; break;
+		case O_TIMINGS: opt.timings = 1; break;
 		case 'q': opt.quiet = 1; break;
 		case O_NO_COLLATED: opt.no_collated = 1; break;
 		case 'n':
@@ -206,6 +210,8 @@ own_long_option(int argc, char **argv, int *i)
 	}
 	if (strcmp(w, "--json") == 0)
 		opt.json = 1;
+	else if (strcmp(w, "--timings") == 0)
+		opt.timings = 1;
 	else if (strcmp(w, "--quiet") == 0)
 		opt.quiet = 1;
 	else if (strcmp(w, "--no-collated") == 0)
@@ -275,8 +281,11 @@ feedback_args(struct cmd *fb)
 		push(fb, "--no-collated");
 	for (i = 0; i < opt.fb.n; i++)
 		push(fb, opt.fb.v[i]);
+	if (opt.json && opt.timings)
+		kf_usage_error("--json and --timings: the record holds its timings "
+		    "(collated.timings); choose one");
 	if (!opt.json)
-		push(fb, "--text");
+		push(fb, opt.timings ? "--timings" : "--text");
 }
 
 /* kf reread PATH ...: kf-read PATH ... | kf-collate | kf-feedback, the

@@ -612,7 +612,7 @@ kf-wrap: a profiler's own options go after its name, before --: PROFILER -Q ... 
 	assert_equal "$status" 2
 	assert_equal "$(sed -n 1,3p <<<"$stderr")" "kf: unrecognized option '--clock-control'
 kf: kf's own options go before ncu; ncu's own options and kf-wrap's go after it, before --: kf ncu --clock-control ... -- CMD [ARG ...]
-usage: kf [--json] [-q] [-n N] [-t S] [-i S] [--no-collated] [--gpu NAME] PROFILER [options] -- CMD [ARG ...]"
+usage: kf [--json | --timings] [-q] [-n N] [-t S] [-i S] [--no-collated] [--gpu NAME] PROFILER [options] -- CMD [ARG ...]"
 	# and with -- the same words are ncu's
 	run kf-wrap --tool "$TOP/tests/fake/ncu" ncu --clock-control none -- ./bench
 	assert_success

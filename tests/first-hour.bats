@@ -16,7 +16,7 @@ setup() {
 		assert_equal "$status" 2
 		assert_output ""
 		assert_equal "$stderr" "kf-wrap: ncu: no command to profile: put it after --, as in kf ncu [options] -- CMD [ARG ...]
-usage: kf [--json] [-q] [-n N] [-t S] [-i S] [--no-collated] [--gpu NAME] PROFILER [options] -- CMD [ARG ...]
+usage: kf [--json | --timings] [-q] [-n N] [-t S] [-i S] [--no-collated] [--gpu NAME] PROFILER [options] -- CMD [ARG ...]
        kf [options] ncu --import FILE.ncu-rep
        kf [options] reread PATH ..."
 	done

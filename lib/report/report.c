@@ -13,6 +13,7 @@
 #include "mem.h"
 #include "record.h"
 #include "report.h"
+#include "timings.h"
 
 enum { OVERVIEW_MAX = 60 };	/* jobs in the speedup chart; the index has all */
 
@@ -562,6 +563,20 @@ job_failed(struct buf *b, const cJSON *rec, const cJSON *err)
 	}
 }
 
+/* Where the job's time went (kf-feedback --timings), folded: the same
+ * lines, each number with its field. */
+static void
+job_timings(struct buf *b, const cJSON *rec)
+{
+	struct buf t = {0};
+
+	kf_timings_text(&t, rec);
+	buf_puts(b, "<details class=\"timings\"><summary>Where the time went</summary><pre>");
+	html_text(b, t.s);
+	buf_puts(b, "</pre></details>\n");
+	buf_free(&t);
+}
+
 static void
 job_section(struct kf_report *r, const cJSON *rec, const cJSON *an, const cJSON *err)
 {
@@ -573,6 +588,7 @@ job_section(struct kf_report *r, const cJSON *rec, const cJSON *an, const cJSON 
 	buf_puts(b, "</h2>\n");
 	if (err) {
 		job_failed(b, rec, err);
+		job_timings(b, rec);
 		buf_puts(b, "</section>\n");
 		return;
 	}
@@ -590,6 +606,7 @@ job_section(struct kf_report *r, const cJSON *rec, const cJSON *an, const cJSON 
 	advice_table(b, an, r->o.rules);
 	kf_report_lines(b, f, r->o.lines);
 	kf_report_delta_details(b, an, r->o.top);
+	job_timings(b, rec);
 	buf_puts(b, "</section>\n");
 }
 

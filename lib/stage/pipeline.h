@@ -12,7 +12,7 @@
  * when kf runs it (kf-wrap --kf-usage), for a usage error in the words
  * that kf hands it. */
 #define KF_FRONT_USAGE \
-	"[--json] [-q] [-n N] [-t S] [-i S] [--no-collated] [--gpu NAME] PROFILER [options] -- CMD [ARG ...]\n" \
+	"[--json | --timings] [-q] [-n N] [-t S] [-i S] [--no-collated] [--gpu NAME] PROFILER [options] -- CMD [ARG ...]\n" \
 	"[options] ncu --import FILE.ncu-rep\n" \
 	"[options] reread PATH ..."
 /* The first word kf gives kf-wrap: its usage errors show kf's usage. */

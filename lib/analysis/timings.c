@@ -1,0 +1,186 @@
+/* kf: where a record's time went, for people (kf-feedback --timings). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mem.h"
+#include "record.h"
+#include "timings.h"
+
+/* The profiler's account, in the order a run spends it: depth 1 is a part
+ * of the whole, depth 2 a part of the row above. Keys not here are listed
+ * after them as they are named, so nothing in the record is left out. */
+static const struct row {
+	const char *key;
+	int depth;
+	const char *words;
+} rows[] = {
+	{ "total_s", 0, "kf-ncu in all" },
+	{ "timing_run_s", 1, "the timing run" },
+	{ "choose_s", 1, "choosing the kernels from it" },
+	{ "startup_s", 1, "the program's start-up, to its first CUDA call, where ncu holds it" },
+	{ "listen_wait_s", 1, "after the timing run, the wait for the held program to listen" },
+	{ "gpu_wait_s", 1, "waiting for a sweep's GPU lock" },
+	{ "range_wait_s", 2, "of it, the program's profiler range waiting for the GPU alone" },
+	{ "detailed_s", 1, "the detailed run: ncu's start or attach to its end, less the waits" },
+	{ "ncu_connect_s", 2, "ncu's start, to the program connected" },
+	{ "to_first_profiled_s", 2,
+	    "the program's run to its first profiled launch, that launch's replays included" },
+	{ "profiling_s", 2, "the other profiled launches, with their replays" },
+	{ "after_last_profiled_s", 2, "after the last profiled launch, to the program's end" },
+	{ "program_under_ncu_s", 2, "the program under ncu, to its end (the GPU's part)" },
+	{ "exports_s", 1, "the exports of ncu's pages, side by side" },
+	{ "export_details_s", 2, "the longest export of the details page" },
+	{ "export_mangled_s", 2, "the longest export of the details page by mangled name" },
+	{ "export_raw_s", 2, "the longest export of the raw page" },
+	{ "export_source_s", 2, "the longest export of the source page" },
+	{ "export_timing_s", 2, "the longest export of ncu's timing run's details page" },
+	{ "gpu_held_s", 1,
+	    "the GPU held alone under a sweep's lock: what paces a sweep (the sum over its jobs)" },
+};
+
+/* Counts and flags, said in sentences after the table. */
+static const char *const said[] = { "launches_profiled", "replay_passes", "range_unseen", NULL };
+
+static int
+known(const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof rows / sizeof rows[0]; i++)
+		if (strcmp(rows[i].key, key) == 0)
+			return 1;
+	for (i = 0; said[i]; i++)
+		if (strcmp(said[i], key) == 0)
+			return 1;
+	return 0;
+}
+
+static void
+line(struct buf *b, double s, int depth, const char *words, const char *field)
+{
+	buf_printf(b, "%9.2f  %*s%s (%s)\n", s, 2 * depth, "", words, field);
+}
+
+/* rec's object a.b, parsed now if a reader kept either as text (kf-report
+ * keeps each member of "collated"). */
+static const cJSON *
+lazy2(const cJSON *rec, const char *a, const char *b)
+{
+	const cJSON *o = kf_json_lazy(rec, a);
+
+	o = cJSON_IsObject(o) ? kf_json_lazy(o, b) : NULL;
+	return cJSON_IsObject(o) ? o : NULL;
+}
+
+/* What timed the program for --top (collated.timing.detailed_run.timing). */
+static const char *
+timing_words(const cJSON *rec)
+{
+	const char *by = kf_str(kf_obj(lazy2(rec, "collated", "timing"), "detailed_run"), "timing");
+
+	if (by && strcmp(by, "trace") == 0)
+		return "the timing run: the program alone, under kf's tracer";
+	if (by && strcmp(by, "ncu") == 0)
+		return "the timing run: the program under ncu, timing every launch";
+	return "the timing run";
+}
+
+/* kf-run's time of each pass: the profiler's whole run. */
+static int
+runs(struct buf *b, const cJSON *rec)
+{
+	const cJSON *p, *passes = kf_arr(rec, "passes");
+	int n = 0, many = cJSON_GetArraySize(passes) > 1, i = 0;
+	char field[64];
+
+	cJSON_ArrayForEach(p, passes) {
+		double s = kf_num(kf_obj(p, "run"), "elapsed_s", NAN);
+		const char *name = kf_str(p, "pass");
+
+		if (isfinite(s)) {
+			char *words = many ? xasprintf("pass %s, its whole run under kf-run",
+			    name ? name : "?") : xstrdup("the whole run under kf-run");
+
+			snprintf(field, sizeof field, "passes[%d].run.elapsed_s", i);
+			line(b, s, 0, words, field);
+			free(words);
+			n++;
+		}
+		i++;
+	}
+	if (passes == NULL && isfinite(kf_num(kf_obj(rec, "run"), "elapsed_s", NAN))) {
+		line(b, kf_num(kf_obj(rec, "run"), "elapsed_s", 0), 0, "the whole run under kf-run",
+		    "run.elapsed_s");
+		n++;
+	}
+	return n;
+}
+
+void
+kf_timings_text(struct buf *b, const cJSON *rec)
+{
+	const cJSON *t = lazy2(rec, "collated", "timings"), *e;
+	const char *from = "collated.timings";
+	double launches, passes, total, timing;
+	int n;
+	size_t i, at = b->len;
+
+	if (t == NULL) {
+		t = lazy2(rec, "data", "timings");
+		from = "data.timings";
+	}
+	buf_puts(b, "Where the time went, in seconds:\n");
+	n = runs(b, rec);
+	for (i = 0; t && i < sizeof rows / sizeof rows[0]; i++) {
+		double s = kf_num(t, rows[i].key, NAN);
+
+		if (isfinite(s)) {
+			char *field = xasprintf("%s.%s", from, rows[i].key);
+
+			line(b, s, rows[i].depth, strcmp(rows[i].key, "timing_run_s") == 0 ?
+			    timing_words(rec) : rows[i].words, field);
+			free(field);
+			n++;
+		}
+	}
+	cJSON_ArrayForEach(e, t) {
+		if (cJSON_IsNumber(e) && e->string && !known(e->string)) {
+			char *field = xasprintf("%s.%s", from, e->string);
+
+			line(b, e->valuedouble, 1, e->string, field);
+			free(field);
+			n++;
+		}
+	}
+	if (n == 0) {
+		b->len = at;
+		buf_puts(b, "Where the time went: not recorded (the record has no run.elapsed_s "
+		    "and no profiler's account, collated.timings).\n");
+		return;
+	}
+	total = kf_num(t, "total_s", NAN);
+	timing = kf_num(t, "timing_run_s", NAN);
+	if (isfinite(total) && isfinite(timing) && total >= timing)
+		buf_printf(b, "Beyond the timing run, kf-ncu took %.2f s (total_s less timing_run_s): "
+		    "ncu's detailed run, the exports and the waits.\n", total - timing);
+	launches = kf_num(t, "launches_profiled", NAN);
+	passes = kf_num(t, "replay_passes", NAN);
+	if (isfinite(launches) && launches > 0) {
+		buf_printf(b, "ncu profiled %.0f launch%s (launches_profiled)", launches,
+		    launches == 1 ? "" : "es");
+		if (isfinite(passes))
+			buf_printf(b, " in %.0f replay passes (replay_passes), %.1f a launch", passes,
+			    passes / launches);
+		buf_puts(b, ".\n");
+	} else if (isfinite(launches)) {
+		buf_puts(b, "ncu profiled no launch (launches_profiled).\n");
+	}
+	if (kf_num(t, "range_unseen", 0) > 0)
+		buf_puts(b, "ncu profiled a launch before the program's profiler range asked for the "
+		    "GPU alone, so the run was taken again with the GPU held throughout "
+		    "(range_unseen).\n");
+	buf_puts(b, "kf-read, kf-collate and kf-feedback come after these and are not in "
+		    "them.\n");
+}

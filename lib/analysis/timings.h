@@ -1,0 +1,16 @@
+/* kf: where a record's time went, for people (kf-feedback --timings):
+ * kf-run's account of each pass (run.elapsed_s) and the profiler's own
+ * (collated.timings: kf-ncu's ncu_timings.json, man/kf.7), each number
+ * with the field it comes from. */
+#ifndef KF_TIMINGS_H
+#define KF_TIMINGS_H
+
+#include <cjson/cJSON.h>
+
+#include "buf.h"
+
+/* Appends the account of collated record rec to b: lines, each ending in
+ * a newline. */
+void kf_timings_text(struct buf *b, const cJSON *rec);
+
+#endif
