@@ -254,7 +254,7 @@ main(int argc, char **argv)
 			kf_usage_error("--select needs --profiler, one that times every "
 			    "launch first (%s)", selecting_profilers());
 		/* What it prints is checked as every other output is. */
-		st = p->select(select, argv[optind], flags, &out);
+		st = p->select(select, argv[optind], flags, &out) != 0;
 		fwrite(out.s ? out.s : "", 1, out.len, stdout);
 		buf_free(&out);
 		return st | kf_finish();

@@ -273,7 +273,7 @@ kf_setup() {
 	[ ! -e kf-out ]
 	run kf -h
 	assert_success
-	assert_line --index 0 --partial "usage: kf [--json]"
+	assert_line --index 0 --partial "usage: kf [--json | --timings]"
 	run kf --version
 	assert_output --regexp '^kf [0-9]+\.[0-9]+\.[0-9]+$'
 }
@@ -446,11 +446,11 @@ complete_words() {
 }
 
 @test "bash completion: no word kf does not take (kf --text, --top before PROFILER)" {
-	assert_equal "$(complete_words kf --t)" "--timeout"
-	assert_equal "$(complete_words kf --)" "--gpu --gpus-file --help --inactivity --json --max-chars --no-collated --quiet --ranking --rules --timeout --unbuffered --version"
-	assert_equal "$(complete_words kf -)" "$(printf '%s\n' --gpu --gpus-file --help --inactivity --json --max-chars --no-collated --quiet --ranking --rules --timeout --unbuffered --version -h -i -n -q -t | sort | paste -sd' ')"
+	assert_equal "$(complete_words kf --t)" "--timeout --timings"
+	assert_equal "$(complete_words kf --)" "--gpu --gpus-file --help --inactivity --json --max-chars --no-collated --quiet --ranking --rules --timeout --timings --unbuffered --version"
+	assert_equal "$(complete_words kf -)" "$(printf '%s\n' --gpu --gpus-file --help --inactivity --json --max-chars --no-collated --quiet --ranking --rules --timeout --timings --unbuffered --version -h -i -n -q -t | sort | paste -sd' ')"
 	# after PROFILER: kf's options that kf takes there, and kf-wrap's with the profiler's
-	assert_equal "$(complete_words kf ncu --)" "--arg --clock-control --end-marker --gpu --gpus-file --help --id --import --inactivity --json --language --max-chars --no-collated --output-dir --quiet --ranking --rules --set --sudo --timeout --tool --top --unbuffered --version"
+	assert_equal "$(complete_words kf ncu --)" "--arg --clock-control --end-marker --gpu --gpus-file --help --id --import --inactivity --json --language --max-chars --no-collated --output-dir --quiet --ranking --rules --set --sudo --timeout --timings --tool --top --unbuffered --version"
 	assert_equal "$(complete_words kf unitrace --no)" "--no-collated --no-timeline"
 	assert_equal "$(complete_words kf vtune --no)" "--no-collated"
 	# the deprecated --top of kf-feedback and kf-report is not offered
@@ -580,7 +580,7 @@ $(kf-wrap --help)"
 	done
 	run --separate-stderr kf --json unitrace -h
 	assert_equal "$status" 0
-	assert_line --index 0 --partial "usage: kf [--json]"
+	assert_line --index 0 --partial "usage: kf [--json | --timings]"
 	assert_line "kf-wrap unitrace --help:"
 	# -h after -- is the program's, and -a's value is ncu's: the pipeline runs
 	run --separate-stderr kf ncu -a -h -- ./absent -h

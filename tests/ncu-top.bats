@@ -679,7 +679,8 @@ traced_rn50() {
 		FAKE_NCU_CSV="$H200/detailed-multi.csv"
 	chain nt --top 2 -- /bin/echo ran
 	run jq -r '.run.stderr' "$T/nt.run"
-	assert_output --partial 'kf-ncu: the tracer'"'"'s timing run (status 0) gave no kernel to choose from; timing with ncu'
+	assert_output --partial 'kf-ncu: the tracer'"'"'s timing run (status 0) made no CUDA call that kf'"'"'s tracer saw; timing with ncu'
+	refute_output --partial 'cannot read the trace folder'
 	# the program held for the detailed run is let go (it may be ended
 	# before the fake ncu has said so), and ncu times
 	run grep -c -x attach "$FAKE_NCU_ARGV"
@@ -862,6 +863,75 @@ two_workers() {
 		.collated.timing.detailed_run.overlapped, .analysis.status]' "$T/rt.json"
 	assert_output '["timeout",2,true,"no_details"]'
 	assert_port_free "$P"
+}
+
+# kft_nokernel FILE [END]: a trace of one process that started CUDA and
+# launched no kernel; with END (an E line's end=), traced to that end.
+kft_nokernel() {
+	printf '#kftrace\t1\tpid=100\tppid=1\tcupti=130001\tcupti_lib=x\tt0=1000\tmax_bytes=1\tcmd=prog\n' >"$1"
+	[ -z "${2:-}" ] ||
+		printf 'E\t5000\tend=%s\tsignal=0\tkernels=0\tcopies=0\tsets=0\tsyncs=0\tmarkers=0\tcupti_dropped=0\tbytes=1\n' "$2" >>"$1"
+}
+
+@test "--top with kf's tracer: a program that fails before its first CUDA call, with and without the tracer, is not run again; one whose held copy reached CUDA is timed with ncu" {
+	: >"$T/libkftrace.so"
+	export KF_TRACE_LIB="$T/libkftrace.so" FAKE_NCU_LAUNCH=exit
+	chain pf --top 3 -- sh -c 'echo boom >&2; exit 3'
+	# one ncu run: the held program's, which ended before it listened
+	run grep -c -x === "$FAKE_NCU_ARGV"
+	assert_output 1
+	run ncu_run 1
+	assert_line --index 1 launch
+	run grep -c -x -e gpu__time_duration.sum "$FAKE_NCU_ARGV"
+	assert_output 0
+	run jq -r '.run.stderr' "$T/pf.run"
+	assert_output --partial 'kf-ncu: the program exited with status 3 before its first CUDA call, under kf'"'"'s tracer and, beside it, under ncu alike: there is nothing to time or detail, so it is not run again'
+	refute_output --partial 'cannot read the trace folder'
+	# the program's own words once: the held copy's output is let go
+	run jq -r '.run.stderr | [scan("boom")] | length' "$T/pf.run"
+	assert_output 1
+	run jq -c '[.passes[0].run.exit_code, .error.kind]' "$T/pf.json"
+	assert_output '[3,"no_report"]'
+	run jq -r .feedback "$T/pf.json"
+	assert_line --index 1 --partial 'The program failed: its run exited with status 3 (run.exit_code).'
+	# the held copy reached CUDA (the fake listens): the tracer may be what
+	# failed, so ncu times the program again
+	unset FAKE_NCU_LAUNCH
+	rm -f "$FAKE_NCU_ARGV"
+	chain pf2 --top 3 -- sh -c 'echo boom >&2; exit 3'
+	run jq -r '.run.stderr' "$T/pf2.run"
+	assert_output --partial "kf-ncu: the tracer's timing run (status 3) made no CUDA call that kf's tracer saw; timing with ncu"
+	run grep -c -x -e gpu__time_duration.sum "$FAKE_NCU_ARGV"
+	assert_output 1
+}
+
+@test "--top with kf's tracer: a failed program traced to its exit with no kernel launch is not run again; one whose trace was cut off, or that succeeded, is timed with ncu" {
+	: >"$T/libkftrace.so"
+	export KF_TRACE_LIB="$T/libkftrace.so"
+	kft_nokernel "$T/whole.kft" exit
+	chain nk --top 3 -- "$TOP/tests/fake/traced-program" "$T/whole.kft" 3
+	run grep -c -x -e gpu__time_duration.sum "$FAKE_NCU_ARGV"
+	assert_output 0
+	run jq -r '.run.stderr' "$T/nk.run"
+	assert_output --partial "no kf trace with a kernel launch (1 trace file, each to its process's exit)"
+	assert_output --partial "kf-ncu: the program exited with status 3 under kf's tracer, which saw each of its processes to its exit and no kernel launch: there is nothing to time or detail, so it is not run again"
+	run jq -c '.passes[0].run.exit_code' "$T/nk.json"
+	assert_output 3
+	# kf-read --select on that trace: no choice, status 1
+	run -1 kf-read --profiler trace --select 3 "$(jq -r '.passes[0].output_dir' "$T/nk.json")/trace"
+	# cut off (no E line), ended by a signal, or a program that succeeded:
+	# ncu's timing run decides
+	for c in "cut:" "signal:signal" "ok:exit"; do
+		rm -f "$FAKE_NCU_ARGV"
+		kft_nokernel "$T/${c%%:*}.kft" "${c#*:}"
+		st=3
+		[ "${c%%:*}" = ok ] && st=0
+		chain "nk-${c%%:*}" --top 3 -- "$TOP/tests/fake/traced-program" "$T/${c%%:*}.kft" "$st"
+		run grep -c -x -e gpu__time_duration.sum "$FAKE_NCU_ARGV"
+		assert_output 1
+		run jq -r '.run.stderr' "$T/nk-${c%%:*}.run"
+		assert_output --partial "kf-ncu: the tracer's timing run (status $st) gave no kernel to choose from; timing with ncu"
+	done
 }
 
 @test "--top with kf's tracer: kf-run's timeout while ncu is attached stops the held program with it and frees its ports" {

@@ -122,8 +122,14 @@ kf-read, kf-collate and kf-feedback come after these and are not in them."
 			error: {stage: "kf-read", kind: "no_report", message: "no report"}}' | kf-feedback || true
 	} >"$T/final"
 	kf-report "$T/final" >"$T/page.html"
-	run grep -c '<details class="timings"><summary>Where the time went</summary><pre>' "$T/page.html"
+	run grep -c '<details class="timings"><summary>Where the time went, in seconds</summary><pre>' "$T/page.html"
 	assert_output 2
+	# a job with nothing recorded has no fold
+	jq -cn '{id: "none", profiler: "ncu", error: {stage: "kf-run", kind: "program_not_found", message: "m"}}' |
+		kf-feedback >"$T/none" || true
+	kf-report "$T/none" >"$T/none.html"
+	run grep -c 'class="timings"' "$T/none.html"
+	assert_output 0
 	total=$(jq -r 'select(.id == "tm") | .collated.timings.total_s' "$T/final")
 	run grep -c "$(awk -v v="$total" 'BEGIN { printf "%.2f", v }')  kf-ncu in all (collated.timings.total_s)" "$T/page.html"
 	assert_output 1

@@ -383,8 +383,32 @@ timing_run(struct ncu_chain *c, char **argv, const struct kf_env *env)
 	return ncu_proc_status(h);
 }
 
+/* After a timing run that failed and left no trace (no process of it
+ * started CUDA under kf's tracer): whether the held program, started
+ * beside it under ncu without the tracer, ended too without reaching CUDA
+ * (it never listened), looked at for up to the timing run's seconds and 5
+ * more. Then the failure is the program's own, not the tracer's. */
+static int
+held_ended_before_cuda(struct ncu_chain *c)
+{
+	double until = kf_now() + (double)c->timing_s + 5;
+	int port;
+
+	while (c->held >= 0 && kf_now() < until) {
+		if (ncu_ports_used(c->port, c->port + NCU_NPORTS - 1, 1, &port, 1) > 0)
+			return 0;
+		if (ncu_proc_done(c->held))
+			return 1;
+		if (ncu_proc_sleep(0.02) != 0)
+			ncu_chain_stopped(c);
+	}
+	return 0;
+}
+
 /* The timing run under kf's tracer, the program alone: 0 with c->sel the
- * choice, or -1 when the trace gave nothing to choose from. */
+ * choice, -1 when the trace gave nothing to choose from (ncu times it
+ * again), or -2 when the program failed where no run could time it
+ * (c->timing_st its status). */
 static int
 timing_traced(struct ncu_chain *c, const char *tracer)
 {
@@ -393,7 +417,7 @@ timing_traced(struct ncu_chain *c, const char *tracer)
 	struct kf_env env = {0};
 	double t;
 	glob_t g;
-	int st, ok;
+	int st, ok, sel, traced;
 
 	kf_env_build(&env, c->env.v, NULL);
 	kf_env_set(&env, "CUDA_INJECTION64_PATH", tracer);
@@ -410,14 +434,34 @@ timing_traced(struct ncu_chain *c, const char *tracer)
 	kf_env_free(&env);
 
 	t = kf_now();
-	ok = tp && tp->select && tp->select(c->top, tdir, KF_SELECT_WRITE, &c->sel) == 0;
+	traced = kf_is_dir(tdir);
+	sel = !traced || tp == NULL || tp->select == NULL ? 1 :
+	    tp->select(c->top, tdir, KF_SELECT_WRITE, &c->sel);
+	ok = sel == 0;
 	ncu_time_add(c, "choose_s", kf_now() - t);
 	if (!ok) {
-		ncu_held_stop(c, NULL);
-		fprintf(stderr, "kf-ncu: the tracer's timing run (status %d) gave no kernel to "
-		    "choose from; timing with ncu\n", st);
+		const char *own = NULL;
+
+		/* A failed program that no run could time: not run again. */
+		if (st != 0 && sel == KF_SELECT_NONE)
+			own = "under kf's tracer, which saw each of its processes to its exit and "
+			    "no kernel launch";
+		else if (st != 0 && !traced && held_ended_before_cuda(c))
+			own = "before its first CUDA call, under kf's tracer and, beside it, "
+			    "under ncu alike";
 		buf_reset(&c->sel);
 		free(tdir);
+		if (own) {
+			ncu_held_drop(c);
+			fprintf(stderr, "kf-ncu: the program exited with status %d %s: there is "
+			    "nothing to time or detail, so it is not run again\n", st, own);
+			c->timing_st = st;
+			return -2;
+		}
+		ncu_held_stop(c, NULL);
+		fprintf(stderr, "kf-ncu: the tracer's timing run (status %d) %s; timing with "
+		    "ncu\n", st, traced ? "gave no kernel to choose from" :
+		    "made no CUDA call that kf's tracer saw");
 		return -1;
 	}
 	c->traced = 1;
@@ -535,7 +579,10 @@ chain(struct ncu_chain *c)
 		xla_plan(c);
 		if (overlap && ncu_ports_readable() && may_hold(c) && ncu_ports_claim(c) == 0)
 			ncu_held_start(c, 1, NULL);
-		timing_traced(c, tracer);
+		if (timing_traced(c, tracer) == -2) {
+			free(tracer);
+			return finish(c, c->timing_st, 0);
+		}
 	}
 	free(tracer);
 	if (c->top > 0 && !c->traced && (st = timing_ncu(c)) != 0)

@@ -90,6 +90,8 @@ int ncu_held_start(struct ncu_chain *c, int top_path, const char *const *extra);
 /* Its end, its output printed, its ports let go, and why (NULL: nothing)
  * on standard error. */
 void ncu_held_stop(struct ncu_chain *c, const char *why);
+/* The held program let go, nothing of it printed, its report removed. */
+void ncu_held_drop(struct ncu_chain *c);
 /* The detailed run of --top; c->st its status. */
 void ncu_detail_top(struct ncu_chain *c);
 /* The detailed run of TOP 0 under a sweep's GPU lock, held until the lock

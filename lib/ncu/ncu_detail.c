@@ -124,9 +124,8 @@ ncu_held_stop(struct ncu_chain *c, const char *why)
 		fprintf(stderr, "kf-ncu: %s\n", why);
 }
 
-/* The held program let go, nothing of it printed (held_run's fallback). */
-static void
-held_drop(struct ncu_chain *c)
+void
+ncu_held_drop(struct ncu_chain *c)
 {
 	char *p;
 
@@ -619,7 +618,7 @@ ncu_held_run(struct ncu_chain *c)
 		goto none;
 	while (ncu_ports_used(c->port, c->port + 1, 1, &dummy, 1) <= 0) {
 		if (ncu_proc_done(c->held)) {
-			held_drop(c);
+			ncu_held_drop(c);
 			goto none;
 		}
 		if (ncu_proc_sleep(POLL) != 0)
@@ -656,7 +655,7 @@ ncu_held_run(struct ncu_chain *c)
 	rep = ncu_out_path(c, NCU_REPORT_REP NCU_REP_EXT);
 	if (!kf_is_file(rep)) {
 		free(rep);
-		held_drop(c);
+		ncu_held_drop(c);
 		fprintf(stderr, "kf-ncu: ncu could not attach to the program held for it; it runs "
 		    "again under ncu\n");
 		goto none;
@@ -679,7 +678,7 @@ ncu_held_run(struct ncu_chain *c)
 		if (launches > 0 && (range_at == 0 || (first > 0 && first < range_at))) {
 			unlink(rep);
 			free(rep);
-			held_drop(c);
+			ncu_held_drop(c);
 			fprintf(stderr, "kf-ncu: ncu profiled the program before its profiler range "
 			    "asked for the GPU (KF_NCU_RANGE: a range kf cannot see, as with CUDA's "
 			    "runtime linked statically); the detailed run is taken again with the "

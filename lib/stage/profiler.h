@@ -95,7 +95,9 @@ typedef cJSON *kf_collate_fn(cJSON *out, cJSON *const *passes, int n);
  * instead the ID of each one's first launch, one a line; with
  * KF_SELECT_PER_PROCESS the filter for one process of the program (an ncu
  * --mode attach to each): its launch count is one a chosen kernel. 0, or
- * 1 after a message. */
+ * 1 after a message, or KF_SELECT_NONE after one when FILE is whole and
+ * shows that the program launched no kernel (kf trace: each process traced
+ * to its exit). */
 /* The timing run's launches in ncu's form, one row a launch (ncu
  * --metrics gpu__time_duration.sum --csv), and the same with mangled kernel
  * names: what a timing source writes beside itself for ncu's selector, and
@@ -107,6 +109,7 @@ typedef cJSON *kf_collate_fn(cJSON *out, cJSON *const *passes, int n);
  * without one. */
 #define KF_RANGE_COL "KF Profiler Range"
 enum { KF_SELECT_WRITE = 1, KF_SELECT_IDS = 2, KF_SELECT_PER_PROCESS = 4 };
+enum { KF_SELECT_NONE = 2 };	/* what a selector returns: above */
 /* With KF_SELECT_WRITE, a timing source that has timestamps (kf trace)
  * also writes beside the CSV what only they show: {"timeline"}, as its own
  * kf-read gives it; ncu's reader adds it to data.timing. */

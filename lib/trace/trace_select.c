@@ -210,10 +210,19 @@ trace_select(long k, const char *dir, int flags, struct buf *out)
 			trace_file_parse(f[i], paths[i], "", 0);
 		whole += f[i]->header && f[i]->nk > 0;
 	}
-	if (whole == 0)
-		kf_warn("%s: no kf trace with a kernel launch (%zu trace file%s)", dir, n,
-		    n == 1 ? "" : "s");
-	else if (ncu == NULL || ncu->select == NULL)
+	if (whole == 0) {
+		int ended = n > 0;
+
+		/* Every process traced to its exit (not a signal, which may
+		 * have cut its last records off): it launched no kernel. */
+		for (i = 0; i < n; i++)
+			ended &= f[i]->header && f[i]->ended && f[i]->end_how &&
+			    strcmp(f[i]->end_how, "exit") == 0;
+		kf_warn("%s: no kf trace with a kernel launch (%zu trace file%s%s)", dir, n,
+		    n == 1 ? "" : "s", ended ? ", each to its process's exit" : "");
+		if (ended)
+			st = KF_SELECT_NONE;
+	} else if (ncu == NULL || ncu->select == NULL)
 		kf_warn("no ncu selector to choose the kernels");
 	else if ((up = flags & KF_SELECT_WRITE ? parent(dir) : (tmp = scratch())) != NULL &&
 	    timing_csvs(dir, up, f, n, &csv) == 0) {
