@@ -18,7 +18,7 @@ static const char *const tags[] = {
 	"!DOCTYPE", "html", "head", "meta", "title", "style", "body", "h1", "h2", "h3", "p",
 	"table", "thead", "tbody", "tr", "th", "td", "a", "span", "dl", "dt", "dd", "code",
 	"pre", "figure", "figcaption", "svg", "line", "rect", "text", "g", "circle", "ol",
-	"li", "ul", "b", "br", "div", "section", NULL,
+	"li", "ul", "b", "br", "div", "section", "details", "summary", NULL,
 };
 static const char *const attrs[] = {
 	"html", "lang", "charset", "http-equiv", "content", "name", "class", "id", "href",
