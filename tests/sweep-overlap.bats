@@ -150,6 +150,10 @@ rangeprog() {
 		jq -e '.collated.timings | .range_wait_s >= 0 and .gpu_wait_s >= .range_wait_s and
 			.gpu_held_s < .program_under_ncu_s and .gpu_held_s >= 0.4 and (has("range_unseen") | not)' \
 			"$SW/out/j$i.json" >/dev/null
+		# of the program's run under ncu, its second of work before the
+		# range (RANGE_PRE), which ran beside other jobs
+		jq -e '.collated.timings | .before_range_s >= 0.95 and .before_range_s <= .program_under_ncu_s' \
+			"$SW/out/j$i.json" >/dev/null
 		grep -q 'Kernel: copy_k(' "$SW/out/j$i.feedback.txt"
 		# the runtime's own calls ran: the wait for the work so far, then
 		# the range's start

@@ -9,7 +9,7 @@
 #include "timings.h"
 
 /* The profiler's account, in the order a run spends it: depth 1 is a part
- * of the whole, depth 2 a part of the row above. Keys not here are listed
+ * of the whole, depth 2 and 3 a part of the row above. Keys not here are listed
  * after them as they are named, so nothing in the record is left out. */
 static const struct row {
 	const char *key;
@@ -30,6 +30,8 @@ static const struct row {
 	{ "profiling_s", 2, "the other profiled launches, with their replays" },
 	{ "after_last_profiled_s", 2, "after the last profiled launch, to the program's end" },
 	{ "program_under_ncu_s", 2, "the program under ncu, to its end (the GPU's part)" },
+	{ "before_range_s", 3,
+	    "of it, its work before its profiler range asked for the GPU, beside other jobs" },
 	{ "exports_s", 1, "the exports of ncu's pages, side by side" },
 	{ "export_details_s", 2, "the longest export of the details page" },
 	{ "export_mangled_s", 2, "the longest export of the details page by mangled name" },

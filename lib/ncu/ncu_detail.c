@@ -691,8 +691,12 @@ ncu_held_run(struct ncu_chain *c)
 	/* with the gate, the attach's wait for the GPU is not the detailed run's */
 	waited = gated ? gate_waited(c) : 0;
 	ncu_time_add(c, "gpu_wait_s", waited + range_wait);
-	if (range)
+	if (range) {
 		ncu_time_add(c, "range_wait_s", range_wait);
+		/* the program's own work before its range, beside other jobs */
+		if (range_at > attach_at)
+			ncu_time_add(c, "before_range_s", range_at - attach_at);
+	}
 	/* the GPU had alone by the gate in ncu's attach (kf-ncu's own lock
 	 * is accounted as it is let go: ncu_gpu_alone) */
 	if (gated)
