@@ -62,7 +62,9 @@ known(const char *key)
 static void
 line(struct buf *b, double s, int depth, const char *words, const char *field)
 {
-	buf_printf(b, "%9.2f  %*s%s (%s)\n", s, 2 * depth, "", words, field);
+	/* a number no run could take is shown as it is, not as 300 digits */
+	buf_printf(b, fabs(s) < 1e7 ? "%9.2f  %*s%s (%s)\n" : "%9.3g  %*s%s (%s)\n", s,
+	    2 * depth, "", words, field);
 }
 
 /* rec's object a.b, parsed now if a reader kept either as text (kf-report
