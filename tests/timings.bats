@@ -46,7 +46,7 @@ Where the time went, in seconds:
      0.90      the longest export of the raw page (collated.timings.export_raw_s)
      6.20    the GPU held alone under a sweep's lock: what paces a sweep (the sum over its jobs) (collated.timings.gpu_held_s)
      0.50    mystery_s (collated.timings.mystery_s)
-Beyond the timing run, kf-ncu took 9.17 s (total_s less timing_run_s): ncu's detailed run, the exports and the waits.
+kf-ncu's time beyond the timing run: 9.17 s (total_s less timing_run_s).
 ncu profiled 3 launches (launches_profiled) in 69 replay passes (replay_passes), 23.0 a launch.
 ncu profiled a launch before the program's profiler range asked for the GPU alone, so the run was taken again with the GPU held throughout (range_unseen).
 kf-read, kf-collate and kf-feedback come after these and are not in them."

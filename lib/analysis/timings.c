@@ -122,20 +122,19 @@ runs(struct buf *b, const cJSON *rec)
 	return n;
 }
 
-void
-kf_timings_text(struct buf *b, const cJSON *rec)
+int
+kf_timings_rows(struct buf *b, const cJSON *rec)
 {
 	const cJSON *t = lazy2(rec, "collated", "timings"), *e;
 	const char *from = "collated.timings";
 	double launches, passes, total, timing;
 	int n;
-	size_t i, at = b->len;
+	size_t i;
 
 	if (t == NULL) {
 		t = lazy2(rec, "data", "timings");
 		from = "data.timings";
 	}
-	buf_puts(b, "Where the time went, in seconds:\n");
 	n = runs(b, rec);
 	for (i = 0; t && i < sizeof rows / sizeof rows[0]; i++) {
 		double s = kf_num(t, rows[i].key, NAN);
@@ -158,17 +157,13 @@ kf_timings_text(struct buf *b, const cJSON *rec)
 			n++;
 		}
 	}
-	if (n == 0) {
-		b->len = at;
-		buf_puts(b, "Where the time went: not recorded (the record has no run.elapsed_s "
-		    "and no profiler's account, collated.timings).\n");
-		return;
-	}
+	if (n == 0)
+		return 0;
 	total = kf_num(t, "total_s", NAN);
 	timing = kf_num(t, "timing_run_s", NAN);
 	if (isfinite(total) && isfinite(timing) && total >= timing)
-		buf_printf(b, "Beyond the timing run, kf-ncu took %.2f s (total_s less timing_run_s): "
-		    "ncu's detailed run, the exports and the waits.\n", total - timing);
+		buf_printf(b, "kf-ncu's time beyond the timing run: %.2f s (total_s less "
+		    "timing_run_s).\n", total - timing);
 	launches = kf_num(t, "launches_profiled", NAN);
 	passes = kf_num(t, "replay_passes", NAN);
 	if (isfinite(launches) && launches > 0) {
@@ -186,5 +181,21 @@ kf_timings_text(struct buf *b, const cJSON *rec)
 		    "GPU alone, so the run was taken again with the GPU held throughout "
 		    "(range_unseen).\n");
 	buf_puts(b, "kf-read, kf-collate and kf-feedback come after these and are not in "
-		    "them.\n");
+	    "them.\n");
+	return n;
+}
+
+void
+kf_timings_text(struct buf *b, const cJSON *rec)
+{
+	struct buf lines = {0};
+
+	if (kf_timings_rows(&lines, rec) > 0) {
+		buf_puts(b, "Where the time went, in seconds:\n");
+		buf_add(b, lines.s, lines.len);
+	} else {
+		buf_puts(b, "Where the time went: not recorded (the record has no run.elapsed_s "
+		    "and no profiler's account, collated.timings).\n");
+	}
+	buf_free(&lines);
 }

@@ -9,8 +9,11 @@
 
 #include "buf.h"
 
-/* Appends the account of collated record rec to b: lines, each ending in
- * a newline. */
+/* Appends the account of collated record rec to b, a heading and lines
+ * each ending in a newline, or one line saying none was recorded. */
 void kf_timings_text(struct buf *b, const cJSON *rec);
+/* Its lines alone, without the heading: the number of rows, 0 (nothing
+ * written) when none was recorded. */
+int kf_timings_rows(struct buf *b, const cJSON *rec);
 
 #endif
