@@ -816,9 +816,13 @@ two_workers() {
 	run jq -r '.analysis.diagnosis[] | [.kind, .impact_pct, .impact_basis] | @tsv' "$T/th.json"
 	assert_line -n 0 "$(printf 'launch_bound\t65.8\ttraced_window')"
 	assert_line -n 1 "$(printf 'fp32_matmul\t79\tgpu_time')"
+	# The focus's verdict is issue's, not L1/TEX's: its issue slots (66.9%)
+	# are busier than L1/TEX (63.1%), as ncu's Compute (SM) Throughput
+	# (66.9%) over its Memory Throughput (58.2%) says; the H200's text was
+	# written before kf weighed issue against the memory levels.
 	nodiag() { awk '/^Diagnosis|^Chains of/ { skip = 1; next } skip && /^$/ { skip = 0; next } !skip'; }
 	diff <(jq -r .feedback "$T/th.json" | nodiag | grep -v -e '^$' -e '^GPU time by class of work') \
-		<(nodiag <"$R/feedback.txt" | grep -v '^$')
+		<(nodiag <"$R/feedback.txt" | grep -v '^$' | sed "s/^Verdict: memory-bound on L1\/TEX, at 63.1% of its peak\.\$/Verdict: compute-bound on the SM's instruction issue (its issue slots, over all pipes), at 66.9% of its peak./")
 }
 
 @test "--top with kf's tracer, two processes: one whose attach leaves no report leaves the other's details; with none the detailed run comes after the timing run" {

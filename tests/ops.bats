@@ -167,3 +167,22 @@ kinds() {
 	run jq -r '.feedback' "$BATS_TEST_TMPDIR/sdpa.json"
 	assert_output --partial 'Verdict: compute-bound on the tensor pipe, at 40.4% of its peak: below its roof. Its 331 FLOP/byte are over the ridge of 206'
 }
+
+@test "a sweep's layer norm on the H200, twice: L1/TEX at 60.1% and 58.3% of its peak under the issue slots' 63.6% and 62.5%, one verdict both times" {
+	# Two sweeps of 2026-12-05 (examples/h200/top44/sweep46.sh), the
+	# same kernel: L1/TEX crosses 60% from one to the other while issue,
+	# busier both times, stays over it (ncu's Compute (SM) Throughput over
+	# its Memory Throughput). The verdict must not turn on that noise.
+	for i in 1 2; do
+		gzip -dc "$FIX/ncu-h200-sweep/layernorm/sweep-$i.json.gz" | kf-feedback >"$BATS_TEST_TMPDIR/ln$i.json"
+	done
+	run jq -c '[.analysis.focus.limiter.bound, .analysis.focus.limiter.unit,
+		(.analysis.focus.limiter.pct * 10 | round / 10),
+		(.analysis.focus.roof.units[] | select(.unit == "l1") | .pct * 10 | round / 10),
+		.analysis.focus.throughput.compute_sm_pct, .analysis.focus.throughput.memory_pct,
+		.analysis.diagnosis[0].kind]' "$BATS_TEST_TMPDIR/ln1.json" "$BATS_TEST_TMPDIR/ln2.json"
+	assert_line -n 0 '["compute","issue",63.6,60.1,63.58,55.25,"compute_bound"]'
+	assert_line -n 1 '["compute","issue",62.5,58.3,62.53,54.35,"compute_bound"]'
+	run jq -r .feedback "$BATS_TEST_TMPDIR/ln1.json"
+	assert_line "Verdict: compute-bound on the SM's instruction issue (its issue slots, over all pipes), at 63.6% of its peak."
+}

@@ -304,11 +304,18 @@ unit_of(const struct ncu_roof *r, const char *name)
  * is where ncu's SOLBottleneck rule says to start, DRAM): name the cause
  * rather than the conduit, but never a cause under 60% for a conduit
  * over it (an L1/TEX at 64.8% is memory-bound whatever its shared
- * wavefronts' 56.7%, not latency-bound). The SM's instruction issue limits only where
- * no pipe or memory level is near its peak and it is: issue slots spread
- * over several pipes (ResNet-50's batch-norm backward on the H200: issue
- * 69.2%, the busiest pipe, ALU, 55.9%, and ncu's Compute (SM) Throughput
- * the 69.2% of issue), which is compute-bound, not latency-bound. */
+ * wavefronts' 56.7%, not latency-bound). The SM's instruction issue limits
+ * where it is near its peak and no pipe or memory level is, or where it is
+ * busier than the busiest unit and that unit is a memory level: issue slots
+ * spread over several pipes (ResNet-50's batch-norm backward on the H200:
+ * issue 69.2%, the busiest pipe, ALU, 55.9%, and ncu's Compute (SM)
+ * Throughput the 69.2% of issue), which is compute-bound, not
+ * latency-bound. A busier pipe names the cause itself (an FP32 GEMM: FMA
+ * 79.1%, issue 86.6%). Issue against the memory levels on equal terms, not
+ * only below 60%, keeps the verdict from turning on noise: PyTorch's
+ * layer norm on the H200 gave issue 63.6% and L1 60.1% in one sweep, 62.5%
+ * and 58.3% in the next; with issue as a fallback alone, the first was
+ * memory-bound and the second compute-bound. */
 /* A kernel with no unit near its peak whose FLOPs are the tensor cores'
  * and over the ridge per DRAM byte: its roof is the tensor pipe's peak,
  * where that pipe does a fair share of its work (20% of its peak or more,
@@ -393,7 +400,8 @@ limiter(const cJSON *ri, struct ncu_roof *r)
 			best = &r->units[i];
 	if (best == NULL)
 		return;
-	if (issue && best->pct < NCU_NEAR_PEAK && issue->pct >= NCU_NEAR_PEAK) {
+	if (issue && issue->pct >= NCU_NEAR_PEAK &&
+	    (best->pct < NCU_NEAR_PEAK || (best->memory && issue->pct > best->pct))) {
 		r->limiter = issue;
 		r->latency = 0;
 		r->bound = "compute";
