@@ -1,0 +1,137 @@
+#!/bin/bash
+# examples/h200/top44/sweep46.sh OUT: issue 46 on one H200 in at most BUDGET
+# (560) seconds: the default sweep against the range gate (RANGE=1), on the
+# same problems, one after the other in one call. Run in the tree's root
+# with .dev/ carried (examples/h200/fail/build.sh). In order, each step
+# skipped (and said) when the budget left is too short:
+#   1. build kf and install it into OUT/kf
+#   2. warm: the imports, the GPU and ncu once
+#   3. the 20 single-op problems of examples/h200/sweep/ops.py (each call
+#      inside cudaProfilerStart/Stop, --profile-from-start off), sweep.mk
+#      -j3: default, then RANGE=1
+#   4. six fused problems of examples/h200/levers/ (an op and its
+#      elementwise and normalisation tail, one step inside the range):
+#      RANGE=1, then default
+#   5. four problems alone (-j1, nothing beside them): softmax, conv2d,
+#      conv_gn_chain, attn_naive_bf16, to compare their findings with the
+#      sweeps'
+#   6. the single ops again with RANGE=1 at -j5
+# PLAN (names, run in the order above) picks the sweeps; ops_gate, ops_gate_j5
+# and fused_gate sweep with GATE=1 instead (ncu's attach started beside
+# another job's profiling, gated at its connection).
+# Each sweep: wall seconds, `make times` (times.tsv: per job start-up,
+# wait, detailed run, gpu_held_s), summary.tsv (focus kernel, limiter),
+# the ncu_range.log of each job. Prints a last table (table.txt) and leaves
+# OUT/run.log, OUT/table.txt and OUT/sweeps.tar.gz (no .ncu-rep).
+set -u
+export LC_ALL=C
+T0=$(date +%s)
+BUDGET=${BUDGET:-560}
+out=${1:?usage: sweep46.sh OUT}
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+top=$(pwd)
+exec > >(tee "$out/run.log") 2>&1
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+left() { echo $((BUDGET - ($(date +%s) - T0))); }
+step() {
+	local l
+	l=$(left)
+	if [ "$l" -lt "$2" ]; then
+		echo "SKIP $1: $l s of the budget left, it needs about $2"
+		return 1
+	fi
+	echo "== $1 ($l s of the budget left)"
+}
+
+s=$(date +%s)
+[ -x "$out/kf/bin/kf" ] || bash examples/h200/fail/build.sh "$out/kf" || { echo "build failed"; exit 1; }
+echo "build $(($(date +%s) - s)) s"
+export PATH=$out/kf/bin:$PATH:/usr/local/cuda/bin
+ncu --version | tail -1
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+python3 -c 'import torch; print("torch", torch.__version__)'
+
+sw=$top/examples/h200/sweep/ops.py
+lv=$top/examples/h200/levers
+ops=$(python3 -c 'import ast, sys
+t = ast.parse(open(sys.argv[1]).read())
+print(" ".join(next(ast.literal_eval(n.value) for n in t.body
+    if isinstance(n, ast.Assign) and getattr(n.targets[0], "id", "") == "OPS")))' "$sw")
+for op in $ops; do
+	jq -cn --arg op "$op" --arg py "$sw" \
+		'{id: $op, cmd: ["python3", $py, $op], language: "cuda", arch: "H200", profiler: "ncu",
+		  profiler_args: ["--profile-from-start", "off", "--clock-control", "none"]}'
+done >"$out/ops.jsonl"
+for p in progs/conv_relu_bias progs/conv_inorm_div progs/conv_gn_chain progs/linear_tail_bf16 \
+	heldout/convt_sum_gelu heldout/attn_naive_bf16; do
+	jq -cn --arg id "${p##*/}" --arg h "$lv/harness.py" --arg p "$lv/$p.py" \
+		'{id: $id, cmd: ["python3", $h, $p, "--steps", "1"], language: "cuda", arch: "H200",
+		  profiler: "ncu", profiler_args: ["--profile-from-start", "off", "--clock-control", "none"]}'
+done >"$out/fused.jsonl"
+jq -c 'select(.id == "softmax" or .id == "conv2d")' "$out/ops.jsonl" >"$out/alone.jsonl"
+jq -c 'select(.id == "conv_gn_chain" or .id == "attn_naive_bf16")' "$out/fused.jsonl" >>"$out/alone.jsonl"
+
+if step warm 30; then
+	python3 "$lv/harness.py" "$lv/progs/conv_relu_bias.py" --steps 1 >/dev/null 2>&1
+	timeout 60 ncu --clock-control none --metrics gpu__time_duration.sum python3 "$sw" gelu 2>&1 | tail -1
+fi
+
+# the sweeps to run: those named in PLAN, in this script's order (a name with "gate"
+# sweeps with GATE=1: ncu's attach started before the GPU is free)
+PLAN=${PLAN:-ops_default ops_range fused_range fused_default alone ops_range_j5}
+mk=(make -s -f "$out/kf/share/kf/pipelines/sweep.mk" GPUS=0 LOCKDIR="$out/locks"
+	KF="$out/kf/bin" RUN_FLAGS="--timeout 120")
+: >"$out/walls.tsv"
+# sweep NAME JOBS N RANGE J NEED
+sweep() {
+	local name=$1 jobs=$2 n=$3 range=$4 j=$5 s e gate=0
+	case " $PLAN " in *" $name "*) ;; *) return 0 ;; esac
+	case $name in *gate*) gate=1 ;; esac
+	step "$name" "$6" || return 0
+	s=$(date +%s.%N)
+	timeout 300 "${mk[@]}" JOBS="$jobs" OUT="$out/$name" RANGE="$range" GATE="$gate" -j"$j" >"$out/$name.make.log" 2>&1
+	e=$(date +%s.%N)
+	awk -v nm="$name" -v s="$s" -v e="$e" -v n="$n" -v r="$range" -v j="$j" \
+		-v g="$gate" 'BEGIN { printf "%s\tRANGE=%d GATE=%d\t-j%d\t%d problems\t%.1f s\t%.2f s a problem\n", nm, r, g, j, n, e - s, (e - s) / n }' |
+		tee -a "$out/walls.tsv"
+	"${mk[@]}" JOBS="$jobs" OUT="$out/$name" RANGE="$range" GATE="$gate" times >/dev/null 2>&1
+	{ column -t -s $'\t' "$out/$name/times.tsv" 2>/dev/null || cat "$out/$name/times.tsv"; }
+	cut -f1,3,5,6 "$out/$name/summary.tsv" | cut -c1-160
+	find "$out/$name/runs" -name ncu_range.log | sort | while read -r f; do
+		[ -f "$f" ] && echo "RANGELOG $f: $(tr '\n' ' ' <"$f" | cut -c1-300)"
+	done 2>/dev/null | sed "s|$out/||" | head -30
+	grep -l range_unseen "$out/$name"/*.json 2>/dev/null | sed 's/^/RANGE_UNSEEN /'
+}
+
+sweep ops_default "$out/ops.jsonl" 20 0 3 90
+sweep ops_range "$out/ops.jsonl" 20 1 3 90
+sweep fused_range "$out/fused.jsonl" 6 1 3 70
+sweep fused_default "$out/fused.jsonl" 6 0 3 75
+sweep alone "$out/alone.jsonl" 4 0 1 50
+sweep ops_range_j5 "$out/ops.jsonl" 20 1 5 70
+sweep ops_gate "$out/ops.jsonl" 20 0 3 90
+sweep ops_gate_j5 "$out/ops.jsonl" 20 0 5 80
+sweep fused_gate "$out/fused.jsonl" 6 0 3 70
+
+echo "== the walls"
+cat "$out/walls.tsv"
+{
+	echo "# sweep46.sh $(date -u +%FT%TZ): wall seconds of each sweep"
+	cat "$out/walls.tsv"
+	for n in $PLAN; do
+		[ -f "$out/$n/times.tsv" ] && { echo "# $n: make times"; cat "$out/$n/times.tsv"; }
+		[ -f "$out/$n/summary.tsv" ] && { echo "# $n: summary (id status top_kernel verdict)"; cut -f1,3,4,6 "$out/$n/summary.tsv"; }
+	done
+} >"$out/table.txt"
+(cd "$out" && find . -name '*.ncu-rep' -delete
+ tar czf sweeps.tar.gz --exclude=./kf --exclude=./locks --exclude=./sweeps.tar.gz \
+	--exclude='ncu_raw.csv' --exclude='ncu_source.csv' . 2>/dev/null
+ # at most 16 MiB comes back: else the records, tables and logs alone
+ if [ "$(stat -c %s sweeps.tar.gz)" -gt 15000000 ]; then
+	find . -path ./kf -prune -o -type f \( -name '*.json' -o -name '*.tsv' -o -name '*.log' -o -name '*.txt' \) -print |
+		tar czf sweeps.tar.gz -T -
+ fi
+ find . -mindepth 1 -maxdepth 1 ! -name run.log ! -name table.txt ! -name sweeps.tar.gz -exec rm -rf {} +)
+ls -la "$out"
+echo "sweep46.sh: $(($(date +%s) - T0)) s"
