@@ -311,7 +311,7 @@ unit_of(const struct ncu_roof *r, const char *name)
  * issue 69.2%, the busiest pipe, ALU, 55.9%, and ncu's Compute (SM)
  * Throughput the 69.2% of issue), which is compute-bound, not
  * latency-bound. A busier pipe names the cause itself (an FP32 GEMM: FMA
- * 79.1%, issue 86.6%). Issue against the memory levels on equal terms, not
+ * 79.1%, issue 86.6%), and so does a tensor pipe the memory levels feed. Issue against the memory levels on equal terms, not
  * only below 60%, keeps the verdict from turning on noise: PyTorch's
  * layer norm on the H200 gave issue 63.6% and L1 60.1% in one sweep, 62.5%
  * and 58.3% in the next; with issue as a fallback alone, the first was
@@ -394,20 +394,23 @@ limiter(const cJSON *ri, struct ncu_roof *r)
 	const struct ncu_unit *best = NULL, *t = unit_of(r, "tensor"), *sh = unit_of(r, "shared");
 	const struct ncu_unit *dram = unit_of(r, "dram"), *issue = unit_of(r, "issue");
 	size_t i;
+	int tensor_fed;
 
 	for (i = 0; i < r->nunits; i++)
 		if (&r->units[i] != issue && (best == NULL || r->units[i].pct > best->pct))
 			best = &r->units[i];
 	if (best == NULL)
 		return;
-	if (issue && issue->pct >= NCU_NEAR_PEAK &&
-	    (best->pct < NCU_NEAR_PEAK || (best->memory && issue->pct > best->pct))) {
+	/* the tensor pipe fed through the memory levels names the cause */
+	tensor_fed = t && t != best && t->pct >= NCU_NEAR_PEAK && t->pct >= best->pct - 10;
+	if (issue && issue->pct >= NCU_NEAR_PEAK && (best->pct < NCU_NEAR_PEAK ||
+	    (best->memory && issue->pct > best->pct && !tensor_fed))) {
 		r->limiter = issue;
 		r->latency = 0;
 		r->bound = "compute";
 		return;
 	}
-	if (t && t != best && t->pct >= NCU_NEAR_PEAK && t->pct >= best->pct - 10)
+	if (tensor_fed)
 		best = t;
 	else if (sh && strcmp(best->unit, "l1") == 0 && sh->pct >= best->pct - 10 &&
 	    (sh->pct >= NCU_NEAR_PEAK || best->pct < NCU_NEAR_PEAK))
