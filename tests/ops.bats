@@ -186,3 +186,27 @@ kinds() {
 	run jq -r .feedback "$BATS_TEST_TMPDIR/ln1.json"
 	assert_line "Verdict: compute-bound on the SM's instruction issue (its issue slots, over all pipes), at 63.6% of its peak."
 }
+
+@test "the issue slots against the memory levels: issue wins over a busier-than-60% memory level it beats, not over a tensor pipe that level feeds, nor over a busier level" {
+	# the layer norm's record, its units moved: L1/TEX 70%, issue 75%
+	lim() {
+		gzip -dc "$FIX/ncu-h200-sweep/layernorm/sweep-1.json.gz" |
+			jq -c --argjson l1 "$1" --argjson issue "$2" --argjson tensor "$3" '
+				.collated.kernels[0].roofline_inputs |= (
+				  ."l1tex__throughput.avg.pct_of_peak_sustained_active" = $l1
+				| ."sm__issue_active.avg.pct_of_peak_sustained_elapsed" = $issue
+				| ."sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active" = $tensor)' |
+			kf-feedback | jq -c '[.analysis.focus.limiter.bound, .analysis.focus.limiter.unit, .analysis.focus.limiter.pct]'
+	}
+	run lim 70 75 2
+	assert_output '["compute","issue",75]'
+	# a tensor pipe near its peak within 10 points of L1/TEX names the cause
+	run lim 70 75 65
+	assert_output '["compute","tensor",65]'
+	# L1/TEX busier than issue: memory-bound, as before
+	run lim 80 75 2
+	assert_output '["memory","l1",80]'
+	# nothing at 60% but issue: issue, as before
+	run lim 50 61 2
+	assert_output '["compute","issue",61]'
+}
