@@ -303,19 +303,21 @@ unit_of(const struct ncu_roof *r, const char *name)
  * or at its roof itself: a strided copy at 81.2% of DRAM and 95.8% of L2
  * is where ncu's SOLBottleneck rule says to start, DRAM): name the cause
  * rather than the conduit, but never a cause under 60% for a conduit
- * over it (an L1/TEX at 64.8% is memory-bound whatever its shared
- * wavefronts' 56.7%, not latency-bound). The SM's instruction issue limits
- * where it is near its peak and no pipe or memory level is, or where it is
- * busier than the busiest unit and that unit is a memory level: issue slots
- * spread over several pipes (ResNet-50's batch-norm backward on the H200:
- * issue 69.2%, the busiest pipe, ALU, 55.9%, and ncu's Compute (SM)
- * Throughput the 69.2% of issue), which is compute-bound, not
- * latency-bound. A busier pipe names the cause itself (an FP32 GEMM: FMA
- * 79.1%, issue 86.6%), and so does a tensor pipe the memory levels feed. Issue against the memory levels on equal terms, not
- * only below 60%, keeps the verdict from turning on noise: PyTorch's
- * layer norm on the H200 gave issue 63.6% and L1 60.1% in one sweep, 62.5%
- * and 58.3% in the next; with issue as a fallback alone, the first was
- * memory-bound and the second compute-bound. */
+ * over it (an L1/TEX at 64.8% is L1/TEX's whatever its shared wavefronts'
+ * 56.7%, not latency-bound). The SM's instruction issue limits where it is
+ * near its peak and no pipe or memory level is, or where it is busier than
+ * the busiest unit and that unit is a memory level: issue slots spread
+ * over several pipes (ResNet-50's batch-norm backward on the H200: issue
+ * 69.2%, the busiest pipe, ALU, 55.9%, and ncu's Compute (SM) Throughput
+ * the 69.2% of issue), which is compute-bound, not latency-bound. A busier
+ * pipe names the cause itself (an FP32 GEMM: FMA 79.1%, issue 86.6%), and
+ * so does a tensor pipe the memory levels feed. Issue weighed against the
+ * memory levels on equal terms, not only below 60%, keeps the verdict from
+ * turning on noise: PyTorch's layer norm on the H200 gave issue 63.6% and
+ * L1/TEX 60.1% in one sweep, 62.5% and 58.3% in the next; with issue as a
+ * fallback alone, the first was memory-bound and the second compute-bound.
+ * It also sides with ncu's Speed Of Light (bank_fix of the defects: issue
+ * 78.7%, L1/TEX 64.8%; Compute (SM) Throughput 78.7%, Memory 62.9%). */
 /* A kernel with no unit near its peak whose FLOPs are the tensor cores'
  * and over the ridge per DRAM byte: its roof is the tensor pipe's peak,
  * where that pipe does a fair share of its work (20% of its peak or more,
