@@ -108,6 +108,15 @@ Where the time went, in seconds:
 kf-read, kf-collate and kf-feedback come after these and are not in them."
 }
 
+@test "--timings of a number no run could take: in %g, not hundreds of digits" {
+	jq -cn '{id: "big", profiler: "ncu", collated: {timings: {total_s: 1e300, startup_s: 12345678.9, odd_s: -2e9}}}' >"$T/in"
+	run kf-feedback --timings "$T/in"
+	assert_line '   1e+300  kf-ncu in all (collated.timings.total_s)'
+	assert_line " 1.23e+07    the program's start-up, to its first CUDA call, where ncu holds it (collated.timings.startup_s)"
+	assert_line '   -2e+09    odd_s (collated.timings.odd_s)'
+	refute_output --regexp '[0-9]{12}'
+}
+
 @test "kf --timings and --json together: a usage error before anything runs" {
 	run -2 kf --timings --json ncu -- touch "$T/ran"
 	assert_line --index 0 "kf: --json and --timings: the record holds its timings (collated.timings); choose one"

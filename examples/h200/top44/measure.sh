@@ -48,20 +48,8 @@ export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVL
 # a detailed run that hangs costs a minute, not twice the timing run plus 2
 export KF_NCU_DETAIL_TIMEOUT=${KF_NCU_DETAIL_TIMEOUT:-60}
 
-left() { echo $((BUDGET - ($(date +%s) - T0))); }
-
-# step NAME NEED: 0 when NEED seconds of the budget are left, else says so.
-step() {
-	local l
-	l=$(left)
-	if [ "$l" -lt "$2" ]; then
-		echo "SKIP $1: $l s of the budget left, it needs about $2"
-		echo "SKIP $1" >>"$out/times.tsv"
-		return 1
-	fi
-	echo "== $1 ($l s of the budget left)"
-	return 0
-}
+SKIP_LOG=$out/times.tsv
+. examples/h200/top44/common.sh
 
 # timed NAME KIND LIMIT CMD...: CMD's output into runs/NAME.out, a line
 # "NAME KIND STATUS WALL" in times.tsv and on the terminal.

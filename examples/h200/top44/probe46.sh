@@ -29,16 +29,7 @@ out=$(cd "$out" && pwd)
 top=$(pwd)
 exec > >(tee "$out/run.log") 2>&1
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
-left() { echo $((BUDGET - ($(date +%s) - T0))); }
-step() {
-	local l
-	l=$(left)
-	if [ "$l" -lt "$2" ]; then
-		echo "SKIP $1: $l s of the budget left, it needs about $2"
-		return 1
-	fi
-	echo "== $1 ($l s of the budget left)"
-}
+. examples/h200/top44/common.sh
 # wall NAME CMD...: CMD's output in OUT/NAME.out, "NAME STATUS WALL" in table
 wall() {
 	local name=$1 s e rc
@@ -132,47 +123,18 @@ if step fixed 120; then
 fi
 
 # 4. -j5 sweeps
-for op in $(python3 -c 'import ast, sys
-t = ast.parse(open(sys.argv[1]).read())
-print(" ".join(next(ast.literal_eval(n.value) for n in t.body
-    if isinstance(n, ast.Assign) and getattr(n.targets[0], "id", "") == "OPS")))' "$sw"); do
-	jq -cn --arg op "$op" --arg py "$sw" \
-		'{id: $op, cmd: ["python3", $py, $op], language: "cuda", arch: "H200", profiler: "ncu",
-		  profiler_args: ["--profile-from-start", "off", "--clock-control", "none"]}'
-done >"$out/ops.jsonl"
-for p in progs/conv_relu_bias progs/conv_inorm_div progs/conv_gn_chain progs/linear_tail_bf16 \
-	heldout/convt_sum_gelu heldout/attn_naive_bf16; do
-	jq -cn --arg id "${p##*/}" --arg h "$lv/harness.py" --arg p "$lv/$p.py" \
-		'{id: $id, cmd: ["python3", $h, $p, "--steps", "1"], language: "cuda", arch: "H200",
-		  profiler: "ncu", profiler_args: ["--profile-from-start", "off", "--clock-control", "none"]}'
-done >"$out/fused.jsonl"
-mk=(make -s -f "$out/kf/share/kf/pipelines/sweep.mk" GPUS=0 LOCKDIR="$out/locks"
-	KF="$out/kf/bin" RUN_FLAGS="--timeout 120")
-sweep() {
-	local name=$1 jobs=$2 n=$3 range=$4 j=$5 s e
-	step "$name" "$6" || return 0
-	s=$(date +%s.%N)
-	timeout 300 "${mk[@]}" JOBS="$jobs" OUT="$out/$name" RANGE="$range" -j"$j" >"$out/$name.make.log" 2>&1
-	e=$(date +%s.%N)
-	awk -v nm="$name" -v s="$s" -v e="$e" -v n="$n" -v r="$range" -v j="$j" \
-		'BEGIN { printf "%s\tRANGE=%d\t-j%d\t%d problems\t%.1f s\t%.2f s a problem\n", nm, r, j, n, e - s, (e - s) / n }' |
-		tee -a "$out/table.txt"
-	"${mk[@]}" JOBS="$jobs" OUT="$out/$name" RANGE="$range" times >/dev/null 2>&1
-	tail -n 1 "$out/$name/times.tsv" | tee -a "$out/table.txt"
-	cut -f1,3,5,6 "$out/$name/summary.tsv" | cut -c1-160 >>"$out/table.txt"
-}
-echo "# sweeps at -j5 (name range j problems wall per-problem; then make times' all line)" >>"$out/table.txt"
-sweep fused_range_j5 "$out/fused.jsonl" 6 1 5 60
-sweep fused_default_j5 "$out/fused.jsonl" 6 0 5 60
-sweep ops_default_j5 "$out/ops.jsonl" 20 0 5 85
+ops_jobs "$out/ops.jsonl"
+fused_jobs "$out/fused.jsonl"
+PLAN="fused_range_j5 fused_default_j5 ops_default_j5"
+: >"$out/walls.tsv"
+echo "# sweeps at -j5 (name, range and gate, j, problems, wall, a problem; then make times' all line)" >>"$out/table.txt"
+for x in "fused_range_j5 fused 6 1 60" "fused_default_j5 fused 6 0 60" "ops_default_j5 ops 20 0 85"; do
+	set -- $x
+	sweep "$1" "$out/$2.jsonl" "$3" "$4" 5 "$5"
+	[ -f "$out/$1/times.tsv" ] || continue
+	{ tail -n 1 "$out/walls.tsv"; tail -n 1 "$out/$1/times.tsv"; cut -f1,3,5,6 "$out/$1/summary.tsv" | cut -c1-160; } >>"$out/table.txt"
+done
 
-(cd "$out" && find . -name '*.ncu-rep' -delete
- tar czf probe.tar.gz --exclude=./kf --exclude=./locks --exclude=./probe.tar.gz \
-	--exclude='ncu_raw.csv' --exclude='ncu_source.csv' --exclude='*.kft' . 2>/dev/null
- if [ "$(stat -c %s probe.tar.gz)" -gt 15000000 ]; then
-	find . -path ./kf -prune -o -type f \( -name '*.json' -o -name '*.tsv' -o -name '*.log' -o -name '*.txt' \
-		-o -name '*.out' -o -name '*.stamped' \) -print | tar czf probe.tar.gz -T -
- fi
- find . -mindepth 1 -maxdepth 1 ! -name run.log ! -name table.txt ! -name probe.tar.gz -exec rm -rf {} +)
+pack probe
 cat "$out/table.txt"
 echo "probe46.sh: $(($(date +%s) - T0)) s"

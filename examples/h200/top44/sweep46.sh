@@ -33,16 +33,7 @@ out=$(cd "$out" && pwd)
 top=$(pwd)
 exec > >(tee "$out/run.log") 2>&1
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
-left() { echo $((BUDGET - ($(date +%s) - T0))); }
-step() {
-	local l
-	l=$(left)
-	if [ "$l" -lt "$2" ]; then
-		echo "SKIP $1: $l s of the budget left, it needs about $2"
-		return 1
-	fi
-	echo "== $1 ($l s of the budget left)"
-}
+. examples/h200/top44/common.sh
 
 s=$(date +%s)
 [ -x "$out/kf/bin/kf" ] || bash examples/h200/fail/build.sh "$out/kf" || { echo "build failed"; exit 1; }
@@ -54,21 +45,8 @@ python3 -c 'import torch; print("torch", torch.__version__)'
 
 sw=$top/examples/h200/sweep/ops.py
 lv=$top/examples/h200/levers
-ops=$(python3 -c 'import ast, sys
-t = ast.parse(open(sys.argv[1]).read())
-print(" ".join(next(ast.literal_eval(n.value) for n in t.body
-    if isinstance(n, ast.Assign) and getattr(n.targets[0], "id", "") == "OPS")))' "$sw")
-for op in $ops; do
-	jq -cn --arg op "$op" --arg py "$sw" \
-		'{id: $op, cmd: ["python3", $py, $op], language: "cuda", arch: "H200", profiler: "ncu",
-		  profiler_args: ["--profile-from-start", "off", "--clock-control", "none"]}'
-done >"$out/ops.jsonl"
-for p in progs/conv_relu_bias progs/conv_inorm_div progs/conv_gn_chain progs/linear_tail_bf16 \
-	heldout/convt_sum_gelu heldout/attn_naive_bf16; do
-	jq -cn --arg id "${p##*/}" --arg h "$lv/harness.py" --arg p "$lv/$p.py" \
-		'{id: $id, cmd: ["python3", $h, $p, "--steps", "1"], language: "cuda", arch: "H200",
-		  profiler: "ncu", profiler_args: ["--profile-from-start", "off", "--clock-control", "none"]}'
-done >"$out/fused.jsonl"
+ops_jobs "$out/ops.jsonl"
+fused_jobs "$out/fused.jsonl"
 jq -c 'select(.id == "softmax" or .id == "conv2d")' "$out/ops.jsonl" >"$out/alone.jsonl"
 jq -c 'select(.id == "conv_gn_chain" or .id == "attn_naive_bf16")' "$out/fused.jsonl" >>"$out/alone.jsonl"
 
@@ -80,30 +58,7 @@ fi
 # the sweeps to run: those named in PLAN, in this script's order (a name with "gate"
 # sweeps with GATE=1: ncu's attach started before the GPU is free)
 PLAN=${PLAN:-ops_default ops_range fused_range fused_default alone ops_range_j5}
-mk=(make -s -f "$out/kf/share/kf/pipelines/sweep.mk" GPUS=0 LOCKDIR="$out/locks"
-	KF="$out/kf/bin" RUN_FLAGS="--timeout 120")
 : >"$out/walls.tsv"
-# sweep NAME JOBS N RANGE J NEED
-sweep() {
-	local name=$1 jobs=$2 n=$3 range=$4 j=$5 s e gate=0
-	case " $PLAN " in *" $name "*) ;; *) return 0 ;; esac
-	case $name in *gate*) gate=1 ;; esac
-	step "$name" "$6" || return 0
-	s=$(date +%s.%N)
-	timeout 300 "${mk[@]}" JOBS="$jobs" OUT="$out/$name" RANGE="$range" GATE="$gate" -j"$j" >"$out/$name.make.log" 2>&1
-	e=$(date +%s.%N)
-	awk -v nm="$name" -v s="$s" -v e="$e" -v n="$n" -v r="$range" -v j="$j" \
-		-v g="$gate" 'BEGIN { printf "%s\tRANGE=%d GATE=%d\t-j%d\t%d problems\t%.1f s\t%.2f s a problem\n", nm, r, g, j, n, e - s, (e - s) / n }' |
-		tee -a "$out/walls.tsv"
-	"${mk[@]}" JOBS="$jobs" OUT="$out/$name" RANGE="$range" GATE="$gate" times >/dev/null 2>&1
-	{ column -t -s $'\t' "$out/$name/times.tsv" 2>/dev/null || cat "$out/$name/times.tsv"; }
-	cut -f1,3,5,6 "$out/$name/summary.tsv" | cut -c1-160
-	find "$out/$name/runs" -name ncu_range.log | sort | while read -r f; do
-		[ -f "$f" ] && echo "RANGELOG $f: $(tr '\n' ' ' <"$f" | cut -c1-300)"
-	done 2>/dev/null | sed "s|$out/||" | head -30
-	grep -l range_unseen "$out/$name"/*.json 2>/dev/null | sed 's/^/RANGE_UNSEEN /'
-}
-
 sweep ops_default "$out/ops.jsonl" 20 0 3 90
 sweep ops_range "$out/ops.jsonl" 20 1 3 90
 sweep fused_range "$out/fused.jsonl" 6 1 3 70
@@ -124,14 +79,6 @@ cat "$out/walls.tsv"
 		[ -f "$out/$n/summary.tsv" ] && { echo "# $n: summary (id status top_kernel verdict)"; cut -f1,3,4,6 "$out/$n/summary.tsv"; }
 	done
 } >"$out/table.txt"
-(cd "$out" && find . -name '*.ncu-rep' -delete
- tar czf sweeps.tar.gz --exclude=./kf --exclude=./locks --exclude=./sweeps.tar.gz \
-	--exclude='ncu_raw.csv' --exclude='ncu_source.csv' . 2>/dev/null
- # at most 16 MiB comes back: else the records, tables and logs alone
- if [ "$(stat -c %s sweeps.tar.gz)" -gt 15000000 ]; then
-	find . -path ./kf -prune -o -type f \( -name '*.json' -o -name '*.tsv' -o -name '*.log' -o -name '*.txt' \) -print |
-		tar czf sweeps.tar.gz -T -
- fi
- find . -mindepth 1 -maxdepth 1 ! -name run.log ! -name table.txt ! -name sweeps.tar.gz -exec rm -rf {} +)
+pack sweeps
 ls -la "$out"
 echo "sweep46.sh: $(($(date +%s) - T0)) s"
