@@ -728,6 +728,8 @@ explain_passes(const cJSON *rec, struct kf_fb *fb, const cJSON *col, cJSON *an)
 		kf_fb_add_buf(fb, FB_KEY, &b);
 	}
 	cJSON_ArrayForEach(g, kf_arr(col, "missing_groups")) {
+		if (!cJSON_IsString(g))
+			continue;
 		buf_printf(&b, "No %s metrics: %s.", g->valuestring,
 		    strcmp(g->valuestring, "MemoryProfile") == 0 ? "SLM bank conflicts are unknown" :
 		    "thread occupancy (from ComputeBasic instead) and the instruction mix are unknown");
@@ -749,6 +751,8 @@ segment_heading(struct kf_fb *fb, const cJSON *seg, int no, int prio)
 	if (!cJSON_IsString(itt))
 		kf_fb_add(fb, prio, "All kernels of the run (no benchmark loop marked with '%s'):",
 		    "ittapi::model run loop");
+	else if (label == NULL)
+		kf_fb_add(fb, prio, "Benchmark %d:", no);
 	else if (strcmp(label, "default") == 0)
 		kf_fb_add(fb, prio, "Benchmark %d: the model run loop", no);
 	else
