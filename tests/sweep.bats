@@ -198,3 +198,22 @@ snapshot() {
 		[ ! -e out/slow_one.json ]
 	done
 }
+
+@test "kf-sweep-summary: a missing, broken or empty record, or one that is not an object, is one failed line" {
+	d=$BATS_TEST_TMPDIR
+	jq -cn '{id: "good", profiler: "ncu", analysis: {status: "ok", ranking: {kernels: [{name: "copy_k", share_pct: 87.25}]},
+		diagnosis: [{kind: "memory_bound", impact_pct: 12.5}]}}' >"$d/good.json"
+	printf '{"id":"half","analysis":' >"$d/broken.json"
+	: >"$d/empty.json"
+	echo '[1]' >"$d/list.json"
+	run -0 "$TOP/pipelines/kf-sweep-summary" "$d" good missing broken empty list
+	assert_equal "${#lines[@]}" 6
+	assert_line -n 1 "$(printf 'good\tncu\tok\tcopy_k\t87.3\t-\t-\tmemory_bound\t12.5%% of gpu_time')"
+	for n in missing broken empty list; do
+		assert_line "$(printf '%s\t-\tfailed\t-\t-\t-\tno record: %s\t-\t-' "$n" "$d/$n.json")"
+	done
+	# with -b, the same line has the two columns of the comparison
+	run -0 "$TOP/pipelines/kf-sweep-summary" -b "$d" missing
+	assert_equal "${#lines[@]}" 2
+	assert_line -n 1 "$(printf 'missing\t-\tfailed\t-\t-\t-\tno record: %s\t-\t-\t-\t-' "$d/missing.compared.json")"
+}
