@@ -1,6 +1,9 @@
 // Three kernels for counting ncu's replay passes: a cuBLAS bf16 GEMM
 // (tensor cores), an elementwise kernel and a block reduction, each
-// launched REPS times (argv[1], default 1), in that order.
+// launched REPS times (argv[1], default 1), in that order. argv[2], where
+// given: GB of device memory to allocate and set beside them first (never
+// read by the kernels); argv[3]: log2 of the elementwise kernel's floats
+// (default 26). For where.sh: what a replay pass's cost follows.
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
 #include <cstdio>
@@ -31,11 +34,15 @@ __global__ void block_sum(const float *x, float *out, size_t n)
 int main(int argc, char **argv)
 {
 	int reps = argc > 1 ? atoi(argv[1]) : 1, m = 4096;
-	size_t n = (size_t)1 << 26;
+	size_t extra = argc > 2 ? (size_t)atol(argv[2]) << 30 : 0;
+	size_t n = (size_t)1 << (argc > 3 ? atoi(argv[3]) : 26);
+	void *big = NULL;
 	__nv_bfloat16 *a, *b, *c;
 	float *x, *y, *out, one = 1.f, zero = 0.f;
 	cublasHandle_t h;
 
+	if (extra && (cudaMalloc(&big, extra) != cudaSuccess || cudaMemset(big, 1, extra) != cudaSuccess))
+		return fprintf(stderr, "cannot allocate %zu bytes\n", extra), 1;
 	cudaMalloc(&a, (size_t)m * m * 2);
 	cudaMalloc(&b, (size_t)m * m * 2);
 	cudaMalloc(&c, (size_t)m * m * 2);

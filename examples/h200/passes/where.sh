@@ -1,0 +1,54 @@
+#!/bin/bash
+# What a replay pass's cost follows (issue 46): a launch under kf's
+# collection costs about 0.68 s in prog.cu (20 launches, cost.sh) but 1.0-1.7
+# s in the fused PyTorch problems' processes. For the same elementwise kernel
+# (y = a * x + y), 1 and 20 launches profiled, in: prog.cu; prog.cu beside
+# 16 GB of other allocations; prog.cu over 2^20 floats, not 2^26; CuPy;
+# PyTorch; PyTorch beside 16 GB; PyTorch without its caching allocator. Each
+# with kf's sections and metrics and with one metric (one pass). A launch's
+# cost is (t20 - t1) / 19; over the passes' count it is a pass's.
+# Prints and writes OUT/where.tsv: case, collection, launches, passes, wall_ms.
+# Usage: examples/h200/passes/where.sh OUT
+set -u
+out=${1:?usage: where.sh OUT}
+mkdir -p "$out"
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../../.." && pwd)
+export PATH=/usr/local/cuda/bin:$PATH
+nvcc -O2 -arch=sm_90 -o /tmp/passprog "$here/prog.cu" -lcublas >"$out/log" 2>&1 || { cat "$out/log"; exit 1; }
+S=(); for s in $(grep -v '^#' "$top/share/kf/ncu_sections.txt" | grep .); do S+=(--section "$s"); done
+all=$(grep -v '^#' "$top/share/kf/ncu_metrics.txt" | grep . | paste -sd,)
+ms() { echo $(( $(date +%s%N) / 1000000 )); }
+printf 'case\tcollection\tlaunches\tpasses\twall_ms\n' >"$out/where.tsv"
+# run CASE COLLECTION LAUNCHES ENV... -- NCU-FILTER... -- PROGRAM...
+run() {
+	local c=$1 coll=$2 k=$3 t0 e=() f=() p=(); shift 3
+	while [ "$1" != -- ]; do e+=("$1"); shift; done; shift
+	while [ "$1" != -- ]; do f+=("$1"); shift; done; shift
+	p=("$@")
+	if [ "$coll" = kf ]; then f+=("${S[@]}" --metrics "$all"); else f+=(--metrics gpu__time_duration.sum); fi
+	t0=$(ms)
+	env "${e[@]}" ncu --clock-control none "${f[@]}" -o /tmp/whererep -f "${p[@]}" >/tmp/where.out 2>&1
+	printf '%s\t%s\t%s\t%s\t%s\n' "$c" "$coll" "$k" \
+		"$(grep -o '[0-9]* passes' /tmp/where.out | awk '{ s += $1 } END { print s + 0 }')" \
+		"$(( $(ms) - t0 ))" | tee -a "$out/where.tsv"
+	{ echo "== $c $coll $k"; grep -E 'PROF|ERR|WARN' /tmp/where.out | tail -4; } >>"$out/log"
+}
+for coll in kf one; do
+	for k in 1 20; do
+		run c "$coll" $k -- -k scale_add -c $k -- /tmp/passprog 20
+		run c_16gb "$coll" $k -- -k scale_add -c $k -- /tmp/passprog 20 16
+		run c_4mb "$coll" $k -- -k scale_add -c $k -- /tmp/passprog 20 0 20
+		run cupy "$coll" $k -- --profile-from-start off -- python3 "$here/where.py" cupy $k
+		run torch "$coll" $k -- --profile-from-start off -- python3 "$here/where.py" torch $k
+		run torch_16gb "$coll" $k -- --profile-from-start off -- python3 "$here/where.py" torch $k 16
+		run torch_nocache "$coll" $k PYTORCH_NO_CUDA_MEMORY_CACHING=1 -- --profile-from-start off -- \
+			python3 "$here/where.py" torch $k
+	done
+done
+# a launch's cost and a pass's, by case and collection
+awk -F'\t' 'NR > 1 { w[$1 "\t" $2 "\t" $3] = $5; p[$1 "\t" $2 "\t" $3] = $4; c[$1 "\t" $2] = 1 }
+	END { for (k in c) { d = (w[k "\t20"] - w[k "\t1"]) / 19; n = p[k "\t1"]
+	                     printf "%s\t%.1f\t%d\t%.1f\n", k, d, n, n ? d / n : 0 } }' \
+	"$out/where.tsv" | sort | { printf 'case\tcollection\tms_a_launch\tpasses_a_launch\tms_a_pass\n'; cat; } |
+	tee "$out/cost.tsv"
