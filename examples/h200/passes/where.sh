@@ -8,6 +8,12 @@
 # with kf's sections and metrics and with one metric (one pass). A launch's
 # cost is (t20 - t1) / 19; over the passes' count it is a pass's.
 # Prints and writes OUT/where.tsv: case, collection, launches, passes, wall_ms.
+# Then the passes of the three kernels of prog.cu (one launch each) under
+# only what kf reads: the raw page's columns (of every recorded H200 raw
+# page in the tree) that kf's code names, asked for by --metrics with no
+# section (no rules: kf's diagnosis without them is the same on 111 of 121
+# recorded outputs, norules.sh), and with SourceCounters for the hot lines
+# (OUT/lean.tsv; the list in OUT/lean-metrics.txt).
 # Usage: examples/h200/passes/where.sh OUT
 set -u
 out=${1:?usage: where.sh OUT}
@@ -44,6 +50,32 @@ for coll in kf one; do
 		run torch_16gb "$coll" $k -- --profile-from-start off -- python3 "$here/where.py" torch $k 16
 		run torch_nocache "$coll" $k PYTORCH_NO_CUDA_MEMORY_CACHING=1 -- --profile-from-start off -- \
 			python3 "$here/where.py" torch $k
+	done
+done
+# only what kf reads: its code's metric names, as columns of the recorded raw pages
+grep -oh '"[a-z0-9][a-z0-9]*__[a-z][a-z0-9_.]*"' "$top"/lib/ncu/*.c "$top"/lib/analysis/*.c |
+	tr -d '"' | sort -u >/tmp/where-read.txt
+grep -v '^#' "$top/share/kf/ncu_metrics.txt" | grep . >>/tmp/where-read.txt
+find "$top/tests/fixtures" "$top/examples" -name 'ncu_raw.csv*' -exec zcat -f {} + 2>/dev/null |
+	grep '^"ID"' | tr -d '"' | tr ',' '\n' | grep '__' | sort -u >/tmp/where-cols.txt
+awk 'FILENAME ~ /read/ { r[$0] = 1; next }
+	{ c = $0; ok = (c in r)
+	  for (x in r) if (!ok && (index(c, x ".") == 1 || (x ~ /_$/ && index(c, x) == 1))) ok = 1
+	  if (ok) print c }' /tmp/where-read.txt /tmp/where-cols.txt >"$out/lean-metrics.txt"
+lean=$(paste -sd, "$out/lean-metrics.txt")
+printf 'collection\tkernel\tpasses\n' >"$out/lean.tsv"
+for k in 0 1 2; do
+	for coll in kf lean lean+source; do
+		case $coll in
+		kf) a=("${S[@]}" --metrics "$all") ;;
+		lean) a=(--metrics "$lean") ;;
+		lean+source) a=(--section SourceCounters --metrics "$lean") ;;
+		esac
+		ncu --clock-control none --launch-skip "$k" --launch-count 1 "${a[@]}" -o /tmp/whererep -f \
+			/tmp/passprog 1 >/tmp/where.out 2>&1
+		printf '%s\t%s\t%s\n' "$coll" "$k" \
+			"$(grep -o '[0-9]* passes' /tmp/where.out | awk '{ s += $1 } END { print s + 0 }')" | tee -a "$out/lean.tsv"
+		{ echo "== lean $coll $k"; grep -E 'PROF|ERR|WARN' /tmp/where.out | tail -4; } >>"$out/log"
 	done
 done
 # a launch's cost and a pass's, by case and collection
