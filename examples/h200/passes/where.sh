@@ -11,9 +11,9 @@
 # Then the passes of the three kernels of prog.cu (one launch each) under
 # only what kf reads: the raw page's columns (of every recorded H200 raw
 # page in the tree) that kf's code names, asked for by --metrics with no
-# section (no rules: kf's diagnosis without them is the same on 111 of 121
-# recorded outputs, norules.sh), and with SourceCounters for the hot lines
-# (OUT/lean.tsv; the list in OUT/lean-metrics.txt).
+# section (no rules: norules.sh measures what kf's diagnosis loses), and
+# with SourceCounters for the hot lines (OUT/lean.tsv; the list,
+# lean-metrics.sh's, in OUT/lean-metrics.txt).
 # Usage: examples/h200/passes/where.sh OUT
 set -u
 out=${1:?usage: where.sh OUT}
@@ -52,16 +52,8 @@ for coll in kf one; do
 			python3 "$here/where.py" torch $k
 	done
 done
-# only what kf reads: its code's metric names, as columns of the recorded raw pages
-grep -oh '"[a-z0-9][a-z0-9]*__[a-z][a-z0-9_.]*"' "$top"/lib/ncu/*.c "$top"/lib/analysis/*.c |
-	tr -d '"' | sort -u >/tmp/where-read.txt
-grep -v '^#' "$top/share/kf/ncu_metrics.txt" | grep . >>/tmp/where-read.txt
-find "$top/tests/fixtures" "$top/examples" -name 'ncu_raw.csv*' -exec zcat -f {} + 2>/dev/null |
-	grep '^"ID"' | tr -d '"' | tr ',' '\n' | grep '__' | sort -u >/tmp/where-cols.txt
-awk 'FILENAME ~ /read/ { r[$0] = 1; next }
-	{ c = $0; ok = (c in r)
-	  for (x in r) if (!ok && (index(c, x ".") == 1 || (x ~ /_$/ && index(c, x) == 1))) ok = 1
-	  if (ok) print c }' /tmp/where-read.txt /tmp/where-cols.txt >"$out/lean-metrics.txt"
+# only what kf reads (lean-metrics.sh)
+bash "$here/lean-metrics.sh" >"$out/lean-metrics.txt"
 lean=$(paste -sd, "$out/lean-metrics.txt")
 printf 'collection\tkernel\tpasses\n' >"$out/lean.tsv"
 for k in 0 1 2; do
