@@ -18,7 +18,12 @@
 #   6. the single ops again with RANGE=1 at -j5
 # PLAN (names, run in the order above) picks the sweeps; ops_gate, ops_gate_j5
 # and fused_gate sweep with GATE=1 instead (ncu's attach started beside
-# another job's profiling, gated at its connection).
+# another job's profiling, gated at its connection); fused_lean and ops_lean
+# (after the others) collect only what kf reads: each job's profiler_args
+# add --section SourceCounters and --metrics of examples/h200/passes/
+# lean-metrics.sh's list, which replace kf's sections and metrics (no other
+# section, so none of ncu's rules but SourceCounters'): their passes, time
+# and findings against fused_default's and ops_default's (issue 46).
 # Each sweep: wall seconds, `make times` (times.tsv: per job start-up,
 # wait, detailed run, gpu_held_s), summary.tsv (focus kernel, limiter),
 # the ncu_range.log of each job. Prints a last table (table.txt) and leaves
@@ -47,6 +52,11 @@ sw=$top/examples/h200/sweep/ops.py
 lv=$top/examples/h200/levers
 ops_jobs "$out/ops.jsonl"
 fused_jobs "$out/fused.jsonl"
+bash examples/h200/passes/lean-metrics.sh >"$out/lean-metrics.txt"
+for j in ops fused; do
+	jq -c --arg m "$(paste -sd, "$out/lean-metrics.txt")" \
+		'.profiler_args += ["--section", "SourceCounters", "--metrics", $m]' "$out/$j.jsonl" >"$out/${j}_lean.jsonl"
+done
 jq -c 'select(.id == "softmax" or .id == "conv2d")' "$out/ops.jsonl" >"$out/alone.jsonl"
 jq -c 'select(.id == "conv_gn_chain" or .id == "attn_naive_bf16")' "$out/fused.jsonl" >>"$out/alone.jsonl"
 
@@ -68,6 +78,8 @@ sweep ops_range_j5 "$out/ops.jsonl" 20 1 5 70
 sweep ops_gate "$out/ops.jsonl" 20 0 3 90
 sweep ops_gate_j5 "$out/ops.jsonl" 20 0 5 80
 sweep fused_gate "$out/fused.jsonl" 6 0 3 70
+sweep fused_lean "$out/fused_lean.jsonl" 6 0 3 70
+sweep ops_lean "$out/ops_lean.jsonl" 20 0 3 90
 
 echo "== the walls"
 cat "$out/walls.tsv"
@@ -76,7 +88,8 @@ cat "$out/walls.tsv"
 	cat "$out/walls.tsv"
 	for n in $PLAN; do
 		[ -f "$out/$n/times.tsv" ] && { echo "# $n: make times"; cat "$out/$n/times.tsv"; }
-		[ -f "$out/$n/summary.tsv" ] && { echo "# $n: summary (id status top_kernel verdict)"; cut -f1,3,4,6 "$out/$n/summary.tsv"; }
+		[ -f "$out/$n/summary.tsv" ] && { echo "# $n: summary (id status top_kernel verdict lever stake)"
+			cut -f1,3,4,6,8,9 "$out/$n/summary.tsv"; }
 	done
 } >"$out/table.txt"
 pack sweeps
