@@ -219,7 +219,9 @@ unitrace_final() {
 		| .analysis.rules[0].description = "</td></tr></table><script>alert(6)</script>"
 		| .analysis.focus.source_lines = [{file:"\"><a href=x>", line:1,
 			text:"</code></pre><style>body{display:none}</style>", stall_pct:1}]
-		| .analysis.delta = {speedup:2, verdict:"<b onclick=alert(7)>x</b>"}' \
+		| .analysis.delta = {speedup:2, verdict:"<b onclick=alert(7)>x</b>",
+			focus: {name: "k", "<img src=x onerror=alert(10)>_pct": {before: 1, after: 2}}}
+		| .analysis.focus.launch = {"<script>alert(11)</script>_count": 3}' \
 		"$R/copy.json" >"$T/in.json"
 	jq -c '(.error, .analysis.error) |= (.message = "<script>alert(8)</script>" | .kind = "<u>k</u>")' \
 		"$R/missing.json" >>"$T/in.json"
@@ -237,6 +239,10 @@ unitrace_final() {
 	grep -qF '<title>"&gt;&lt;svg onload=alert(4)&gt;</title>' "$T/dom"
 	grep -qF '&lt;/a&gt;&lt;/td&gt;&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x onerror=alert(2)&gt;</a>' "$T/dom"
 	grep -qF '&lt;script&gt;alert(8)&lt;/script&gt;' "$T/dom"
+	# a member's name shown in words (launch statistics, a compared metric)
+	# is escaped as any other text (found by fuzz_report)
+	grep -qF '>&lt;script&gt;alert(11)&lt;/script&gt; count</td>' "$T/dom"
+	grep -qF '>&lt;img src=x onerror=alert(10)&gt;, %</td>' "$T/dom"
 }
 
 @test "NUL bytes, invalid UTF-8 and control bytes become U+FFFD" {

@@ -1,10 +1,12 @@
 /* kf: HTML escaping, numbers with units and SVG primitives for kf-report. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "buf.h"
 #include "html.h"
+#include "mem.h"
 
 /* Length of the valid UTF-8 sequence at s (1 to 4), or 0 when it is not one. */
 static size_t
@@ -79,6 +81,18 @@ void
 html_text(struct buf *b, const char *s)
 {
 	put_text(b, s, (size_t)-1);
+}
+
+void
+html_words(struct buf *b, const char *s, size_t n)
+{
+	char *w = xstrndup(s, n), *c;
+
+	for (c = w; *c; c++)
+		if (*c == '_')
+			*c = ' ';
+	html_text(b, w);
+	free(w);
 }
 
 void

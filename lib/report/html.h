@@ -12,6 +12,9 @@
 
 /* s as HTML text or attribute value (quoted with "). */
 void html_text(struct buf *b, const char *s);
+/* The first n bytes of s, a record's key, in words: each '_' a space,
+ * escaped as html_text escapes. */
+void html_words(struct buf *b, const char *s, size_t n);
 /* The same, cut to at most max characters (code points), with an ellipsis. */
 void html_text_max(struct buf *b, const char *s, size_t max);
 /* Characters (code points) in s, as html_text would write them. */

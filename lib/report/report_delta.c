@@ -33,8 +33,7 @@ put_label(struct buf *b, const struct kf_profiler *p, const char *path)
 		n -= 6;
 		buf_puts(b, "stalls: ");
 	}
-	for (; n > (pct ? 4u : 0u); key++, n--)
-		buf_putc(b, *key == '_' ? ' ' : *key);
+	html_words(b, key, n > (pct ? 4u : 0u) ? n - (pct ? 4u : 0u) : 0);
 	if (pct)
 		buf_puts(b, ", %");
 }

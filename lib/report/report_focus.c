@@ -49,8 +49,7 @@ put_words(struct buf *b, const char *key, const char *of)
 	size_t n = strlen(key);
 	int pct = n > 4 && strcmp(key + n - 4, "_pct") == 0;
 
-	for (n -= pct ? 4 : 0; n; key++, n--)
-		buf_putc(b, *key == '_' ? ' ' : *key);
+	html_words(b, key, n - (pct ? 4 : 0));
 	if (of) {
 		buf_putc(b, ' ');
 		html_text(b, of);
