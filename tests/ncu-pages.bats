@@ -265,3 +265,23 @@ k0() {
 	assert_output '["sgemm_tiled_k(const float *, const float *, float *, int)",81,"shared"]'
 }
 
+
+@test "kf-read: launch statistics named as metrics (--metrics rows) read as the sections' own" {
+	d="$BATS_TEST_TMPDIR/bynames"
+	mkdir -p "$d"
+	# the details page with its Waves Per SM and Registers Per Thread rows
+	# asked for by name instead, as ncu writes a --metrics metric
+	f="$PAGES/transpose_naive/ncu_report.csv"
+	{
+		grep -v '"Launch Statistics","\(Waves Per SM\|Registers Per Thread\)"' "$f"
+		grep '"Launch Statistics","Waves Per SM"' "$f" |
+			sed 's/"Launch Statistics","Waves Per SM","[^"]*"/"Command line profiler metrics","launch__waves_per_multiprocessor",""/'
+		grep '"Launch Statistics","Registers Per Thread"' "$f" |
+			sed 's/"Launch Statistics","Registers Per Thread","[^"]*"/"Command line profiler metrics","launch__registers_per_thread","register\/thread"/'
+	} >"$d/ncu_report.csv"
+	[ "$(grep -c '"Waves Per SM"\|"Registers Per Thread"' "$d/ncu_report.csv")" -eq 0 ]
+	[ "$(grep -c '"launch__waves_per_multiprocessor","","248.24"' "$d/ncu_report.csv")" -eq 1 ]
+	read_dir bynames
+	run jq -c '.analysis.focus.launch | [.waves_per_sm, .registers_per_thread]' "$BATS_TEST_TMPDIR/bynames.json"
+	assert_output '[248.24,16]'
+}

@@ -34,6 +34,7 @@ static const struct { const char *raw, *section, *name; } rawmap[] = {
 	{ "dram__cycles_elapsed.avg.per_second", NCU_SOL, "DRAM Frequency" },
 	{ "gpc__cycles_elapsed.avg.per_second", NCU_SOL, "SM Frequency" },
 	{ "launch__registers_per_thread", "Launch Statistics", "Registers Per Thread" },
+	{ "launch__waves_per_multiprocessor", "Launch Statistics", "Waves Per SM" },
 	{ "launch__shared_mem_per_block_static", "Launch Statistics",
 	  "Static Shared Memory Per Block" },
 	{ "launch__shared_mem_per_block_dynamic", "Launch Statistics",
