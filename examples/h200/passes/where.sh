@@ -2,11 +2,11 @@
 # What a replay pass's cost follows (issue 46): a launch under kf's
 # collection costs about 0.68 s in prog.cu (20 launches, cost.sh) but 1.0-1.7
 # s in the fused PyTorch problems' processes. For the same elementwise kernel
-# (y = a * x + y), 1 and 20 launches profiled, in: prog.cu; prog.cu beside
+# (y = a * x + y), 1 and 10 launches profiled, in: prog.cu; prog.cu beside
 # 16 GB of other allocations; prog.cu over 2^20 floats, not 2^26; CuPy;
 # PyTorch; PyTorch beside 16 GB; PyTorch without its caching allocator. Each
 # with kf's sections and metrics and with one metric (one pass). A launch's
-# cost is (t20 - t1) / 19; over the passes' count it is a pass's.
+# cost is (t10 - t1) / 9; over the passes' count it is a pass's.
 # Prints and writes OUT/where.tsv: case, collection, launches, passes, wall_ms.
 # Then the passes of the three kernels of prog.cu (one launch each) under
 # only what kf reads: the raw page's columns (of every recorded H200 raw
@@ -34,14 +34,14 @@ run() {
 	p=("$@")
 	if [ "$coll" = kf ]; then f+=("${S[@]}" --metrics "$all"); else f+=(--metrics gpu__time_duration.sum); fi
 	t0=$(ms)
-	env "${e[@]}" ncu --clock-control none "${f[@]}" -o /tmp/whererep -f "${p[@]}" >/tmp/where.out 2>&1
+	timeout 90 env "${e[@]}" ncu --clock-control none "${f[@]}" -o /tmp/whererep -f "${p[@]}" >/tmp/where.out 2>&1
 	printf '%s\t%s\t%s\t%s\t%s\n' "$c" "$coll" "$k" \
 		"$(grep -o '[0-9]* passes' /tmp/where.out | awk '{ s += $1 } END { print s + 0 }')" \
 		"$(( $(ms) - t0 ))" | tee -a "$out/where.tsv"
 	{ echo "== $c $coll $k"; grep -E 'PROF|ERR|WARN' /tmp/where.out | tail -4; } >>"$out/log"
 }
 for coll in kf one; do
-	for k in 1 20; do
+	for k in 1 10; do
 		run c "$coll" $k -- -k scale_add -c $k -- /tmp/passprog 20
 		run c_16gb "$coll" $k -- -k scale_add -c $k -- /tmp/passprog 20 16
 		run c_4mb "$coll" $k -- -k scale_add -c $k -- /tmp/passprog 20 0 20
@@ -63,7 +63,7 @@ for k in 0 1 2; do
 		lean) a=(--metrics "$lean") ;;
 		lean+source) a=(--section SourceCounters --metrics "$lean") ;;
 		esac
-		ncu --clock-control none --launch-skip "$k" --launch-count 1 "${a[@]}" -o /tmp/whererep -f \
+		timeout 90 ncu --clock-control none --launch-skip "$k" --launch-count 1 "${a[@]}" -o /tmp/whererep -f \
 			/tmp/passprog 1 >/tmp/where.out 2>&1
 		printf '%s\t%s\t%s\n' "$coll" "$k" \
 			"$(grep -o '[0-9]* passes' /tmp/where.out | awk '{ s += $1 } END { print s + 0 }')" | tee -a "$out/lean.tsv"
@@ -72,7 +72,7 @@ for k in 0 1 2; do
 done
 # a launch's cost and a pass's, by case and collection
 awk -F'\t' 'NR > 1 { w[$1 "\t" $2 "\t" $3] = $5; p[$1 "\t" $2 "\t" $3] = $4; c[$1 "\t" $2] = 1 }
-	END { for (k in c) { d = (w[k "\t20"] - w[k "\t1"]) / 19; n = p[k "\t1"]
+	END { for (k in c) { d = (w[k "\t10"] - w[k "\t1"]) / 9; n = p[k "\t1"]
 	                     printf "%s\t%.1f\t%d\t%.1f\n", k, d, n, n ? d / n : 0 } }' \
 	"$out/where.tsv" | sort | { printf 'case\tcollection\tms_a_launch\tpasses_a_launch\tms_a_pass\n'; cat; } |
 	tee "$out/cost.tsv"
