@@ -8,12 +8,12 @@
 # with kf's sections and metrics and with one metric (one pass). A launch's
 # cost is (t10 - t1) / 9; over the passes' count it is a pass's.
 # Prints and writes OUT/where.tsv: case, collection, launches, passes, wall_ms.
-# Then the passes of the three kernels of prog.cu (one launch each) under
-# only what kf reads: the raw page's columns (of every recorded H200 raw
-# page in the tree) that kf's code names, asked for by --metrics with no
-# section (no rules: norules.sh measures what kf's diagnosis loses), and
-# with SourceCounters for the hot lines (OUT/lean.tsv; the list,
-# lean-metrics.sh's, in OUT/lean-metrics.txt).
+# Before them, the passes of the three kernels of prog.cu (one launch
+# each) under only what kf reads: the raw page's columns (of every recorded
+# H200 raw page in the tree) that kf's code names, asked for by --metrics
+# with no section (no rules: norules.sh measures what kf's diagnosis
+# loses), and with SourceCounters for the hot lines (OUT/lean.tsv; the
+# list, lean-metrics.sh's, in OUT/lean-metrics.txt).
 # Usage: examples/h200/passes/where.sh OUT
 set -u
 out=${1:?usage: where.sh OUT}
@@ -40,19 +40,8 @@ run() {
 		"$(( $(ms) - t0 ))" | tee -a "$out/where.tsv"
 	{ echo "== $c $coll $k"; grep -E 'PROF|ERR|WARN' /tmp/where.out | tail -4; } >>"$out/log"
 }
-for coll in kf one; do
-	for k in 1 10; do
-		run c "$coll" $k -- -k scale_add -c $k -- /tmp/passprog 20
-		run c_16gb "$coll" $k -- -k scale_add -c $k -- /tmp/passprog 20 16
-		run c_4mb "$coll" $k -- -k scale_add -c $k -- /tmp/passprog 20 0 20
-		run cupy "$coll" $k -- --profile-from-start off -- python3 "$here/where.py" cupy $k
-		run torch "$coll" $k -- --profile-from-start off -- python3 "$here/where.py" torch $k
-		run torch_16gb "$coll" $k -- --profile-from-start off -- python3 "$here/where.py" torch $k 16
-		run torch_nocache "$coll" $k PYTORCH_NO_CUDA_MEMORY_CACHING=1 -- --profile-from-start off -- \
-			python3 "$here/where.py" torch $k
-	done
-done
-# only what kf reads (lean-metrics.sh)
+# first (the shortest and the one that decides): the passes of only what
+# kf reads (lean-metrics.sh)
 bash "$here/lean-metrics.sh" >"$out/lean-metrics.txt"
 lean=$(paste -sd, "$out/lean-metrics.txt")
 printf 'collection\tkernel\tpasses\n' >"$out/lean.tsv"
@@ -68,6 +57,18 @@ for k in 0 1 2; do
 		printf '%s\t%s\t%s\n' "$coll" "$k" \
 			"$(grep -o '[0-9]* passes' /tmp/where.out | awk '{ s += $1 } END { print s + 0 }')" | tee -a "$out/lean.tsv"
 		{ echo "== lean $coll $k"; grep -E 'PROF|ERR|WARN' /tmp/where.out | tail -4; } >>"$out/log"
+	done
+done
+for coll in kf one; do
+	for k in 1 10; do
+		run c "$coll" $k -- -k scale_add -c $k -- /tmp/passprog 20
+		run c_16gb "$coll" $k -- -k scale_add -c $k -- /tmp/passprog 20 16
+		run c_4mb "$coll" $k -- -k scale_add -c $k -- /tmp/passprog 20 0 20
+		run cupy "$coll" $k -- --profile-from-start off -- python3 "$here/where.py" cupy $k
+		run torch "$coll" $k -- --profile-from-start off -- python3 "$here/where.py" torch $k
+		run torch_16gb "$coll" $k -- --profile-from-start off -- python3 "$here/where.py" torch $k 16
+		run torch_nocache "$coll" $k PYTORCH_NO_CUDA_MEMORY_CACHING=1 -- --profile-from-start off -- \
+			python3 "$here/where.py" torch $k
 	done
 done
 # a launch's cost and a pass's, by case and collection
