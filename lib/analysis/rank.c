@@ -21,6 +21,8 @@ kf_rank_add(struct kf_rank *r, const char *name, double ns, long launches)
 	int created;
 	size_t k;
 
+	if (name == NULL)	/* a record's kernel without one */
+		name = "unnamed kernel";
 	if (idx == NULL)
 		idx = r->index = xcalloc(1, sizeof *idx);
 	e = kf_map_slot(idx, name, &created);

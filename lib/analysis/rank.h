@@ -31,6 +31,7 @@ struct kf_rank {
 	double total_ns;
 	void *index;
 };
+/* A launch (or launches) of kernel name, NULL as "unnamed kernel". */
 void kf_rank_add(struct kf_rank *r, const char *name, double ns, long launches);
 /* Sort by total time, largest first, machinery last; compute shares and
  * the shown names. */
