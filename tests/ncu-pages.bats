@@ -265,7 +265,6 @@ k0() {
 	assert_output '["sgemm_tiled_k(const float *, const float *, float *, int)",81,"shared"]'
 }
 
-
 @test "kf-read: launch statistics named as metrics (--metrics rows) read as the sections' own" {
 	d="$BATS_TEST_TMPDIR/bynames"
 	mkdir -p "$d"

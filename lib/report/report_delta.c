@@ -21,6 +21,7 @@ put_label(struct buf *b, const struct kf_profiler *p, const char *path)
 	const char *key = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 	size_t n = strlen(key);
 	int pct = n > 4 && strcmp(key + n - 4, "_pct") == 0;
+	size_t cut = pct ? 4 : 0;	/* "_pct", said as ", %" */
 
 	for (m = p && p->cmp ? p->cmp->m : NULL; m && m->path; m++)
 		if (strcmp(m->path, path) == 0) {
@@ -33,7 +34,8 @@ put_label(struct buf *b, const struct kf_profiler *p, const char *path)
 		n -= 6;
 		buf_puts(b, "stalls: ");
 	}
-	html_words(b, key, n > (pct ? 4u : 0u) ? n - (pct ? 4u : 0u) : 0);
+	/* "stall_pct" has no words left once "stall_" is taken */
+	html_words(b, key, n > cut ? n - cut : 0);
 	if (pct)
 		buf_puts(b, ", %");
 }

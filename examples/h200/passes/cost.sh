@@ -9,8 +9,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../../.." && pwd)
 export PATH=/usr/local/cuda/bin:$PATH
 [ -x /tmp/passprog ] || nvcc -O2 -arch=sm_90 -o /tmp/passprog "$here/prog.cu" -lcublas || exit 1
-S=(); for s in $(grep -v '^#' "$top/share/kf/ncu_sections.txt" | grep .); do S+=(--section "$s"); done
-all=$(grep -v '^#' "$top/share/kf/ncu_metrics.txt" | grep . | paste -sd,)
+. "$here/collection.sh"
 lean=$(grep -v '^#' "$top/share/kf/ncu_metrics.txt" | grep . | grep -v '^sm__ops_path_tensor' | paste -sd,)
 ms() { echo $(( $(date +%s%N) / 1000000 )); }
 go() {

@@ -22,8 +22,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../../.." && pwd)
 export PATH=/usr/local/cuda/bin:$PATH
 nvcc -O2 -arch=sm_90 -o /tmp/passprog "$here/prog.cu" -lcublas >"$out/log" 2>&1 || { cat "$out/log"; exit 1; }
-S=(); for s in $(grep -v '^#' "$top/share/kf/ncu_sections.txt" | grep .); do S+=(--section "$s"); done
-all=$(grep -v '^#' "$top/share/kf/ncu_metrics.txt" | grep . | paste -sd,)
+. "$here/collection.sh"
 ms() { echo $(( $(date +%s%N) / 1000000 )); }
 printf 'case\tcollection\tlaunches\tpasses\twall_ms\n' >"$out/where.tsv"
 # run CASE COLLECTION LAUNCHES ENV... -- NCU-FILTER... -- PROGRAM...
