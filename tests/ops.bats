@@ -168,6 +168,24 @@ kinds() {
 	assert_output --partial 'Verdict: compute-bound on the tensor pipe, at 40.4% of its peak: below its roof. Its 331 FLOP/byte are over the ridge of 206'
 }
 
+@test "the flash attention without ncu's rules (a collection by --metrics): the occupancy stake is kf's own, ncu's formula, and the diagnosis the same" {
+	# ncu's TheoreticalOccupancy rule estimated 81.25: 100 less the
+	# theoretical occupancy (18.75%, sm__maximum_warps_per_active_cycle_pct
+	# of the raw page). Without the rules' rows kf computes it so.
+	local d=$BATS_TEST_TMPDIR/norules
+	mkdir -p "$d"
+	cp "$FIX/ncu-h200-sweep/sdpa"/* "$d/"
+	awk -F'","' '/^"ID"/ { for (i = 1; i <= NF; i++) if ($i == "Rule Name") c = i }
+		!c || !/^"[0-9]/ || $c == ""' "$FIX/ncu-h200-sweep/sdpa/ncu_report.csv" >"$d/ncu_report.csv"
+	run grep -c -e '"TheoreticalOccupancy"' -e '"AchievedOccupancy"' "$d/ncu_report.csv"
+	assert_output 0
+	replay sdpa ncu "$d" | kf-read | kf-collate | kf-feedback >"$BATS_TEST_TMPDIR/sdpa.json"
+	run kinds sdpa
+	assert_output '[["compute_bound","tensor",65.3],["low_occupancy",null,57.9],["barrier_stall",null,23.1]]'
+	run jq -r '.analysis.diagnosis[] | select(.kind == "low_occupancy") | .evidence[] | select(.metric // "" | startswith("kernel_impact_pct")) | .metric' "$BATS_TEST_TMPDIR/sdpa.json"
+	assert_output --partial 'kernel_impact_pct: 100 - sm__maximum_warps_per_active_cycle_pct (the theoretical occupancy'"'"'s shortfall, as ncu'"'"'s TheoreticalOccupancy rule estimates it; the collection ran no occupancy rule), 81.2%, held to 100 - sm__inst_executed_pipe_xu'
+}
+
 @test "a sweep's layer norm on the H200, twice: L1/TEX at 60.1% and 58.3% of its peak under the issue slots' 63.6% and 62.5%, one verdict both times" {
 	# Two sweeps of 2026-12-05 (examples/h200/top44/sweep46.sh), the
 	# same kernel: L1/TEX crosses 60% from one to the other while issue,

@@ -12,9 +12,12 @@
 # each) under only what kf reads: the raw page's columns (of every recorded
 # H200 raw page in the tree) that kf's code names, asked for by --metrics
 # with no section (no rules: norules.sh measures what kf's diagnosis
-# loses), and with SourceCounters for the hot lines (OUT/lean.tsv; the
-# list, lean-metrics.sh's, in OUT/lean-metrics.txt).
-# Usage: examples/h200/passes/where.sh OUT
+# loses), with SourceCounters for the hot lines, with SourceCounters,
+# SpeedOfLight, LaunchStats and Occupancy (their rules), and only the names
+# kf's code spells whole (OUT/lean.tsv; the list, lean-metrics.sh's, in
+# OUT/lean-metrics.txt).
+# Usage: examples/h200/passes/where.sh OUT   (LEAN_ONLY=1: the passes alone;
+# CASES="c torch ...": only these cases' costs)
 set -u
 out=${1:?usage: where.sh OUT}
 mkdir -p "$out"
@@ -28,6 +31,7 @@ printf 'case\tcollection\tlaunches\tpasses\twall_ms\n' >"$out/where.tsv"
 # run CASE COLLECTION LAUNCHES ENV... -- NCU-FILTER... -- PROGRAM...
 run() {
 	local c=$1 coll=$2 k=$3 t0 e=() f=() p=(); shift 3
+	case " ${CASES:-$c} " in *" $c "*) ;; *) return 0 ;; esac
 	while [ "$1" != -- ]; do e+=("$1"); shift; done; shift
 	while [ "$1" != -- ]; do f+=("$1"); shift; done; shift
 	p=("$@")
@@ -43,13 +47,20 @@ run() {
 # kf reads (lean-metrics.sh)
 bash "$here/lean-metrics.sh" >"$out/lean-metrics.txt"
 lean=$(paste -sd, "$out/lean-metrics.txt")
+# named: only the names kf's code spells whole (no column taken by a prefix)
+named=$({ grep -oh '"[a-z0-9][a-z0-9]*__[a-z][a-z0-9_.]*"' "$top"/lib/ncu/*.c "$top"/lib/analysis/*.c | tr -d '"'
+	grep -v '^#' "$top/share/kf/ncu_metrics.txt" | grep .; } | grep -v '_$' | sort -u | paste -sd,)
 printf 'collection\tkernel\tpasses\n' >"$out/lean.tsv"
 for k in 0 1 2; do
-	for coll in kf lean lean+source; do
+	for coll in kf lean lean+source lean+4 named; do
 		case $coll in
 		kf) a=("${S[@]}" --metrics "$all") ;;
 		lean) a=(--metrics "$lean") ;;
 		lean+source) a=(--section SourceCounters --metrics "$lean") ;;
+		named) a=(--metrics "$named") ;;
+		# the sections whose metrics the list holds anyway, for their rules
+		lean+4) a=(--section SourceCounters --section SpeedOfLight --section LaunchStats
+			--section Occupancy --metrics "$lean") ;;
 		esac
 		timeout 90 ncu --clock-control none --launch-skip "$k" --launch-count 1 "${a[@]}" -o /tmp/whererep -f \
 			/tmp/passprog 1 >/tmp/where.out 2>&1
@@ -58,6 +69,7 @@ for k in 0 1 2; do
 		{ echo "== lean $coll $k"; grep -E 'PROF|ERR|WARN' /tmp/where.out | tail -4; } >>"$out/log"
 	done
 done
+[ -z "${LEAN_ONLY:-}" ] || exit 0
 for coll in kf one; do
 	for k in 1 10; do
 		run c "$coll" $k -- -k scale_add -c $k -- /tmp/passprog 20
