@@ -183,7 +183,7 @@ kinds() {
 	run kinds sdpa
 	assert_output '[["compute_bound","tensor",65.3],["low_occupancy",null,57.9],["barrier_stall",null,23.1]]'
 	run jq -r '.analysis.diagnosis[] | select(.kind == "low_occupancy") | .evidence[] | select(.metric // "" | startswith("kernel_impact_pct")) | .metric' "$BATS_TEST_TMPDIR/sdpa.json"
-	assert_output --partial 'kernel_impact_pct: 100 - sm__maximum_warps_per_active_cycle_pct (the theoretical occupancy'"'"'s shortfall, as ncu'"'"'s TheoreticalOccupancy rule estimates it; the collection ran no occupancy rule), 81.2%, held to 100 - sm__inst_executed_pipe_xu'
+	assert_output --partial 'kernel_impact_pct: 100 - sm__maximum_warps_per_active_cycle_pct (the theoretical occupancy'"'"'s shortfall, as ncu'"'"'s TheoreticalOccupancy rule estimates it; ncu gave no occupancy rule), 81.2%, held to 100 - sm__inst_executed_pipe_xu'
 }
 
 @test "a sweep's layer norm on the H200, twice: L1/TEX at 60.1% and 58.3% of its peak under the issue slots' 63.6% and 62.5%, one verdict both times" {

@@ -830,12 +830,12 @@ occupancy(struct kf_fb *fb, const cJSON *k, const struct ncu_roof *r)
 	    theo < 100)
 		kf_finding_impact(f, 100 - theo, "100 - sm__maximum_warps_per_active_cycle_pct "
 		    "(the theoretical occupancy's shortfall, as ncu's TheoreticalOccupancy rule "
-		    "estimates it; the collection ran no occupancy rule)");
+		    "estimates it; ncu gave no occupancy rule)");
 	else if (theo > 0 && (theo - occ) / theo > 0.1)
 		kf_finding_impact(f, 100 * (theo - occ) / theo, "(sm__maximum_warps_per_active_"
 		    "cycle_pct - sm__warps_active.avg.pct_of_peak_sustained_active) / sm__maximum_"
 		    "warps_per_active_cycle_pct (the achieved occupancy's shortfall, as ncu's "
-		    "AchievedOccupancy rule estimates it; the collection ran no occupancy rule)");
+		    "AchievedOccupancy rule estimates it; ncu gave no occupancy rule)");
 	else
 		kf_finding_impact(f, NAN, "not estimated: ncu gave no occupancy rule with an "
 		    "estimate, and more warps help only as far as they hide the latency");
