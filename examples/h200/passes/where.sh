@@ -48,8 +48,7 @@ run() {
 bash "$here/lean-metrics.sh" >"$out/lean-metrics.txt"
 lean=$(paste -sd, "$out/lean-metrics.txt")
 # named: only the names kf's code spells whole (no column taken by a prefix)
-named=$({ grep -oh '"[a-z0-9][a-z0-9]*__[a-z][a-z0-9_.]*"' "$top"/lib/ncu/*.c "$top"/lib/analysis/*.c | tr -d '"'
-	grep -v '^#' "$top/share/kf/ncu_metrics.txt" | grep .; } | grep -v '_$' | sort -u | paste -sd,)
+named=$(bash "$here/lean-metrics.sh" -n | paste -sd,)
 printf 'collection\tkernel\tpasses\n' >"$out/lean.tsv"
 for k in 0 1 2; do
 	for coll in kf lean lean+source lean+4 named; do
