@@ -17,7 +17,7 @@
 # kf's code spells whole (OUT/lean.tsv; the list, lean-metrics.sh's, in
 # OUT/lean-metrics.txt).
 # Usage: examples/h200/passes/where.sh OUT   (LEAN_ONLY=1: the passes alone;
-# CASES="c torch ...": only these cases' costs)
+# NO_LEAN=1: the costs alone; CASES="c torch ...": only these cases' costs)
 set -u
 out=${1:?usage: where.sh OUT}
 mkdir -p "$out"
@@ -45,6 +45,7 @@ run() {
 }
 # first (the shortest and the one that decides): the passes of only what
 # kf reads (lean-metrics.sh)
+if [ -z "${NO_LEAN:-}" ]; then
 bash "$here/lean-metrics.sh" >"$out/lean-metrics.txt"
 lean=$(paste -sd, "$out/lean-metrics.txt")
 # named: only the names kf's code spells whole (no column taken by a prefix)
@@ -68,6 +69,7 @@ for k in 0 1 2; do
 		{ echo "== lean $coll $k"; grep -E 'PROF|ERR|WARN' /tmp/where.out | tail -4; } >>"$out/log"
 	done
 done
+fi
 [ -z "${LEAN_ONLY:-}" ] || exit 0
 for coll in kf one; do
 	for k in 1 10; do
