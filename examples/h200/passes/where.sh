@@ -43,8 +43,8 @@ run() {
 		"$(( $(ms) - t0 ))" | tee -a "$out/where.tsv"
 	{ echo "== $c $coll $k"; grep -E 'PROF|ERR|WARN' /tmp/where.out | tail -4; } >>"$out/log"
 }
-# first (the shortest and the one that decides): the passes of only what
-# kf reads (lean-metrics.sh)
+# first (the shortest): the passes of only what kf reads (lean-metrics.sh),
+# against those model.sh gives without a GPU
 if [ -z "${NO_LEAN:-}" ]; then
 bash "$here/lean-metrics.sh" >"$out/lean-metrics.txt"
 lean=$(paste -sd, "$out/lean-metrics.txt")
