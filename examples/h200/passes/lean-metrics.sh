@@ -10,7 +10,9 @@
 set -u
 top=$(cd "$(dirname "$0")/../../.." && pwd)
 named() {
-	grep -oh '"[a-z0-9][a-z0-9]*__[a-z][a-z0-9_.]*"' "$top"/lib/ncu/*.c "$top"/lib/analysis/*.c | tr -d '"'
+	# derived__ names are the section files' own sums, which --metrics cannot ask for
+	grep -oh '"[a-z0-9][a-z0-9]*__[a-z][a-z0-9_.]*"' "$top"/lib/ncu/*.c "$top"/lib/analysis/*.c | tr -d '"' |
+		grep -v '^derived__'
 	grep -v '^#' "$top/share/kf/ncu_metrics.txt" | grep .
 }
 if [ "${1:-}" = -n ]; then
