@@ -44,7 +44,8 @@ cc -O1 -Wall -Wextra -o "$np" "$here/nvpw_passes.c" -I"$inc" -L"$lib" -lnvperf_h
 model() {
 	local m hw i=0 s=0
 	m=$(cat)
-	hw=$(grep -v -e '^smsp__sass' -e '^sass__' -e '^smsp__pcsamp' <<<"$m" | { grep . || true; } | "$np" GH100 | awk '{ print $NF }')
+	hw=$({ grep -v -e '^smsp__sass' -e '^sass__' -e '^smsp__pcsamp' <<<"$m" | grep . || true; } |
+		"$np" GH100 | awk '{ print $NF }')
 	grep -q -e '^smsp__sass' -e '^sass__' <<<"$m" && i=1
 	grep -q '^smsp__pcsamp' <<<"$m" && s=1
 	echo $((hw + i + s))
