@@ -6,7 +6,10 @@
 # 16 GB of other allocations; prog.cu over 2^20 floats, not 2^26; CuPy;
 # PyTorch; PyTorch beside 16 GB; PyTorch without its caching allocator. Each
 # with kf's sections and metrics and with one metric (one pass). A launch's
-# cost is (t10 - t1) / 9; over the passes' count it is a pass's.
+# cost is (t10 - t1) / 9; over the passes' count it is a pass's. The first
+# run of a case can be seconds longer (the machine's first ncu run, its first
+# PyTorch import), so OUT/vs_one.tsv also gives, by case, 10 launches under
+# kf's collection less 10 under one metric, over 10 (both runs warm).
 # Prints and writes OUT/where.tsv: case, collection, launches, passes, wall_ms.
 # Before them, the passes of the three kernels of prog.cu (one launch
 # each) under only what kf reads: the raw page's columns (of every recorded
@@ -89,3 +92,8 @@ awk -F'\t' 'NR > 1 { w[$1 "\t" $2 "\t" $3] = $5; p[$1 "\t" $2 "\t" $3] = $4; c[$
 	                     printf "%s\t%.1f\t%d\t%.1f\n", k, d, n, n ? d / n : 0 } }' \
 	"$out/where.tsv" | sort | { printf 'case\tcollection\tms_a_launch\tpasses_a_launch\tms_a_pass\n'; cat; } |
 	tee "$out/cost.tsv"
+# a launch under kf's collection, the one-metric run of the same case taken off
+awk -F'\t' 'NR > 1 && $3 == 10 { w[$1 "\t" $2] = $5; c[$1] = 1 }
+	END { for (k in c) if ((k "\tkf") in w && (k "\tone") in w)
+	          printf "%s\t%d\t%d\t%.0f\n", k, w[k "\tkf"], w[k "\tone"], (w[k "\tkf"] - w[k "\tone"]) / 10 }' \
+	"$out/where.tsv" | sort | { printf 'case\tkf_10_ms\tone_10_ms\tms_a_launch\n'; cat; } | tee "$out/vs_one.tsv"
