@@ -50,8 +50,10 @@ model() {
 	grep -q '^smsp__pcsamp' <<<"$m" && s=1
 	echo $((hw + i + s))
 }
-secs=$(grep -v '^#' "$top/share/kf/ncu_sections.txt" | grep .)
-kfm=$(grep -v '^#' "$top/share/kf/ncu_metrics.txt" | grep .)
+# kf's collection as kf-wrap asks for it (collection.sh: S, all), a name a line
+. "$here/collection.sh"
+secs=$(printf '%s\n' "${S[@]}" | grep -vx -- --section)
+kfm=$(tr , '\n' <<<"$all")
 # sec NAME...: the metrics Nsight Compute's section files name
 sec() {
 	local s

@@ -146,6 +146,11 @@ static size_t passes(const char *chip, const struct names *raw)
 	};
 	np.pRawMetricsConfig = cr.pRawMetricsConfig;
 	check(NVPW_RawMetricsConfig_GetNumPasses_V2(&np), "the passes");
+	NVPW_RawMetricsConfig_Destroy_Params de = {
+		.structSize = NVPW_RawMetricsConfig_Destroy_Params_STRUCT_SIZE
+	};
+	de.pRawMetricsConfig = cr.pRawMetricsConfig;
+	NVPW_RawMetricsConfig_Destroy(&de);
 	free(rq);
 	return np.numPasses;
 }
