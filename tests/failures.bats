@@ -181,15 +181,31 @@ flax() {
 	# the program's unit
 	run jq -r '.analysis.diagnosis[0] | .kind, .impact_pct, .impact_basis' "$T/f.json"
 	assert_output "launch_bound
-59.6
+83.5
 traced_window"
 	[ -f "$D/trace_timeline.json" ]
+	# the traced window is the steady state too: its 135 launches, busy
+	# 579.2 us of the ranking's 581.2 us, not the autotuning before it
+	run jq -c '.timeline.window | [.from, .launches, .busy_ns, .short_launches.count]' "$D/trace_timeline.json"
+	assert_output '["steady_state",135,579193,114]'
+	run jq -r .feedback "$T/f.json"
+	assert_line --partial '1. The GPU waits on the host between launches: it was idle 83.5% of the traced window (2.93 ms in 83 gaps under 1 ms between launches, against 579.2 µs busy); 114 of 135 launches ran under 10 µs, the median 1.2 µs'
+	# the shares are of the steady state (its 135 launches, 581.2 us), not
+	# of the autotuning before it (99.6% of the timing run): the FP32
+	# convolutions on the FMA pipe are 52.5% of it, and the focus kernel's
+	# low occupancy stakes 40.3% of its 43.8%
 	run jq -r '.analysis.diagnosis[1:][] | [.kind, .impact_pct, .kernel_impact_pct] | @tsv' "$T/f.json"
-	assert_line -n 0 "$(printf 'low_occupancy\t0.1\t40.3')"
+	assert_line -n 0 "$(printf 'fp32_matmul\t51.3\t')"
+	assert_line -n 1 "$(printf 'low_occupancy\t17.7\t40.3')"
+	run jq -c '[.analysis.ranking.total_ns, .analysis.focus.share_pct, .analysis.ranking.machinery]' "$T/f.json"
+	assert_output '[581182,43.7837028676043,null]'
 	# what the detailed run says of the chosen kernels is the H200's, word
-	# for word; the ranking is now of the steady state
+	# for word; the ranking is now of the steady state, and what was set
+	# aside before it is said once, not ranked as machinery
 	diff <(detailed_part "$T/f.txt") <(detailed_part "$FLAX/feedback.txt")
-	run grep -c -e '^- XLA autotuning: the launches before the steady state (XLA autotuner' "$T/f.txt"
+	run grep -c -e 'XLA autotuning: the launches before the steady state' "$T/f.txt"
+	assert_output 1
+	run grep -c -F "; the ranking below and every share, the findings' included, are of the other 135 launches, its steady state (581.2 µs))" "$T/f.txt"
 	assert_output 1
 }
 

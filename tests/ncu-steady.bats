@@ -104,14 +104,20 @@ bench_csv() {
 	# the 17 fills (1020 us) apart; mm: 4 x 30 + 5 x 20 + 10 x 20 us
 	run jq -c '[.launches, .steady_state, [.set_aside[] | [.name[0:14], .launches, .total_ns, .kernel_count]], [.kernels[] | [.name[0:14], .launches, .total_ns, .first_id]]]' "$T/ncu_ranking.json"
 	assert_output '[55,"autotuning",[["Autotuning: th",9,245000,2],["Cache flushes:",17,1020000,1]],[["Cache flushes:",17,1020000,"1"],["mm_kernel",19,420000,"18"],["Autotuning: th",9,245000,"0"],["add_k",10,20000,"36"]]]'
-	# both set aside as machinery: the feedback names what they are
+	# both set aside from the steady state: the feedback names what they
+	# are, and ranks neither
 	mkdir -p "$T/d"
 	cp "$T/ncu_timing.csv" "$T/d/"
 	cp "$H200/detailed-copy.csv" "$T/d/ncu_report.csv"
 	replay d ncu "$T/d" | kf-read | kf-collate | kf-feedback >"$T/d.json"
 	run jq -r .feedback "$T/d.json"
 	assert_line --partial 'one of them "Autotuning: the launches before the steady state": 9 launches of 2 kernels up to the last change of candidate among timed runs between cache flushes, an autotuner'"'"'s, one of them "Cache flushes: fills of a scratch buffer between timed runs": 17 launches of 1 kernel'
-	assert_line --partial '- Cache flushes: fills of a scratch buffer between timed runs (benchmark fills of a scratch buffer larger than the L2 cache before each timed run (triton.testing.do_bench)): '
+	# the ranking, its shares and the findings' stakes are of the steady
+	# state's 29 launches: mm_kernel 4 x 30 + 15 x 20 us, add_k 10 x 2 us
+	refute_output --partial 'Set aside as framework machinery'
+	assert_line --partial '17 launches of 1 kernel; the ranking below and every share, the findings'"'"' included, are of the other 29 launches, its steady state (440.0 µs))'
+	run jq -c '[.analysis.ranking.total_ns, [.analysis.ranking.kernels[] | [.short_name, .launches, .share_pct]], .analysis.ranking.machinery]' "$T/d.json"
+	assert_output '[440000,[["mm_kernel",19,95.45454545454545],["add_k",10,4.545454545454546]],null]'
 }
 
 @test "--select: a benchmark that times one candidate between flushes, never another, has no autotuning: every launch of it is the steady state" {

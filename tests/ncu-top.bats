@@ -235,6 +235,33 @@ ncu_run() {
 	jq -e '.collated.timings | .timing_run_s >= 0.5 and (has("gpu_held_s") | not)' "$T/free.json"
 }
 
+@test "--top with kf's tracer under a sweep's GPU lock: the timing run takes the GPU at the program's first CUDA call, its start-up runs without it" {
+	R="$TOPFIX/programs/rn50-traced"
+	recorded "$R"
+	export KF_NCU_GPU_LOCK="$T/gpu.lock" FAKE_TRACED_PROBE=1
+	# 0.3 s of start-up before the program's first CUDA call
+	chain gl --top 3 -- "$TOP/tests/fake/traced-program" "$R/trace.881.kft.gz" 0 0.3
+	D=$(jq -r '.passes[0].output_dir' "$T/gl.json")
+	run jq -r .run.stdout "$T/gl.run"
+	assert_line "traced-program: start-up: the GPU's lock is free"
+	assert_line "traced-program: first CUDA call: the GPU's lock is held"
+	run cat "$D/ncu_timing_gpu.log"
+	assert_output --regexp '^cuda [0-9]+$'
+	run cat "$D/ncu_timing_gpu.ack"
+	assert_output --regexp '^locked [0-9]+\.[0-9]{3}$'
+	jq -e '.collated.timings | .timing_before_cuda_s >= 0.3 and .timing_run_s > .timing_before_cuda_s and
+		.gpu_held_s <= .total_s - .timing_before_cuda_s' "$T/gl.json"
+	# the same as chosen without the lock
+	unset KF_NCU_GPU_LOCK FAKE_TRACED_PROBE
+	chain free3 --top 3 -- "$TOP/tests/fake/traced-program" "$R/trace.881.kft.gz" 0 0.3
+	run jq -r .run.stdout "$T/free3.run"
+	refute_output --partial "GPU's lock"
+	F=$(jq -r '.passes[0].output_dir' "$T/free3.json")
+	[ ! -e "$F/ncu_timing_gpu.log" ]
+	[ "$(jq -c .chosen_keys "$D/ncu_top.json")" = "$(jq -c .chosen_keys "$F/ncu_top.json")" ]
+	jq -e '.collated.timings | has("timing_before_cuda_s") | not' "$T/free3.json"
+}
+
 @test "--top: ncu ends the detailed run once its launches are profiled (exit 0); the program's status is the timing run's" {
 	export FAKE_NCU_TIMING="$H200/detailed-multi.csv" FAKE_NCU_CSV="$H200/detailed-multi.csv"
 	chain st --top 2 -- sh -c 'echo ran; exit 3'
@@ -482,10 +509,11 @@ prog() {
 	# the steady state begins after the autotuner's last launch (ID 1628 of
 	# 0-1630): the 1629 launches up to it, of 67 kernels, its timed runs of
 	# candidates (cuDNN's convolutions among them) and everything before,
-	# are one entry of machinery; this timing run ended 2 launches later
-	assert_line --partial 'A timing run measured all 1631 kernel launches (9.72 s of GPU time in 3 kernels, one of them "XLA autotuning: the launches before the steady state": 1629 launches of 67 kernels up to the last launch of XLA'"'"'s autotuner, its timed runs of candidates among them); the second run, which was to profile the 3 kernels with the most GPU time in detail, failed: ncu exited with status 139 after 7 s'
-	run jq -c '[.collated.timing.steady_state, .collated.timing.autotuning, ([.analysis.ranking.machinery.kernels[].name] | index("XLA autotuning: the launches before the steady state"))]' "$T/jax.json"
-	assert_output '["xla_autotuning",{"name":"XLA autotuning: the launches before the steady state","launches":1629,"total_ns":9724684512,"kernel_count":67},0]'
+	# are one entry set aside; this timing run ended 2 launches later, and
+	# those 2 are the ranking, its shares of their 5.2 us
+	assert_line --partial 'A timing run measured all 1631 kernel launches (9.72 s of GPU time in 3 kernels, one of them "XLA autotuning: the launches before the steady state": 1629 launches of 67 kernels up to the last launch of XLA'"'"'s autotuner, its timed runs of candidates among them; the ranking below and every share, the findings'"'"' included, are of the other 2 launches, its steady state (5.2 µs)); the second run, which was to profile the 3 kernels with the most GPU time in detail, failed: ncu exited with status 139 after 7 s'
+	run jq -c '[.collated.timing.steady_state, .collated.timing.autotuning, .analysis.ranking.total_ns, [.analysis.ranking.kernels[].launches], .analysis.ranking.machinery]' "$T/jax.json"
+	assert_output '["xla_autotuning",{"name":"XLA autotuning: the launches before the steady state","launches":1629,"total_ns":9724684512,"kernel_count":67},5216,[1,1],null]'
 	run jq -r .feedback "$T/jax.json"
 	assert_line --partial ', the status of a program ended by SIGSEGV, so no kernel has details'
 	assert_line 'Note: 100.0% of the timing run'"'"'s GPU time came before its steady state (XLA'"'"'s autotuning, set aside above: 1629 launches, the autotuner'"'"'s timed runs of candidates among them), so the kernels ranked are those the program ran after it, which the detailed run repeats.'
@@ -598,6 +626,18 @@ traced_rn50() {
 	recorded "$R"
 	chain rt --top 3 -- "$TOP/tests/fake/traced-program" "$R/trace.881.kft.gz"
 	D=$(jq -r '.passes[0].output_dir' "$T/rt.json")
+}
+
+@test "--top held: an attach that has written its report and lives on after the program's end is ended 10 s later, and its details kept" {
+	# what ncu's attach to a JAX program did on an H100: report written,
+	# then no end
+	export FAKE_NCU_DETAIL=linger KF_NCU_DETAIL_TIMEOUT=60
+	traced_rn50
+	run jq -c '[.collated.timing.detailed_run.status, .collated.timing.detailed_run.exit_code, .analysis.status, .collated.kernel_count]' "$T/rt.json"
+	assert_output '["ok",0,"ok",3]'
+	run jq -r .run.stderr "$T/rt.run"
+	assert_output --regexp "kf-ncu: ncu's attach had written its report and still ran 1[0-9] s after the program's end; it was ended"
+	jq -e '.collated.timings.detailed_s >= 10 and .collated.timings.detailed_s < 40' "$T/rt.json"
 }
 
 @test "--top with kf's tracer (real ResNet-50 trace, H200): the traced run ranks every launch, ncu never times, the 3 chosen are detailed by mangled name" {

@@ -418,17 +418,24 @@ put_count(struct buf *b, double n)
 }
 
 /* launch_bound from the timeline: the GPU idle in gaps under 1 ms between
- * its work, a share of the traced window. */
+ * its work, a share of the traced window, in a program of at least
+ * KF_LAUNCH_BOUND_MIN launches; the launches the text counts are those
+ * that began in the window where the timeline says (window.launches), else
+ * all it traced (a timeline of before). */
 static void
 launch_bound_window(struct kf_fb *fb, const struct kf_prog *p, const struct window *w)
 {
-	const cJSON *tl = p->timeline;
+	const cJSON *win = kf_obj(p->timeline, "window");
+	const cJSON *tl = cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(win, "launches")) ?
+	    win : p->timeline;
+	const char *src = tl == win ? "timeline.window" : "timeline";
 	double launches = kf_num(tl, "launches", 0), pct = 100 * w->idle / w->ns;
 	double sn = kf_num(kf_obj(tl, "short_launches"), "count", 0);
 	struct kf_finding *f;
 	struct buf b = {0};
+	char *m;
 
-	if (launches < KF_LAUNCH_BOUND_MIN || pct < 2 * KF_LEVER_MIN_PCT)
+	if (kf_num(p->timeline, "launches", 0) < KF_LAUNCH_BOUND_MIN || pct < 2 * KF_LEVER_MIN_PCT)
 		return;
 	buf_puts(&b, "The GPU waits on the host between launches: it was idle ");
 	kf_fmt_pct(&b, pct);
@@ -457,9 +464,15 @@ launch_bound_window(struct kf_fb *fb, const struct kf_prog *p, const struct wind
 	kf_finding_ev(f, "the traced window: gaps under 1 ms, ns", w->idle, "ns");
 	kf_finding_ev(f, "the traced window: gaps under 1 ms", w->gaps, NULL);
 	kf_finding_ev(f, "the traced window: longer gaps left out, ns", w->outside, "ns");
-	kf_finding_ev(f, "timeline.launches", launches, NULL);
-	kf_finding_ev(f, "timeline.short_launches.count", sn, NULL);
-	kf_finding_ev(f, "timeline.median_launch_ns", kf_num(tl, "median_launch_ns", 0), "ns");
+	m = xasprintf("%s.launches", src);
+	kf_finding_ev(f, m, launches, NULL);
+	free(m);
+	m = xasprintf("%s.short_launches.count", src);
+	kf_finding_ev(f, m, sn, NULL);
+	free(m);
+	m = xasprintf("%s.median_launch_ns", src);
+	kf_finding_ev(f, m, kf_num(tl, "median_launch_ns", 0), "ns");
+	free(m);
 	kf_finding_impact(f, pct, "the gaps under 1 ms between launches / the traced window "
 	    "(busy + those gaps): the idle time fewer, larger launches remove");
 	kf_finding_fix(f, "launch fewer, larger kernels: capture the steady loop in a CUDA graph "

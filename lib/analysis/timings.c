@@ -18,6 +18,8 @@ static const struct row {
 } rows[] = {
 	{ "total_s", 0, "kf-ncu in all" },
 	{ "timing_run_s", 1, "the timing run" },
+	{ "timing_before_cuda_s", 2,
+	    "of it, the program's start-up to its first CUDA call, without a sweep's GPU lock" },
 	{ "choose_s", 1, "choosing the kernels from it" },
 	{ "startup_s", 1, "the program's start-up, to its first CUDA call, where ncu holds it" },
 	{ "listen_wait_s", 1, "after the timing run, the wait for the held program to listen" },

@@ -47,7 +47,8 @@ cJSON *ncu_timings_load(const char *dir);
 
 struct kf_rank;
 /* kf-feedback: the ranking from data.timing (every launch of the timing
- * run), sorted; 0 when there is none. */
+ * run in its steady state: those set aside before it are not ranked),
+ * sorted; 0 when there is none. */
 int ncu_timing_rank(const cJSON *data, struct kf_rank *rank);
 /* What the timing run covered, and the chosen kernels the detailed run
  * missed, and why. */
@@ -60,7 +61,8 @@ void ncu_profiler_failed(struct kf_fb *fb, const cJSON *data);
 int ncu_timing_only(struct kf_fb *fb, const cJSON *data);
 /* With several processes, where kernel name ran in the timing run. */
 void ncu_timing_procs(struct kf_fb *fb, const cJSON *data, const char *name);
-/* A note when most of rank's time is XLA's autotuning, with what to set. */
-void ncu_xla_note(struct kf_fb *fb, const struct kf_rank *rank);
+/* A note when most of the timing run's GPU time (timing: data.timing) came
+ * before its steady state, or is XLA's machinery in rank. */
+void ncu_xla_note(struct kf_fb *fb, const struct kf_rank *rank, const cJSON *timing);
 
 #endif

@@ -92,7 +92,8 @@ remove_stale(struct ncu_chain *c)
 	static const char *const names[] = { NCU_REPORT, NCU_RAW_PAGE, NCU_SOURCE_PAGE, NCU_TIMING,
 		NCU_TIMING_MANGLED, NCU_TOP, NCU_REPORT_REP NCU_REP_EXT, NCU_TIMING_REP NCU_REP_EXT,
 		NCU_REPORT_MANGLED, NCU_RANKING, NCU_DETAILED, NCU_TIMINGS, NCU_LAUNCH_LOG, NCU_GATE_LOG,
-		NCU_RANGE_REQ, NCU_RANGE_ACK, NCU_XLA_RESULTS, NCU_TIMELINE, NULL };
+		NCU_RANGE_REQ, NCU_RANGE_ACK, NCU_TIMING_REQ, NCU_TIMING_ACK, NCU_XLA_RESULTS,
+		NCU_TIMELINE, NULL };
 	static const char *const globs[] = { NCU_REPORT_REP ".[0-9]*" NCU_REP_EXT,
 		"ncu_*.csv.[0-9]*", NCU_TRACE_DIR "/*", NULL };
 	char *p, *pat;
@@ -363,23 +364,53 @@ tracer_path(void)
 	return t && *t ? xstrdup(t) : kf_path_join(kf_exe_dir(), NCU_TRACER_LIB);
 }
 
-/* A timing run of argv under the GPU's lock, timed: its status. */
+/* A timing run of argv under the GPU's lock, timed: its status. Under
+ * kf's tracer (asks: the tracer's gate, lib/trace/inject) the lock is
+ * taken when the program's first CUDA call asks for it, so that its
+ * start-up before it runs beside other jobs' profiling, as the held
+ * detailed run's does; else from the start. env gets the gate's variables. */
 static int
-timing_run(struct ncu_chain *c, char **argv, const struct kf_env *env)
+timing_run(struct ncu_chain *c, char **argv, struct kf_env *env, int asks)
 {
-	double t, waited;
-	int h;
+	const char *lock = getenv("KF_NCU_GPU_LOCK");
+	char *req = NULL, *ack = NULL, *pid = NULL;
+	double t, waited = 0, asked = 0;
+	int h, got;
 
-	if (ncu_gpu_lock(&waited) != 0)
+	asks = asks && lock != NULL && *lock != '\0';
+	if (asks) {
+		req = ncu_out_path(c, NCU_TIMING_REQ);
+		ack = ncu_out_path(c, NCU_TIMING_ACK);
+		pid = xasprintf("%ld", (long)getpid());
+		unlink(req);
+		unlink(ack);
+		kf_env_set(env, "KF_TRACE_GPU_REQ", req);
+		kf_env_set(env, "KF_TRACE_GPU_ACK", ack);
+		kf_env_set(env, "KF_TRACE_GPU_PID", pid);
+	} else if (ncu_gpu_lock(&waited) != 0) {
 		ncu_chain_stopped(c);
-	ncu_time_add(c, "gpu_wait_s", waited);
+	}
 	t = kf_now();
 	h = ncu_proc_start(argv, env, STDIN_FILENO, -1, -1, 0);
-	if (ncu_proc_wait(h, INFINITY) < 0)
+	while ((got = ncu_proc_wait(h, kf_now() + (asks ? 0.01 : 1))) == 0) {
+		if (asks && asked == 0 && ncu_file_nonempty(req)) {
+			asked = kf_now();
+			if (ncu_gpu_grant(ack, &waited) != 0)
+				ncu_chain_stopped(c);
+		}
+	}
+	if (got < 0)
 		ncu_chain_stopped(c);
 	ncu_gpu_unlock();
+	ncu_time_add(c, "gpu_wait_s", waited);
 	c->timing_s = lround(kf_now() - t);
 	ncu_time_add(c, "timing_run_s", kf_now() - t);
+	/* the program's start-up, off the GPU's time */
+	if (asked > 0)
+		ncu_time_add(c, "timing_before_cuda_s", asked - t);
+	free(req);
+	free(ack);
+	free(pid);
 	return ncu_proc_status(h);
 }
 
@@ -429,7 +460,7 @@ timing_traced(struct ncu_chain *c, const char *tracer)
 		free(f);
 	}
 	argv = ncu_argv(c, NULL, 0, 0, 1) + 1;	/* the command alone */
-	st = timing_run(c, argv, &env);
+	st = timing_run(c, argv, &env, 1);
 	free(argv - 1);
 	kf_env_free(&env);
 
@@ -501,7 +532,7 @@ timing_ncu(struct ncu_chain *c)
 		pre[6] = "none";
 	}
 	argv = ncu_argv(c, pre, 0, 't', 1);
-	st = timing_run(c, argv, &c->env);
+	st = timing_run(c, argv, &c->env, 0);
 	free(argv);
 	free(out);
 	/* A program that fails after its kernels still leaves their times. */

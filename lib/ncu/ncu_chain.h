@@ -161,6 +161,10 @@ int ncu_gpu_lock(double *waited);
 /* The same, held op (LOCK_EX, or LOCK_SH beside other jobs' shared work);
  * a lock held the other way is converted. */
 int ncu_gpu_lock_as(int op, double *waited);
+/* A program asked for the GPU (a gate of its own: lib/ncu/gate, kf's
+ * tracer): had alone, then the answer written to the file ack ("locked
+ * WAITED_S"); *waited: the seconds. 0, or -1 on a stop signal. */
+int ncu_gpu_grant(const char *ack, double *waited);
 void ncu_gpu_unlock(void);
 /* The seconds this process has had the lock alone (LOCK_EX), its timing
  * and detailed runs together: what paces a sweep; -1 when it never had

@@ -51,6 +51,8 @@
 
 #define POLL 0.02		/* seconds between looks at the ports */
 #define KILL_WAIT 10.0		/* for the program ncu ends after --kill */
+#define LINGER_WAIT 10.0	/* for an attach whose program has ended and
+				 * whose report is written */
 #define HELD_MAXC "2"		/* --max-connections of one process's port */
 
 
@@ -280,6 +282,14 @@ per_process_sel(struct ncu_chain *c, struct buf *asel)
 	return 0;
 }
 
+/* The report of the attach to the i-th process (from 0) that listened. */
+static char *
+attach_report(const struct ncu_chain *c, int i)
+{
+	return c->procs <= 1 ? ncu_out_path(c, NCU_REPORT_REP NCU_REP_EXT) :
+	    xasprintf("%s/%s.%d%s", c->dir, NCU_REPORT_REP, i + 1, NCU_REP_EXT);
+}
+
 /* The detailed run on the held program: one attach for each of the
  * c->procs processes the timing run traced, each started once its process
  * listens on its port (it may still be starting: up to the timing run's
@@ -298,7 +308,7 @@ attach_detail(struct ncu_chain *c)
 	struct buf asel = {0};
 	char why[160] = "", *out;
 	double start, deadline, waited, first = 0, held_end = 0;
-	int seen[NCU_NPORTS] = {0}, ok_sel = 1;
+	int seen[NCU_NPORTS] = {0}, lingered[NCU_NPORTS] = {0}, ok_sel = 1;
 
 	if (ncu_gpu_lock(&waited) != 0)
 		ncu_chain_stopped(c);
@@ -351,8 +361,13 @@ attach_detail(struct ncu_chain *c)
 	if (n > 0)
 		ncu_time_add(c, "listen_wait_s", first - start);
 	/* The attaches, to their end or the limit; the GPU is let go once the
-	 * program has ended. */
+	 * program has ended. An attach that has written its report and lives
+	 * on LINGER_WAIT s after the program's end is ended: on an H100 ncu's
+	 * attach to a JAX program waited on after a process the program
+	 * started at its exit crashed, and its report was whole. */
 	for (i = 0; i < n; i++) {
+		char *rep = attach_report(c, i);
+
 		while (!ncu_proc_done(hs[i]) && kf_now() < deadline) {
 			int got = ncu_proc_wait(hs[i], kf_now() + 0.1 < deadline ? kf_now() + 0.1 : deadline);
 
@@ -362,7 +377,16 @@ attach_detail(struct ncu_chain *c)
 				held_end = kf_now();
 				ncu_gpu_unlock();
 			}
+			if (held_end > 0 && kf_now() - held_end >= LINGER_WAIT && kf_is_file(rep) &&
+			    !ncu_proc_done(hs[i])) {
+				fprintf(stderr, "kf-ncu: ncu's attach had written its report and "
+				    "still ran %.0f s after the program's end; it was ended\n",
+				    kf_now() - held_end);
+				ncu_proc_end(hs[i]);
+				lingered[i] = 1;
+			}
 		}
+		free(rep);
 		if (!ncu_proc_done(hs[i]))
 			c->timed_out = 1;
 	}
@@ -386,9 +410,8 @@ attach_detail(struct ncu_chain *c)
 	/* st: the first attach's status of those that left a report; fst: of
 	 * those that did not */
 	for (i = 0; i < n; i++) {
-		int k = ncu_proc_done(hs[i]) ? ncu_proc_status(hs[i]) : 143;
-		char *rep = c->procs <= 1 ? ncu_out_path(c, NCU_REPORT_REP NCU_REP_EXT) :
-		    xasprintf("%s/%s.%d%s", c->dir, NCU_REPORT_REP, i + 1, NCU_REP_EXT);
+		int k = lingered[i] ? 0 : ncu_proc_done(hs[i]) ? ncu_proc_status(hs[i]) : 143;
+		char *rep = attach_report(c, i);
 
 		if (kf_is_file(rep)) {
 			reports++;
@@ -585,22 +608,6 @@ range_env(struct ncu_chain *c, const char *v[10], char *keep[4])
 	return 0;
 }
 
-/* The program asked for the GPU (its range begins): had alone, the
- * answer written; *waited: the seconds. 0, or -1 on a stop signal. */
-static int
-range_grant(const char *ack, double *waited)
-{
-	FILE *f;
-
-	if (ncu_gpu_lock_as(LOCK_EX, waited) != 0)
-		return -1;
-	if ((f = fopen(ack, "w")) == NULL)
-		kf_warn("cannot write %s:", ack);
-	else
-		fprintf(f, "locked %.3f\n", *waited), fclose(f);
-	return 0;
-}
-
 int
 ncu_held_run(struct ncu_chain *c)
 {
@@ -642,7 +649,7 @@ ncu_held_run(struct ncu_chain *c)
 	while ((got = ncu_proc_wait(a, kf_now() + (range ? 0.01 : 0.1))) == 0) {
 		if (range && range_at == 0 && ncu_file_nonempty(keep[1])) {
 			range_at = kf_now();
-			if (range_grant(keep[2], &range_wait) != 0)
+			if (ncu_gpu_grant(keep[2], &range_wait) != 0)
 				ncu_chain_stopped(c);
 		}
 		if (held_end == 0 && ncu_proc_done(c->held)) {

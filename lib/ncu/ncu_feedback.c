@@ -797,7 +797,7 @@ ncu_feedback(const cJSON *rec, struct kf_fb *fb)
 		kf_rank_machinery_text(&rank, &b);
 		kf_fb_add_buf(fb, FB_KEY, &b);
 	}
-	ncu_xla_note(fb, &rank);
+	ncu_xla_note(fb, &rank, kf_obj(data, "timing"));
 	say_throughput(fb, f->k, focus);
 	raw = kf_str(data, "format") && strcmp(kf_str(data, "format"), "raw") == 0;
 	ncu_rule_say(fb, FB_HEAD, f->k, raw, "SOLBottleneck", "Bottleneck (ncu's SOLBottleneck rule)",

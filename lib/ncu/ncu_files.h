@@ -18,7 +18,7 @@
 #define NCU_TIMING KF_TIMING_CSV		/* the timing run's launches */
 #define NCU_TIMING_MANGLED KF_TIMING_MANGLED_CSV
 #define NCU_TIMELINE KF_TIMING_TIMELINE		/* a traced timing run's timeline */
-#define NCU_RANKING "ncu_ranking.json"		/* the ranking made of them */
+#define NCU_RANKING KF_TIMING_RANKING		/* the ranking made of them */
 #define NCU_TOP "ncu_top.json"			/* the choice */
 #define NCU_DETAILED "ncu_detailed.json"	/* kf-ncu's account of the detailed run */
 #define NCU_TIMINGS "ncu_timings.json"		/* where kf-ncu's time went */
@@ -26,6 +26,8 @@
 #define NCU_GATE_LOG "ncu_gate.log"		/* the gate's wait for the GPU */
 #define NCU_RANGE_REQ "ncu_range.log"		/* the range gate: "start PID" a process */
 #define NCU_RANGE_ACK "ncu_range.ack"		/* ... kf-ncu's answer: the GPU is had */
+#define NCU_TIMING_REQ "ncu_timing_gpu.log"	/* the traced timing run: "cuda PID" a process */
+#define NCU_TIMING_ACK "ncu_timing_gpu.ack"	/* ... kf-ncu's answer: the GPU is had */
 #define NCU_XLA_RESULTS "xla_autotune.txt"	/* XLA's autotuning results */
 #define NCU_TRACE_DIR "trace"			/* kf's tracer's files */
 /* kf's tracer, beside kf-ncu (lib/trace/inject: TRACE_LIB), and the gates

@@ -453,6 +453,20 @@ ncu_gpu_lock(double *waited)
 	return ncu_gpu_lock_as(LOCK_EX, waited);
 }
 
+int
+ncu_gpu_grant(const char *ack, double *waited)
+{
+	FILE *f;
+
+	if (ncu_gpu_lock_as(LOCK_EX, waited) != 0)
+		return -1;
+	if ((f = fopen(ack, "w")) == NULL)
+		kf_warn("cannot write %s:", ack);
+	else
+		fprintf(f, "locked %.3f\n", *waited), fclose(f);
+	return 0;
+}
+
 void
 ncu_gpu_unlock(void)
 {

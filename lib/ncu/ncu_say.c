@@ -18,6 +18,29 @@
 
 /* kf-feedback */
 
+/* The launches data.timing (t) sets aside from the program's steady state
+ * (ncu_steady.c), by the name of their entry: set_aside's, or in a record
+ * of before, autotuning's. Each one's entry, or NULL. */
+static const cJSON *
+aside_entry(const cJSON *t, const char *name)
+{
+	const cJSON *e;
+
+	if (name == NULL)
+		return NULL;
+	cJSON_ArrayForEach(e, kf_arr(t, "set_aside"))
+		if (kf_str(e, "name") && strcmp(kf_str(e, "name"), name) == 0)
+			return e;
+	e = kf_obj(t, "autotuning");
+	return !kf_arr(t, "set_aside") && kf_str(e, "name") && strcmp(kf_str(e, "name"), name) == 0 ?
+	    e : NULL;
+}
+
+/* The ranking is of the steady state: the entries the timing run set
+ * aside before it (XLA's or an autotuner's candidates, cache flushes,
+ * launches outside the program's own profiler range) are not the work the
+ * detailed run repeats, so they are neither ranked nor in its total, the
+ * whole of every share and finding; timing_head says what they were. */
 int
 ncu_timing_rank(const cJSON *data, struct kf_rank *rank)
 {
@@ -27,7 +50,7 @@ ncu_timing_rank(const cJSON *data, struct kf_rank *rank)
 	cJSON_ArrayForEach(k, kf_arr(t, "kernels")) {
 		const cJSON *ns = cJSON_GetObjectItemCaseSensitive(k, "total_ns");
 
-		if (kf_str(k, "name") && cJSON_IsNumber(ns)) {
+		if (kf_str(k, "name") && cJSON_IsNumber(ns) && !aside_entry(t, kf_str(k, "name"))) {
 			kf_rank_add(rank, kf_str(k, "name"), ns->valuedouble,
 			    (long)kf_num(k, "launches", 0));
 			n++;
@@ -47,33 +70,43 @@ signame_of(double n)
 	return s ? s : "a signal";
 }
 
-/* A note when most of the timing run's GPU time came before its steady
- * state (XLA's autotuning, an autotuner's timed runs between cache
- * flushes: ncu_steady.c), or is XLA's autotuning in a ranking of before.
- * Measured on the H200 with a Flax CNN: 99.5% of 135 ms in XLA's
- * autotuning, the 5 steps' 135 launches after it. */
+/* A note when most of the timing run's GPU time (t: data.timing) came
+ * before its steady state (XLA's autotuning, an autotuner's timed runs
+ * between cache flushes: ncu_steady.c), or is XLA's machinery in a ranking
+ * of before. Measured on the H200 with a Flax CNN: 99.5% of 135 ms in
+ * XLA's autotuning, the 5 steps' 135 launches after it. */
 void
-ncu_xla_note(struct kf_fb *fb, const struct kf_rank *rank)
+ncu_xla_note(struct kf_fb *fb, const struct kf_rank *rank, const cJSON *t)
 {
-	const struct kf_rank_ent *warm = kf_rank_find(rank, TUNE_NAME, NULL);
-	double share = 0;
+	const cJSON *warm = aside_entry(t, TUNE_NAME), *e;
+	double ns = 0, all = kf_num(t, "total_ns", 0), share;
+	const char *wn;
 	size_t i;
 
 	if (warm == NULL)
-		warm = kf_rank_find(rank, BENCH_NAME, NULL);
+		warm = aside_entry(t, BENCH_NAME);
+	if (warm == NULL && (e = kf_obj(t, "autotuning")) && aside_entry(t, kf_str(e, "name")))
+		warm = e;
+	cJSON_ArrayForEach(e, kf_arr(t, "set_aside"))
+		if (kf_str(e, "name") && (strcmp(kf_str(e, "name"), TUNE_NAME) == 0 ||
+		    strcmp(kf_str(e, "name"), BENCH_NAME) == 0))
+			ns += kf_num(e, "total_ns", 0);
+	if (!kf_arr(t, "set_aside") && warm)
+		ns += kf_num(warm, "total_ns", 0);
 	for (i = 0; i < rank->n; i++)
-		if (rank->v[i].machine && (rank->v[i].machine == (warm ? warm->machine : NULL) ||
-		    strcmp(rank->v[i].machine->framework, "XLA") == 0))
-			share += rank->v[i].share;
+		if (rank->v[i].machine && strcmp(rank->v[i].machine->framework, "XLA") == 0)
+			ns += rank->v[i].total_ns;
+	share = all > 0 ? 100 * ns / all : 0;
 	if (share < 50)
 		return;
+	wn = warm ? kf_str(warm, "name") : NULL;
 	if (warm)
 		kf_fb_add(fb, FB_KEY, "Note: %.1f%% of the timing run's GPU time came before "
-		    "its steady state (%s, set aside above: %ld launches, the autotuner's timed "
+		    "its steady state (%s, set aside above: %.0f launches, the autotuner's timed "
 		    "runs of candidates among them), so the kernels ranked are those the "
 		    "program ran after it, which the detailed run repeats.", share,
-		    strcmp(warm->machine->framework, "XLA") == 0 ? "XLA's autotuning" :
-		    "autotuning timed between cache flushes", warm->launches);
+		    wn && strncmp(wn, "XLA ", 4) == 0 ? "XLA's autotuning" :
+		    "autotuning timed between cache flushes", kf_num(warm, "launches", 0));
 	else
 		kf_fb_add(fb, FB_KEY, "Note: %.1f%% of the timing run's GPU time is XLA's "
 		    "autotuning (set aside above), so the kernels ranked after it may be the "
@@ -202,6 +235,30 @@ retried_say(struct kf_fb *fb, const cJSON *t)
 	buf_free(&b);
 }
 
+/* After what the timing run set aside (t: data.timing): "; the ranking
+ * below and every share, the findings' included, are of the other N
+ * launches, its steady state (T)". */
+static void
+steady_say(struct buf *b, const cJSON *t)
+{
+	double ns = kf_num(t, "total_ns", 0), l = kf_num(t, "launches", 0);
+	const cJSON *e;
+	int n = 0;
+
+	cJSON_ArrayForEach(e, kf_arr(t, "kernels"))
+		if (aside_entry(t, kf_str(e, "name"))) {
+			ns -= kf_num(e, "total_ns", 0);
+			l -= kf_num(e, "launches", 0);
+			n++;
+		}
+	if (n == 0)
+		return;
+	buf_printf(b, "; the ranking below and every share, the findings' included, are of "
+	    "the other %.0f launch%s, its steady state (", l, l == 1 ? "" : "es");
+	kf_fmt_ns(b, ns > 0 ? ns : 0);
+	buf_putc(b, ')');
+}
+
 /* "A timing run measured all N kernel launches (T of GPU time in K
  * kernels", and what the launches set aside from its steady state are
  * (ncu_steady.c), or, in a record of before, XLA's timed runs of
@@ -220,6 +277,7 @@ timing_head(struct buf *b, const cJSON *t)
 		    "launches of XLA's autotuner, its timed runs of candidates",
 		    kf_str(at, "name") ? kf_str(at, "name") : "XLA autotuning",
 		    kf_num(at, "launches", 0), kf_num(at, "kernel_count", 0));
+		steady_say(b, t);
 		return;
 	}
 	cJSON_ArrayForEach(e, kf_arr(t, "set_aside")) {
@@ -237,6 +295,7 @@ timing_head(struct buf *b, const cJSON *t)
 		else if (strcmp(n, OUTSIDE_NAME) == 0)
 			buf_puts(b, " outside the program's own profiler range");
 	}
+	steady_say(b, t);
 }
 
 void
@@ -394,7 +453,7 @@ ncu_timing_only(struct kf_fb *fb, const cJSON *data)
 		kf_rank_machinery_text(&rank, &b);
 		kf_fb_add_buf(fb, FB_KEY, &b);
 	}
-	ncu_xla_note(fb, &rank);
+	ncu_xla_note(fb, &rank, t);
 	if (st && strcmp(st, "ok") != 0)
 		xla_crash_note(fb, &rank, kf_obj(t, "detailed_run"));
 	kf_rank_text(&rank, &b, fb->opt->top);

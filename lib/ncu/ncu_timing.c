@@ -260,6 +260,7 @@ struct build {
 	struct tk *v;
 	size_t n, cap;
 	double total;
+	long steady_first, steady_last;	/* the steady state's launch IDs; -1: none */
 };
 
 static struct tcount *
@@ -354,8 +355,16 @@ static void
 build_launch(void *arg, const struct trow *r)
 {
 	struct build *b = arg;
+	const char *aside = ncu_steady_entry(b->steady, r);
+	double id;
 
-	build_add(b, r, ncu_steady_entry(b->steady, r));
+	build_add(b, r, aside);
+	if (aside == NULL && kf_parse_number(r->id, &id)) {
+		if (b->steady_first < 0 || (long)id < b->steady_first)
+			b->steady_first = (long)id;
+		if ((long)id > b->steady_last)
+			b->steady_last = (long)id;
+	}
 }
 
 /* From the demangled export of the same report: each kernel's name, from
@@ -529,6 +538,7 @@ static int
 build_scan(struct build *b, const char *path, struct timing_rd *t)
 {
 	b->steady = ncu_steady_new();
+	b->steady_first = b->steady_last = -1;
 	if (ncu_timing_scan(path, steady_launch, b, t, 0) < 0)
 		return -1;
 	ncu_steady_end(b->steady);
@@ -577,6 +587,14 @@ ncu_ranking_csv(const char *csv)
 	cJSON_AddNumberToObject(o, "launches", (double)t.launches);
 	cJSON_AddNumberToObject(o, "kernel_count", (double)b.n);
 	aside_json(&b, o);
+	/* where the steady state lies among the launches, when some were set
+	 * aside: a traced timeline's window (trace_select.c) */
+	if (kf_arr(o, "set_aside") && b.steady_first >= 0) {
+		cJSON *ids = cJSON_AddArrayToObject(o, "steady_ids");
+
+		cJSON_AddItemToArray(ids, cJSON_CreateNumber((double)b.steady_first));
+		cJSON_AddItemToArray(ids, cJSON_CreateNumber((double)b.steady_last));
+	}
 	cJSON_AddNumberToObject(o, "total_ns", b.total);
 	cJSON_AddNumberToObject(o, "process_count", (double)b.pids.n);
 	cJSON_AddItemToObject(o, "processes", counts_json(&b.pids, "pid", MAX_PROCS, 0));

@@ -114,6 +114,11 @@ enum { KF_SELECT_NONE = 2 };	/* what a selector returns: above */
  * also writes beside the CSV what only they show: {"timeline"}, as its own
  * kf-read gives it; ncu's reader adds it to data.timing. */
 #define KF_TIMING_TIMELINE "trace_timeline.json"
+/* With KF_SELECT_WRITE, ncu's selector writes its ranking beside the CSV;
+ * its "steady_ids" ([first, last] launch ID, where launches were set aside
+ * before the steady state) give a timing source the window of its
+ * timeline. */
+#define KF_TIMING_RANKING "ncu_ranking.json"
 typedef int kf_select_fn(long k, const char *file, int flags, struct buf *out);
 
 /* kf-feedback: add the sections and the analysis for a collated record. */

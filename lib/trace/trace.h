@@ -122,5 +122,9 @@ char **trace_list(const char *dir, size_t *n);
 
 /* data from the files of a trace (kf-read's "data"): n >= 1. */
 cJSON *trace_data(struct trace_file *const *f, size_t n);
+/* The same, the timeline's window the steady state a choice found, from
+ * the start of its first launch to the end of its last (CUPTI's times; no
+ * window when to <= from). */
+cJSON *trace_data_window(struct trace_file *const *f, size_t n, int64_t from, int64_t to);
 
 #endif

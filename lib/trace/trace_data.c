@@ -54,7 +54,8 @@ struct acc {
 	size_t nk, capk;
 	struct span *sp;
 	size_t nsp, capsp;
-	double *dur;		/* every launch's duration */
+	double *dur;		/* every launch's duration (sorted by timeline()) */
+	int64_t *dstart, *dend;	/* each launch's start and end, in order */
 	size_t ndur, capdur;
 	struct range *r;
 	size_t nr, capr;
@@ -64,6 +65,7 @@ struct acc {
 				 * to the last kernel's end */
 	int64_t rfirst, rlast;	/* the launches inside the program's profiler
 				 * range: the first's start, the last's end */
+	int64_t sfirst, slast;	/* the steady state a choice found, the caller's */
 	struct kf_chains *chains;
 };
 
@@ -153,7 +155,14 @@ add_kernels(struct acc *a, const struct trace_file *f)
 			g->pid = -1;
 		if (g->first == 0 || k->start < g->first)
 			g->first = k->start;
-		KF_GROW(a->dur, a->ndur, a->capdur, 1024);
+		if (a->ndur == a->capdur) {
+			a->capdur = kf_grow_cap(a->capdur, a->ndur + 1, 1024);
+			a->dur = xrealloc(a->dur, a->capdur * sizeof *a->dur);
+			a->dstart = xrealloc(a->dstart, a->capdur * sizeof *a->dstart);
+			a->dend = xrealloc(a->dend, a->capdur * sizeof *a->dend);
+		}
+		a->dstart[a->ndur] = k->start;
+		a->dend[a->ndur] = k->end;
 		a->dur[a->ndur++] = ns;
 		add_span(a, k->start, k->end, g->demangled);
 		if (k->end > a->klast)
@@ -299,7 +308,36 @@ bucket(cJSON *o, const char *key, double n, double ns)
 	return b;
 }
 
-/* The traced window (man/kf.7): the program's own profiler range where it
+/* The launches that began in the window [a->kfirst, a->klast]: their
+ * count, the short ones, the median duration, into o. */
+static void
+window_launches(const struct acc *a, cJSON *o)
+{
+	double *d = xcalloc(a->ndur + 1, sizeof *d), nshort = 0, short_ns = 0;
+	size_t i, n = 0;
+
+	for (i = 0; i < a->ndur; i++)
+		if (a->dstart[i] >= a->kfirst && a->dstart[i] <= a->klast) {
+			d[n] = (double)(a->dend[i] - a->dstart[i]);
+			if (d[n] < SHORT_NS) {
+				nshort++;
+				short_ns += d[n];
+			}
+			n++;
+		}
+	cJSON_AddNumberToObject(o, "launches", (double)n);
+	bucket(o, "short_launches", nshort, short_ns);
+	if (n > 0) {
+		kf_sort(d, n, sizeof *d, cmp_dbl);
+		cJSON_AddNumberToObject(o, "median_launch_ns", d[n / 2]);
+	} else {
+		cJSON_AddNullToObject(o, "median_launch_ns");
+	}
+	free(d);
+}
+
+/* The traced window (man/kf.7): the steady state a choice found where the
+ * caller gives it (trace_data_window), else the program's own profiler range where it
  * has one (its launches' span), else from the first launch of the
  * program's kernel with the most GPU time (setup before it, loading and
  * copying weights, is not the program's steady work) to the last kernel's
@@ -328,8 +366,12 @@ window(struct acc *a, int64_t first)
 		a->kfirst = a->rfirst;
 		a->klast = a->rlast;
 	}
-	cJSON_AddStringToObject(o, "from", a->rlast > a->rfirst ? "profiler_range" :
-	    "top_kernel");
+	if (a->slast > a->sfirst) {
+		a->kfirst = a->sfirst;
+		a->klast = a->slast;
+	}
+	cJSON_AddStringToObject(o, "from", a->slast > a->sfirst ? "steady_state" :
+	    a->rlast > a->rfirst ? "profiler_range" : "top_kernel");
 	cJSON_AddNumberToObject(o, "start_ns", (double)(a->kfirst - first));
 	for (i = 0; i < a->nsp; i++) {
 		s0 = a->sp[i].start > a->kfirst ? a->sp[i].start : a->kfirst;
@@ -368,6 +410,7 @@ window(struct acc *a, int64_t first)
 	cJSON_AddNumberToObject(o, "outside_ns", out);
 	cJSON_AddNumberToObject(o, "outside_gaps", nout);
 	cJSON_AddNumberToObject(o, "host_copy_ns", copies);
+	window_launches(a, o);
 	return o;
 }
 
@@ -570,6 +613,8 @@ acc_free(struct acc *a)
 	free(a->k);
 	free(a->sp);
 	free(a->dur);
+	free(a->dstart);
+	free(a->dend);
 	free(a->r);
 	kf_map_free(&a->byname);
 	cJSON_Delete(a->copies);
@@ -579,11 +624,20 @@ acc_free(struct acc *a)
 cJSON *
 trace_data(struct trace_file *const *f, size_t n)
 {
+	return trace_data_window(f, n, 0, 0);
+}
+
+cJSON *
+trace_data_window(struct trace_file *const *f, size_t n, int64_t from, int64_t to)
+{
 	cJSON *data = cJSON_CreateObject(), *files, *ks, *sets, *syncs;
 	struct acc a = {0};
 	int64_t t0 = 0, t1 = 0;
 	double total = 0;
 	size_t i;
+
+	a.sfirst = from;
+	a.slast = to;
 
 	a.copies = cJSON_CreateObject();
 	a.chains = kf_chains_new();

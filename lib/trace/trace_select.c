@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 
 #include "err.h"
+#include "lines.h"
 #include "mem.h"
 #include "path.h"
 #include "record.h"
@@ -101,10 +102,11 @@ parent(const char *dir)
 	return n == 0 ? xstrdup(".") : xstrndup(dir, n);
 }
 
-/* The timing CSVs of f into the folder up: *csv its ncu_timing.csv. */
+/* The timing CSVs of f into the folder up: *csv its ncu_timing.csv; *lp
+ * its launches in ID order (*np of them; the caller frees *lp). */
 static int
 timing_csvs(const char *dir, const char *up, struct trace_file *const *f, size_t nf,
-    char **csv)
+    char **csv, struct launch_in_file **lp, size_t *np)
 {
 	struct launch_in_file *l = NULL;
 	size_t n = 0, cap = 0, i, j;
@@ -131,15 +133,55 @@ timing_csvs(const char *dir, const char *up, struct trace_file *const *f, size_t
 		st = -1;
 	}
 	free(mangled);
-	free(l);
+	*lp = l;
+	*np = n;
 	return st;
 }
 
-/* KF_TIMING_TIMELINE into the folder up: the trace's timeline. */
-static void
-timeline_file(const char *up, struct trace_file *const *f, size_t nf)
+/* The steady state that ncu's choice found among the launches l (in ID
+ * order, n of them), from its ranking in the folder up (KF_TIMING_RANKING's
+ * steady_ids, written when launches were set aside before it): the start
+ * of its first launch and the latest end of its launches into *from and
+ * *to; 0, or -1 when it has none. */
+static int
+steady_window(const char *up, const struct launch_in_file *l, size_t n, int64_t *from,
+    int64_t *to)
 {
-	cJSON *d = trace_data(f, nf), *o = cJSON_CreateObject();
+	char *path = kf_path_join(up, KF_TIMING_RANKING);
+	struct kf_lines in;
+	cJSON *o = NULL, *ids;
+	double a = -1, b = -1;
+	size_t i;
+
+	if (kf_lines_open(&in, path) == 0) {
+		if (kf_lines_next(&in) == 1)
+			o = kf_json_parse(in.s, in.len);
+		kf_lines_close(&in);
+	}
+	free(path);
+	ids = o ? cJSON_GetObjectItemCaseSensitive(o, "steady_ids") : NULL;
+	if (cJSON_GetArraySize(ids) == 2 && cJSON_IsNumber(cJSON_GetArrayItem(ids, 0)) &&
+	    cJSON_IsNumber(cJSON_GetArrayItem(ids, 1))) {
+		a = cJSON_GetArrayItem(ids, 0)->valuedouble;
+		b = cJSON_GetArrayItem(ids, 1)->valuedouble;
+	}
+	cJSON_Delete(o);
+	if (a < 0 || b < a || b >= (double)n)
+		return -1;
+	*from = l[(size_t)a].k->start;
+	*to = l[(size_t)a].k->end;
+	for (i = (size_t)a; i <= (size_t)b; i++)
+		if (l[i].k->end > *to)
+			*to = l[i].k->end;
+	return 0;
+}
+
+/* KF_TIMING_TIMELINE into the folder up: the trace's timeline, its window
+ * the steady state [from, to] where to > from. */
+static void
+timeline_file(const char *up, struct trace_file *const *f, size_t nf, int64_t from, int64_t to)
+{
+	cJSON *d = trace_data_window(f, nf, from, to), *o = cJSON_CreateObject();
 	char *path = kf_path_join(up, KF_TIMING_TIMELINE), *s;
 	FILE *out = NULL;
 	int ok;
@@ -195,8 +237,9 @@ trace_select(long k, const char *dir, int flags, struct buf *out)
 {
 	const struct kf_profiler *ncu = kf_profiler_find("ncu");
 	struct trace_file **f;
+	struct launch_in_file *l = NULL;
 	char **paths, *csv = NULL, *up = NULL, *tmp = NULL;
-	size_t n, i, whole = 0;
+	size_t n, i, whole = 0, nl = 0;
 	int st = 1;
 
 	if ((paths = trace_list(dir, &n)) == NULL) {
@@ -225,11 +268,18 @@ trace_select(long k, const char *dir, int flags, struct buf *out)
 	} else if (ncu == NULL || ncu->select == NULL)
 		kf_warn("no ncu selector to choose the kernels");
 	else if ((up = flags & KF_SELECT_WRITE ? parent(dir) : (tmp = scratch())) != NULL &&
-	    timing_csvs(dir, up, f, n, &csv) == 0) {
-		if (flags & KF_SELECT_WRITE)
-			timeline_file(up, f, n);
+	    timing_csvs(dir, up, f, n, &csv, &l, &nl) == 0) {
 		st = ncu->select(k, csv, flags, out);
+		/* the timeline's window is the steady state the choice found */
+		if (flags & KF_SELECT_WRITE) {
+			int64_t from = 0, to = 0;
+
+			if (steady_window(up, l, nl, &from, &to) != 0)
+				from = to = 0;
+			timeline_file(up, f, n, from, to);
+		}
 	}
+	free(l);
 	if (up != tmp)
 		free(up);
 	scratch_remove(tmp);

@@ -17,7 +17,10 @@
 #      sweeps'
 #   6. the single ops again with RANGE=1 at -j5
 # PLAN (names, run in the order above) picks the sweeps; ops_gate, ops_gate_j5
-# and fused_gate sweep with GATE=1 instead (ncu's attach started beside
+# and fused_gate sweep with GATE=1 instead; fused_top2, fused_top1 and
+# alone_top2 (after fused_gate) sweep with --top 2 or 1 (each program timed
+# by kf's tracer, then only its 2 or 1 kernels with the most time detailed:
+# fewer detailed launches, the ranking and chains from the trace) (ncu's attach started beside
 # another job's profiling, gated at its connection); fused_lean and ops_lean
 # (after the others) collect only what kf reads: each job's profiler_args
 # add --section SourceCounters and --metrics of examples/h200/passes/
@@ -78,6 +81,11 @@ sweep ops_range_j5 "$out/ops.jsonl" 20 1 5 70
 sweep ops_gate "$out/ops.jsonl" 20 0 3 90
 sweep ops_gate_j5 "$out/ops.jsonl" 20 0 5 80
 sweep fused_gate "$out/fused.jsonl" 6 0 3 70
+sweep fused_top2 "$out/fused.jsonl" 6 0 3 70
+sweep fused_top1 "$out/fused.jsonl" 6 0 3 70
+sweep alone_top2 "$out/alone.jsonl" 4 0 1 60
+sweep fused_top1_j5 "$out/fused.jsonl" 6 0 5 60
+sweep fused_top2_j5 "$out/fused.jsonl" 6 0 5 60
 sweep fused_lean "$out/fused_lean.jsonl" 6 0 3 70
 sweep ops_lean "$out/ops_lean.jsonl" 20 0 3 90
 

@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 /* __cxa_demangle, from libstdc++ (linked in) */
@@ -501,6 +502,38 @@ enable(CUpti_ActivityKind k, const char *what)
 		fprintf(stderr, "kftrace: CUPTI cannot record %s\n", what);
 }
 
+/* kf-ncu's timing run under a sweep's GPU lock (KF_TRACE_GPU_REQ, _ACK and
+ * _PID set): the process's first CUDA call waits here until kf-ncu holds
+ * the GPU alone, so that the program's start-up before it runs beside
+ * other jobs' profiling. A line "cuda PID" appended to KF_TRACE_GPU_REQ
+ * asks; the file KF_TRACE_GPU_ACK answers, once for every process of the
+ * program. Were kf-ncu (KF_TRACE_GPU_PID) gone, the program goes on. */
+static void
+gpu_gate(void)
+{
+	const char *req = getenv("KF_TRACE_GPU_REQ"), *ack = getenv("KF_TRACE_GPU_ACK");
+	const char *pid = getenv("KF_TRACE_GPU_PID");
+	struct timespec nap = { 0, 2000000 };
+	struct stat st;
+	char line[40];
+	pid_t kf;
+	int fd, n;
+
+	if (req == NULL || ack == NULL || pid == NULL || (kf = (pid_t)atol(pid)) <= 0 ||
+	    stat(ack, &st) == 0)
+		return;
+	if ((fd = open(req, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666)) < 0)
+		return;
+	n = snprintf(line, sizeof line, "cuda %ld\n", (long)getpid());
+	if (write(fd, line, (size_t)n) != n) {
+		close(fd);
+		return;
+	}
+	close(fd);
+	while (stat(ack, &st) != 0 && (kill(kf, 0) == 0 || errno == EPERM))
+		nanosleep(&nap, NULL);
+}
+
 int InitializeInjection(void);
 
 int
@@ -511,6 +544,7 @@ InitializeInjection(void)
 
 	if (dir == NULL || *dir == '\0' || T.fd >= 0 || T.finished)
 		return 1;
+	gpu_gate();
 	nvtx_injection();
 	if (open_trace(dir) != 0)
 		return 1;
