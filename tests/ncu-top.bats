@@ -251,6 +251,14 @@ ncu_run() {
 	assert_output --regexp '^locked [0-9]+\.[0-9]{3}$'
 	jq -e '.collated.timings | .timing_before_cuda_s >= 0.3 and .timing_run_s > .timing_before_cuda_s and
 		.gpu_held_s <= .total_s - .timing_before_cuda_s' "$T/gl.json"
+	# another job holds the GPU for 2 s: the program waits at its first
+	# CUDA call, and that wait is the lock's, not the timing run's
+	flock "$KF_NCU_GPU_LOCK" sh -c ': >"$1"; sleep 2' _ "$T/held" &
+	while [ ! -e "$T/held" ]; do sleep 0.01; done
+	chain gw --top 3 -- "$TOP/tests/fake/traced-program" "$R/trace.881.kft.gz" 0 0.3
+	wait
+	jq -e '.collated.timings | .gpu_wait_s >= 1 and .timing_before_cuda_s >= 0.3 and
+		.timing_run_s < .timing_before_cuda_s + .gpu_wait_s' "$T/gw.json"
 	# the same as chosen without the lock
 	unset KF_NCU_GPU_LOCK FAKE_TRACED_PROBE
 	chain free3 --top 3 -- "$TOP/tests/fake/traced-program" "$R/trace.881.kft.gz" 0 0.3

@@ -403,8 +403,12 @@ timing_run(struct ncu_chain *c, char **argv, struct kf_env *env, int asks)
 		ncu_chain_stopped(c);
 	ncu_gpu_unlock();
 	ncu_time_add(c, "gpu_wait_s", waited);
-	c->timing_s = lround(kf_now() - t);
-	ncu_time_add(c, "timing_run_s", kf_now() - t);
+	/* the program's own time: a wait for the GPU at its first CUDA call
+	 * is the wait's */
+	if (asked == 0)
+		waited = 0;
+	c->timing_s = lround(kf_now() - t - waited);
+	ncu_time_add(c, "timing_run_s", kf_now() - t - waited);
 	/* the program's start-up, off the GPU's time */
 	if (asked > 0)
 		ncu_time_add(c, "timing_before_cuda_s", asked - t);
