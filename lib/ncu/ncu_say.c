@@ -78,20 +78,20 @@ signame_of(double n)
 void
 ncu_xla_note(struct kf_fb *fb, const struct kf_rank *rank, const cJSON *t)
 {
-	const cJSON *warm = aside_entry(t, TUNE_NAME), *e;
+	const cJSON *warm = NULL, *e;
 	double ns = 0, all = kf_num(t, "total_ns", 0), share;
 	const char *wn;
 	size_t i;
 
-	if (warm == NULL)
-		warm = aside_entry(t, BENCH_NAME);
-	if (warm == NULL && (e = kf_obj(t, "autotuning")) && aside_entry(t, kf_str(e, "name")))
-		warm = e;
+	/* what came before the steady state: XLA's autotuning first, an
+	 * autotuner's timed runs; in a record of before, its one entry */
 	cJSON_ArrayForEach(e, kf_arr(t, "set_aside"))
-		if (kf_str(e, "name") && (strcmp(kf_str(e, "name"), TUNE_NAME) == 0 ||
-		    strcmp(kf_str(e, "name"), BENCH_NAME) == 0))
+		if ((wn = kf_str(e, "name")) && (strcmp(wn, TUNE_NAME) == 0 || strcmp(wn, BENCH_NAME) == 0)) {
 			ns += kf_num(e, "total_ns", 0);
-	if (!kf_arr(t, "set_aside") && warm)
+			if (warm == NULL || strcmp(wn, TUNE_NAME) == 0)
+				warm = e;
+		}
+	if (!kf_arr(t, "set_aside") && (warm = kf_obj(t, "autotuning")) != NULL)
 		ns += kf_num(warm, "total_ns", 0);
 	for (i = 0; i < rank->n; i++)
 		if (rank->v[i].machine && strcmp(rank->v[i].machine->framework, "XLA") == 0)
