@@ -58,7 +58,7 @@ endif
 # RANGE=1: a job whose ncu profiles only the program's own profiler range
 # (WRAP_FLAGS with -a --profile-from-start -a off) holds the GPU shared
 # until its range starts, beside other jobs' work before theirs, and alone
-# from then on (kf-ncu, KF_NCU_RANGE).
+# from then on, both runs of --top (kf-ncu, KF_NCU_RANGE).
 RANGE ?= 0
 ifeq ($(RANGE),1)
 export KF_NCU_RANGE = 1

@@ -270,6 +270,105 @@ ncu_run() {
 	jq -e '.collated.timings | has("timing_before_cuda_s") | not' "$T/free3.json"
 }
 
+@test "--top with kf's tracer and the range gate (KF_NCU_RANGE=1, --profile-from-start off): each run's work before its range beside other jobs' such work, its range with the GPU alone" {
+	R="$TOPFIX/programs/rn50-traced"
+	recorded "$R"
+	export KF_NCU_GPU_LOCK="$T/gpu.lock" KF_NCU_RANGE=1 FAKE_TRACED_PROBE=1 FAKE_RANGE_PRE=0.5
+	# 0.3 s of start-up, then 0.5 s of work before the range, in each run
+	chain rg --top 3 -a --profile-from-start -a off -- "$TOP/tests/fake/traced-program" "$R/trace.881.kft.gz" 0 0.3
+	D=$(jq -r '.passes[0].output_dir' "$T/rg.json")
+	run jq -r .run.stdout "$T/rg.run"
+	# the timing run: shared from its first CUDA call, alone from its range
+	assert_line "traced-program: start-up: the GPU's lock is free"
+	assert_line "traced-program: first CUDA call: the GPU's lock is held shared"
+	# ... and the held detailed run after it
+	[ "$(grep -c "^traced-program: before the range: the GPU's lock is held shared$" <<<"$output")" -eq 2 ]
+	[ "$(grep -c "^traced-program: range: the GPU's lock is held$" <<<"$output")" -eq 2 ]
+	# each run's process asked once, kf-ncu's answers are gone
+	grep -qx 'start [0-9]*' "$D/ncu_timing_range.log"
+	grep -qx 'start [0-9]*' "$D/ncu_range.log"
+	[ "$(cat "$D/ncu_timing_range.log" "$D/ncu_range.log" | wc -l)" -eq 2 ]
+	[ ! -e "$D/ncu_timing_range.ack" ] && [ ! -e "$D/ncu_range.ack" ]
+	# the work before the ranges is not the GPU's alone
+	jq -e '.collated.timings | .timing_before_range_s >= 0.5 and .before_range_s >= 0.5 and
+		.range_wait_s >= 0 and .gpu_wait_s >= .range_wait_s and (has("range_unseen") | not) and
+		.gpu_held_s <= .timing_run_s + .detailed_s - .timing_before_range_s - .before_range_s + 0.05' "$T/rg.json"
+	run jq -c '[.collated.timing.detailed_run.status, .analysis.status, .collated.kernel_count]' "$T/rg.json"
+	assert_output '["ok","ok",3]'
+	# another job's work before its range holds the lock shared for 2 s:
+	# the program's work before its range runs beside it, its range waits
+	flock -s "$KF_NCU_GPU_LOCK" sh -c ': >"$1"; sleep 2' _ "$T/held" &
+	while [ ! -e "$T/held" ]; do sleep 0.01; done
+	chain rw --top 3 -a --profile-from-start -a off -- "$TOP/tests/fake/traced-program" "$R/trace.881.kft.gz" 0 0.3
+	wait
+	jq -e '.collated.timings | .range_wait_s >= 0.8 and .gpu_wait_s >= .range_wait_s and
+		.timing_run_s < 1.5' "$T/rw.json"
+	# once ncu has profiled the launches asked for, the program's end (ncu
+	# ends it) holds the GPU shared, beside other jobs' work before their
+	# ranges: ncu's lines come 0.8 s after it connected, 0.3 s into the
+	# range, 1 s before the program's end
+	FAKE_NCU_LIVE=0.8 FAKE_RANGE_POST=1 chain rs --top 3 -a --profile-from-start -a off -- "$TOP/tests/fake/traced-program" "$R/trace.881.kft.gz"
+	run jq -r .run.stdout "$T/rs.run"
+	# the timing run's end keeps it alone; the detailed run's does not
+	assert_line "traced-program: after the range: the GPU's lock is held"
+	assert_line "traced-program: after the range: the GPU's lock is held shared"
+	jq -e '.collated.timings | .shared_after_s >= 0.75 and .shared_after_s < .detailed_s - 0.5 and
+		.gpu_held_s < .timing_run_s + .shared_after_s - .before_range_s' "$T/rs.json"
+	run jq -c '[.collated.timing.detailed_run.status, .analysis.status, .collated.kernel_count]' "$T/rs.json"
+	assert_output '["ok","ok",3]'
+	# the same kernels chosen as without the gate
+	unset KF_NCU_RANGE FAKE_RANGE_PRE
+	chain nr --top 3 -a --profile-from-start -a off -- "$TOP/tests/fake/traced-program" "$R/trace.881.kft.gz" 0 0.3
+	N=$(jq -r '.passes[0].output_dir' "$T/nr.json")
+	[ "$(jq -c .chosen_keys "$D/ncu_top.json")" = "$(jq -c .chosen_keys "$N/ncu_top.json")" ]
+	[ ! -e "$N/ncu_range.log" ] && [ ! -e "$N/ncu_timing_range.log" ]
+}
+
+@test "--top with the range gate: a range waiting for the GPU alone goes before jobs that start their work before their ranges after it asked" {
+	R="$TOPFIX/programs/rn50-traced"
+	recorded "$R"
+	export KF_NCU_GPU_LOCK="$T/gpu.lock" KF_NCU_RANGE=1 FAKE_RANGE_PRE=0.2
+	# another job at its work before its range, the lock held shared for 3 s
+	flock -s "$KF_NCU_GPU_LOCK" sh -c ': >"$1"; sleep 3' _ "$T/held" &
+	while [ ! -e "$T/held" ]; do sleep 0.01; done
+	chain first --top 3 -a --profile-from-start -a off -- "$TOP/tests/fake/traced-program" "$R/trace.881.kft.gz" &
+	# once its range waits, a second job reaches its first CUDA call
+	until cat "$O"/first/*/ncu_timing_range.log 2>/dev/null | grep -q '^start '; do sleep 0.01; done
+	chain second --top 3 -a --profile-from-start -a off -- "$TOP/tests/fake/traced-program" "$R/trace.881.kft.gz"
+	wait
+	# the first's range waited for the other job; the second's first CUDA
+	# call waited behind it (its waits other than its ranges'), though the
+	# lock was held shared when it asked
+	jq -e '.collated.timings | .range_wait_s >= 1.5' "$T/first.json"
+	jq -e '.collated.timings | .gpu_wait_s - .range_wait_s >= 0.5' "$T/second.json"
+	for id in first second; do
+		run jq -c '[.collated.timing.detailed_run.status, .analysis.status, .collated.kernel_count]' "$T/$id.json"
+		assert_output '["ok","ok",3]'
+	done
+}
+
+@test "--top with the range gate, a range kf cannot see: the timing run and the detailed run are each taken again with the GPU held throughout, and it says so" {
+	R="$TOPFIX/programs/rn50-traced"
+	recorded "$R"
+	export KF_NCU_GPU_LOCK="$T/gpu.lock" KF_NCU_RANGE=1 FAKE_TRACED_PROBE=1 FAKE_RANGE=none
+	chain ru --top 3 -a --profile-from-start -a off -- "$TOP/tests/fake/traced-program" "$R/trace.881.kft.gz"
+	run jq -r .run.stderr "$T/ru.run"
+	assert_line "kf-ncu: the timing run's program reached CUDA and no profiler range of it asked for the GPU (KF_NCU_RANGE: a range kf cannot see, as with CUDA's runtime linked statically, or none); the timing run is taken again with the GPU held from its first CUDA call"
+	assert_line "kf-ncu: ncu profiled the program before its profiler range asked for the GPU (KF_NCU_RANGE: a range kf cannot see, as with CUDA's runtime linked statically); the detailed run is taken again with the GPU held throughout"
+	run jq -r .run.stdout "$T/ru.run"
+	# the timing run taken again has the GPU alone from its first CUDA call
+	assert_line "traced-program: first CUDA call: the GPU's lock is held shared"
+	assert_line "traced-program: first CUDA call: the GPU's lock is held"
+	jq -e '.collated.timings.range_unseen == 2' "$T/ru.json"
+	# the ranking of the run taken again alone: every launch of its trace
+	n=$(gzip -dc "$R/trace.881.kft.gz" | awk -F'\t' '$1 == "E" {
+		for (i = 2; i <= NF; i++) if ($i ~ /^kernels=/) print substr($i, 9) }')
+	run jq -c '[.collated.timing.detailed_run.status, .analysis.status, .collated.kernel_count, .collated.timing.launches]' "$T/ru.json"
+	assert_output "[\"ok\",\"ok\",3,$n]"
+	D=$(jq -r '.passes[0].output_dir' "$T/ru.json")
+	[ "$(ls "$D/trace" | wc -l)" -eq 1 ]
+}
+
 @test "--top: ncu ends the detailed run once its launches are profiled (exit 0); the program's status is the timing run's" {
 	export FAKE_NCU_TIMING="$H200/detailed-multi.csv" FAKE_NCU_CSV="$H200/detailed-multi.csv"
 	chain st --top 2 -- sh -c 'echo ran; exit 3'

@@ -18,18 +18,20 @@ setup() {
 		passes: [{pass: "ncu.000", run: {elapsed_s: 25.55, exit_code: 0}}],
 		collated: {kernel_count: 0, kernels: [], timing: {detailed_run: {timing: "trace"}},
 			timings: {total_s: 25.47, timing_run_s: 16.3, choose_s: 0.03, listen_wait_s: 0.02,
+				timing_before_range_s: 0.4, shared_after_s: 4.9,
 				gpu_wait_s: 1.5, range_wait_s: 0.75, detailed_s: 5.73, ncu_connect_s: 0.53,
 				to_first_profiled_s: 3.09, profiling_s: 2.05, after_last_profiled_s: 0.04,
 				program_under_ncu_s: 5.1, before_range_s: 2.5,
 				exports_s: 1.46, export_details_s: 1.104, export_raw_s: 0.9,
 				gpu_held_s: 6.2, mystery_s: 0.5, launches_profiled: 3, replay_passes: 69,
-				range_unseen: 1, note: "not a number"}}}' >"$T/r.json"
+				range_unseen: 2, note: "not a number"}}}' >"$T/r.json"
 	run -1 kf-feedback --timings "$T/r.json"
 	assert_output "=== gpt2 ===
 Where the time went, in seconds:
     25.55  the whole run under kf-run (passes[0].run.elapsed_s)
     25.47  kf-ncu in all (collated.timings.total_s)
     16.30    the timing run: the program alone, under kf's tracer (collated.timings.timing_run_s)
+     0.40      of it, its work before its profiler range, the GPU's lock shared with other jobs (collated.timings.timing_before_range_s)
      0.03    choosing the kernels from it (collated.timings.choose_s)
      0.02    after the timing run, the wait for the held program to listen (collated.timings.listen_wait_s)
      1.50    waiting for a sweep's GPU lock (collated.timings.gpu_wait_s)
@@ -39,6 +41,7 @@ Where the time went, in seconds:
      3.09      the program's run to its first profiled launch, that launch's replays included (collated.timings.to_first_profiled_s)
      2.05      the other profiled launches, with their replays (collated.timings.profiling_s)
      0.04      after the last profiled launch, to the program's end (collated.timings.after_last_profiled_s)
+     4.90      when every launch asked for was profiled, the GPU's lock shared from then on (collated.timings.shared_after_s)
      5.10      the program under ncu, to its end (the GPU's part) (collated.timings.program_under_ncu_s)
      2.50        of it, its work before its profiler range asked for the GPU, beside other jobs (collated.timings.before_range_s)
      1.46    the exports of ncu's pages, side by side (collated.timings.exports_s)
@@ -48,7 +51,7 @@ Where the time went, in seconds:
      0.50    mystery_s (collated.timings.mystery_s)
 kf-ncu's time beyond the timing run: 9.17 s (total_s less timing_run_s).
 ncu profiled 3 launches (launches_profiled) in 69 replay passes (replay_passes), 23.0 a launch.
-ncu profiled a launch before the program's profiler range asked for the GPU alone, so the run was taken again with the GPU held throughout (range_unseen).
+The range gate found 2 runs not gated (a launch profiled before the program's profiler range asked for the GPU alone, or a timing run in which no range asked), each taken again with the GPU held alone (range_unseen).
 kf-read, kf-collate and kf-feedback come after these and are not in them."
 	# the exit status is the feedback's (no kernel in it: 1)
 	run -1 kf-feedback -t "$T/r.json"

@@ -20,6 +20,8 @@ static const struct row {
 	{ "timing_run_s", 1, "the timing run" },
 	{ "timing_before_cuda_s", 2,
 	    "of it, the program's start-up to its first CUDA call, without a sweep's GPU lock" },
+	{ "timing_before_range_s", 2,
+	    "of it, its work before its profiler range, the GPU's lock shared with other jobs" },
 	{ "choose_s", 1, "choosing the kernels from it" },
 	{ "startup_s", 1, "the program's start-up, to its first CUDA call, where ncu holds it" },
 	{ "listen_wait_s", 1, "after the timing run, the wait for the held program to listen" },
@@ -31,6 +33,8 @@ static const struct row {
 	    "the program's run to its first profiled launch, that launch's replays included" },
 	{ "profiling_s", 2, "the other profiled launches, with their replays" },
 	{ "after_last_profiled_s", 2, "after the last profiled launch, to the program's end" },
+	{ "shared_after_s", 2,
+	    "when every launch asked for was profiled, the GPU's lock shared from then on" },
 	{ "program_under_ncu_s", 2, "the program under ncu, to its end (the GPU's part)" },
 	{ "before_range_s", 3,
 	    "of it, its work before its profiler range asked for the GPU, beside other jobs" },
@@ -129,7 +133,7 @@ kf_timings_rows(struct buf *b, const cJSON *rec)
 {
 	const cJSON *t = lazy2(rec, "collated", "timings"), *e;
 	const char *from = "collated.timings";
-	double launches, passes, total, timing;
+	double launches, passes, total, timing, unseen;
 	int n;
 	size_t i;
 
@@ -178,10 +182,11 @@ kf_timings_rows(struct buf *b, const cJSON *rec)
 	} else if (isfinite(launches)) {
 		buf_puts(b, "ncu profiled no launch (launches_profiled).\n");
 	}
-	if (kf_num(t, "range_unseen", 0) > 0)
-		buf_puts(b, "ncu profiled a launch before the program's profiler range asked for the "
-		    "GPU alone, so the run was taken again with the GPU held throughout "
-		    "(range_unseen).\n");
+	if ((unseen = kf_num(t, "range_unseen", 0)) > 0)
+		buf_printf(b, "The range gate found %.0f run%s not gated (a launch profiled before the "
+		    "program's profiler range asked for the GPU alone, or a timing run in which no "
+		    "range asked), each taken again with the GPU held alone (range_unseen).\n",
+		    unseen, unseen == 1 ? "" : "s");
 	buf_puts(b, "kf-read, kf-collate and kf-feedback come after these and are not in "
 	    "them.\n");
 	return n;

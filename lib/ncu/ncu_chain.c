@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/file.h>
 
 #include "buf.h"
 #include "err.h"
@@ -85,6 +86,32 @@ usage(void)
 	exit(2);
 }
 
+/* The files of the output directory that match pattern removed. */
+static void
+remove_glob(const struct ncu_chain *c, const char *pattern)
+{
+	struct buf b = {0};
+	const char *p;
+	char *pat;
+	glob_t g;
+	size_t j;
+
+	/* DIR may hold glob characters: they are escaped */
+	for (p = c->dir; *p; p++) {
+		if (strchr("*?[\\", *p))
+			buf_putc(&b, '\\');
+		buf_putc(&b, *p);
+	}
+	buf_printf(&b, "/%s", pattern);
+	pat = buf_take(&b);
+	if (glob(pat, 0, NULL, &g) == 0) {
+		for (j = 0; j < g.gl_pathc; j++)
+			unlink(g.gl_pathv[j]);
+		globfree(&g);
+	}
+	free(pat);
+}
+
 /* Files left by an earlier run must not pass for this one's. */
 static void
 remove_stale(struct ncu_chain *c)
@@ -92,37 +119,20 @@ remove_stale(struct ncu_chain *c)
 	static const char *const names[] = { NCU_REPORT, NCU_RAW_PAGE, NCU_SOURCE_PAGE, NCU_TIMING,
 		NCU_TIMING_MANGLED, NCU_TOP, NCU_REPORT_REP NCU_REP_EXT, NCU_TIMING_REP NCU_REP_EXT,
 		NCU_REPORT_MANGLED, NCU_RANKING, NCU_DETAILED, NCU_TIMINGS, NCU_LAUNCH_LOG, NCU_GATE_LOG,
-		NCU_RANGE_REQ, NCU_RANGE_ACK, NCU_TIMING_REQ, NCU_TIMING_ACK, NCU_XLA_RESULTS,
-		NCU_TIMELINE, NULL };
+		NCU_RANGE_REQ, NCU_RANGE_ACK, NCU_TIMING_REQ, NCU_TIMING_ACK, NCU_TIMING_RANGE_REQ,
+		NCU_TIMING_RANGE_ACK, NCU_XLA_RESULTS, NCU_TIMELINE, NULL };
 	static const char *const globs[] = { NCU_REPORT_REP ".[0-9]*" NCU_REP_EXT,
 		"ncu_*.csv.[0-9]*", NCU_TRACE_DIR "/*", NULL };
-	char *p, *pat;
-	glob_t g;
-	size_t i, j;
+	char *p;
+	size_t i;
 
 	for (i = 0; names[i]; i++) {
 		p = ncu_out_path(c, names[i]);
 		unlink(p);
 		free(p);
 	}
-	for (i = 0; globs[i]; i++) {
-		/* DIR may hold glob characters: they are escaped */
-		struct buf b = {0};
-
-		for (p = (char *)c->dir; *p; p++) {
-			if (strchr("*?[\\", *p))
-				buf_putc(&b, '\\');
-			buf_putc(&b, *p);
-		}
-		buf_printf(&b, "/%s", globs[i]);
-		pat = buf_take(&b);
-		if (glob(pat, 0, NULL, &g) == 0) {
-			for (j = 0; j < g.gl_pathc; j++)
-				unlink(g.gl_pathv[j]);
-			globfree(&g);
-		}
-		free(pat);
-	}
+	for (i = 0; globs[i]; i++)
+		remove_glob(c, globs[i]);
 	p = ncu_out_path(c, NCU_TRACE_DIR);
 	rmdir(p);
 	free(p);
@@ -368,16 +378,25 @@ tracer_path(void)
  * kf's tracer (asks: the tracer's gate, lib/trace/inject) the lock is
  * taken when the program's first CUDA call asks for it, so that its
  * start-up before it runs beside other jobs' profiling, as the held
- * detailed run's does; else from the start. env gets the gate's variables. */
+ * detailed run's does (asks 1); else from the start (0). With the range
+ * gate too (asks 2, where ncu_range_env gives one) it is taken shared there, beside other jobs' work before
+ * their ranges, and alone from the program's range on; *unseen is set
+ * when no range asked for it (the launches ran beside other jobs' work:
+ * the run is to be taken again without the range gate). env gets the
+ * gates' variables. */
 static int
-timing_run(struct ncu_chain *c, char **argv, struct kf_env *env, int asks)
+timing_run(struct ncu_chain *c, char **argv, struct kf_env *env, int asks, int *unseen)
 {
 	const char *lock = getenv("KF_NCU_GPU_LOCK");
 	char *req = NULL, *ack = NULL, *pid = NULL;
-	double t, waited = 0, asked = 0;
-	int h, got;
+	double t, waited = 0, asked = 0, range_at = 0, range_wait = 0;
+	struct ncu_range r = {0};
+	int h, got, ranged = 0;
+	const char **v;
 
-	asks = asks && lock != NULL && *lock != '\0';
+	*unseen = 0;
+	if (lock == NULL || *lock == '\0')
+		asks = 0;
 	if (asks) {
 		req = ncu_out_path(c, NCU_TIMING_REQ);
 		ack = ncu_out_path(c, NCU_TIMING_ACK);
@@ -387,6 +406,10 @@ timing_run(struct ncu_chain *c, char **argv, struct kf_env *env, int asks)
 		kf_env_set(env, "KF_TRACE_GPU_REQ", req);
 		kf_env_set(env, "KF_TRACE_GPU_ACK", ack);
 		kf_env_set(env, "KF_TRACE_GPU_PID", pid);
+		if (asks == 2 && ncu_range_env(c, NCU_TIMING_RANGE_REQ, NCU_TIMING_RANGE_ACK, &r) == 0)
+			ranged = 1;
+		for (v = r.env; ranged && v[0]; v += 2)
+			kf_env_set(env, v[0], v[1]);
 	} else if (ncu_gpu_lock(&waited) != 0) {
 		ncu_chain_stopped(c);
 	}
@@ -395,20 +418,31 @@ timing_run(struct ncu_chain *c, char **argv, struct kf_env *env, int asks)
 	while ((got = ncu_proc_wait(h, kf_now() + (asks ? 0.01 : 1))) == 0) {
 		if (asks && asked == 0 && ncu_file_nonempty(req)) {
 			asked = kf_now();
-			if (ncu_gpu_grant(ack, &waited) != 0)
+			if (ncu_gpu_grant(ack, ranged ? LOCK_SH : LOCK_EX, &waited) != 0)
 				ncu_chain_stopped(c);
 		}
+		if (ranged && asked > 0 && ncu_range_poll(&r, &range_at, &range_wait) != 0)
+			ncu_chain_stopped(c);
 	}
 	if (got < 0)
 		ncu_chain_stopped(c);
 	ncu_gpu_unlock();
-	ncu_time_add(c, "gpu_wait_s", waited);
+	ncu_time_add(c, "gpu_wait_s", waited + range_wait);
+	if (ranged) {
+		ncu_time_add(c, "range_wait_s", range_wait);
+		/* of the program's time from its first CUDA call, its work
+		 * before its range, beside other jobs' such work */
+		if (range_at > asked && asked > 0)
+			ncu_time_add(c, "timing_before_range_s", range_at - asked - waited);
+		*unseen = asked > 0 && range_at == 0;
+		ncu_range_done(&r, 1);
+	}
 	/* the program's own time: a wait for the GPU at its first CUDA call
 	 * is the wait's */
 	if (asked == 0)
 		waited = 0;
-	c->timing_s = lround(kf_now() - t - waited);
-	ncu_time_add(c, "timing_run_s", kf_now() - t - waited);
+	c->timing_s = lround(kf_now() - t - waited - range_wait);
+	ncu_time_add(c, "timing_run_s", kf_now() - t - waited - range_wait);
 	/* the program's start-up, off the GPU's time */
 	if (asked > 0)
 		ncu_time_add(c, "timing_before_cuda_s", asked - t);
@@ -452,21 +486,34 @@ timing_traced(struct ncu_chain *c, const char *tracer)
 	struct kf_env env = {0};
 	double t;
 	glob_t g;
-	int st, ok, sel, traced;
+	int st, ok, sel, traced, unseen, gates;
 
-	kf_env_build(&env, c->env.v, NULL);
-	kf_env_set(&env, "CUDA_INJECTION64_PATH", tracer);
-	kf_env_set(&env, "KF_TRACE_DIR", tdir);
-	if (c->xla_res) {
-		char *f = xasprintf("--xla_gpu_dump_autotune_results_to=%s", c->xla_res);
-
-		xla_flags_add(&env, f);
-		free(f);
-	}
 	argv = ncu_argv(c, NULL, 0, 0, 1) + 1;	/* the command alone */
-	st = timing_run(c, argv, &env, 1);
+	for (gates = 2;; gates = 1) {
+		kf_env_build(&env, c->env.v, NULL);
+		kf_env_set(&env, "CUDA_INJECTION64_PATH", tracer);
+		kf_env_set(&env, "KF_TRACE_DIR", tdir);
+		if (c->xla_res) {
+			char *f = xasprintf("--xla_gpu_dump_autotune_results_to=%s", c->xla_res);
+
+			xla_flags_add(&env, f);
+			free(f);
+		}
+		st = timing_run(c, argv, &env, gates, &unseen);
+		kf_env_free(&env);
+		if (!unseen)
+			break;
+		/* A range kf's gate cannot see (CUDA's runtime linked in
+		 * statically), or none: the program's launches ran with the
+		 * GPU's lock held shared, beside other jobs' work. */
+		fprintf(stderr, "kf-ncu: the timing run's program reached CUDA and no profiler "
+		    "range of it asked for the GPU (KF_NCU_RANGE: a range kf cannot see, as with "
+		    "CUDA's runtime linked statically, or none); the timing run is taken again "
+		    "with the GPU held from its first CUDA call\n");
+		ncu_time_add(c, "range_unseen", 1);
+		remove_glob(c, NCU_TRACE_DIR "/*");
+	}
 	free(argv - 1);
-	kf_env_free(&env);
 
 	t = kf_now();
 	traced = kf_is_dir(tdir);
@@ -528,7 +575,7 @@ timing_ncu(struct ncu_chain *c)
 	const char *pre[8] = { "-o", NULL, "-f", timing_pre[0], timing_pre[1], NULL, NULL, NULL };
 	char *out = ncu_out_path(c, NCU_TIMING_REP), *rep, *csv, **argv;
 	double t;
-	int st;
+	int st, unseen;
 
 	pre[1] = out;
 	if (!sets_cache(c)) {
@@ -536,7 +583,7 @@ timing_ncu(struct ncu_chain *c)
 		pre[6] = "none";
 	}
 	argv = ncu_argv(c, pre, 0, 't', 1);
-	st = timing_run(c, argv, &c->env, 0);
+	st = timing_run(c, argv, &c->env, 0, &unseen);
 	free(argv);
 	free(out);
 	/* A program that fails after its kernels still leaves their times. */
@@ -586,6 +633,7 @@ chain_free(struct ncu_chain *c)
 	free(c->held_xla);
 	free(c->xla_add);
 	free(c->port_lock);
+	ncu_range_done(&c->held_range, 1);
 }
 
 static void
@@ -612,8 +660,11 @@ chain(struct ncu_chain *c)
 	}
 	if (c->top > 0 && !(tm && strcmp(tm, "ncu") == 0) && kf_is_file(tracer)) {
 		xla_plan(c);
-		if (overlap && ncu_ports_readable() && may_hold(c) && ncu_ports_claim(c) == 0)
-			ncu_held_start(c, 1, NULL);
+		if (overlap && ncu_ports_readable() && may_hold(c) && ncu_ports_claim(c) == 0) {
+			c->held_ranged = ncu_range_env(c, NCU_RANGE_REQ, NCU_RANGE_ACK,
+			    &c->held_range) == 0;
+			ncu_held_start(c, 1, c->held_ranged ? c->held_range.env : NULL);
+		}
 		if (timing_traced(c, tracer) == -2) {
 			free(tracer);
 			return finish(c, c->timing_st, 0);

@@ -30,6 +30,17 @@
 
 #define NCU_NPORTS 8		/* ports held for one program: one a process */
 
+/* The range gate's variables for a program run under a sweep's lock
+ * (KF_NCU_RANGE=1, ncu's --profile-from-start off; lib/ncu/gate): its
+ * work before its profiler range runs with the GPU's lock held shared,
+ * beside other jobs' such work, its range with it held alone. */
+struct ncu_range {
+	const char *env[10];	/* LD_PRELOAD, KF_RANGE_REQ, _ACK, _PID: NAME,
+				 * VALUE pairs, then NULL */
+	char *keep[4];		/* their values: the library, the request's and
+				 * the answer's paths, kf-ncu's pid */
+};
+
 struct ncu_chain {
 	const char *ncu, *dir, *select;
 	long top;
@@ -54,6 +65,8 @@ struct ncu_chain {
 	double detail_start;
 	cJSON *attempts;
 	char *xla_res, *held_xla, *xla_add;
+	struct ncu_range held_range;	/* --top's held program's range gate */
+	int held_ranged;		/* ... it has one */
 	const char *xla_mem, *triton_env;
 
 	double t0;		/* when kf-ncu started */
@@ -106,6 +119,22 @@ int ncu_detail_run(struct ncu_chain *c, int stdin_fd, long limit);
 void ncu_detail_account(struct ncu_chain *c, const char *status, int code);
 /* The detailed run left a report (one, or one a process). */
 int ncu_have_report(const struct ncu_chain *c);
+
+/* The range gate for a program whose request and answer are the files
+ * req and ack of the output directory (removed now): 0 with r filled, or
+ * -1 (r empty) where there is none: no KF_NCU_RANGE=1, no sweep's lock, a
+ * detailed run not of the program's range, or no libkfgate.so. */
+int ncu_range_env(const struct ncu_chain *c, const char *req, const char *ack,
+    struct ncu_range *r);
+/* Once its range asked (*at still 0): the GPU had alone, the answer
+ * written, *at the time and *waited the wait. 0, or -1 on a stop signal. */
+int ncu_range_poll(struct ncu_range *r, double *at, double *waited);
+/* Whether ncu profiled a launch before the range asked for the GPU at
+ * range_at (0: it never asked): then said, with what (the run) taken
+ * again, and range_unseen counted. */
+int ncu_range_early(struct ncu_chain *c, double range_at, const char *what);
+/* Its strings let go and the answer removed; the request too unless kept. */
+void ncu_range_done(struct ncu_range *r, int kept);
 
 /* ncu_export.c */
 /* The pages of the detailed report (or of each process's, joined); 0, or
@@ -162,10 +191,17 @@ int ncu_gpu_lock(double *waited);
  * a lock held the other way is converted. */
 int ncu_gpu_lock_as(int op, double *waited);
 /* A program asked for the GPU (a gate of its own: lib/ncu/gate, kf's
- * tracer): had alone, then the answer written to the file ack ("locked
+ * tracer): had as op (LOCK_EX alone, LOCK_SH beside other jobs' work
+ * before their ranges), then the answer written to the file ack ("locked
  * WAITED_S"); *waited: the seconds. 0, or -1 on a stop signal. */
-int ncu_gpu_grant(const char *ack, double *waited);
+int ncu_gpu_grant(const char *ack, int op, double *waited);
 void ncu_gpu_unlock(void);
+/* The lock had alone now held shared, once what is measured is over and
+ * the program goes on (beside other jobs' work before their ranges, never
+ * another's range): 1, or 0 where it stays alone (not had alone, or a job
+ * waits to have it alone: flock lets a lock go before it converts it, and
+ * that job would have it in between). */
+int ncu_gpu_share(void);
 /* The seconds this process has had the lock alone (LOCK_EX), its timing
  * and detailed runs together: what paces a sweep; -1 when it never had
  * the lock (no sweep). */

@@ -282,6 +282,26 @@ per_process_sel(struct ncu_chain *c, struct buf *asel)
 	return 0;
 }
 
+/* The launches an attach with the filter asel profiles before ncu ends
+ * the program (--launch-count N with --kill yes), or 0 where no number
+ * says so. */
+static long
+kill_after(const struct buf *asel)
+{
+	const char *s, *prev = "";
+	long n = 0;
+	int kill = 0;
+
+	for (s = asel->s; s && s < asel->s + asel->len; prev = s, s += strlen(s) + 1) {
+		if (strcmp(prev, "--launch-count") == 0 || strcmp(prev, "-c") == 0)
+			n = strtol(s, NULL, 10);
+		else if (strcmp(prev, "--kill") == 0)
+			kill = strcmp(s, "yes") == 0 || strcmp(s, "on") == 0 ||
+			    strcmp(s, "true") == 0 || strcmp(s, "1") == 0;
+	}
+	return kill && n > 0 ? n : 0;
+}
+
 /* The report of the attach to the i-th process (from 0) that listened. */
 static char *
 attach_report(const struct ncu_chain *c, int i)
@@ -307,10 +327,13 @@ attach_detail(struct ncu_chain *c)
 	long wmax = c->timing_s + 30 < c->limit ? c->timing_s + 30 : c->limit;
 	struct buf asel = {0};
 	char why[160] = "", *out;
-	double start, deadline, waited, first = 0, held_end = 0;
+	double start, deadline, waited, first = 0, held_end = 0, range_at = 0, range_wait = 0;
 	int seen[NCU_NPORTS] = {0}, lingered[NCU_NPORTS] = {0}, ok_sel = 1;
+	int ranged = c->held_ranged, shared = 0;
+	long want;
 
-	if (ncu_gpu_lock(&waited) != 0)
+	/* with the range gate, held shared to the program's range */
+	if (ncu_gpu_lock_as(ranged ? LOCK_SH : LOCK_EX, &waited) != 0)
 		ncu_chain_stopped(c);
 	ncu_time_add(c, "gpu_wait_s", waited);
 	c->attached = 1;
@@ -342,6 +365,8 @@ attach_detail(struct ncu_chain *c)
 			hs[n++] = attach_start(c, ports[i], out, &asel, NULL);
 			free(out);
 		}
+		if (ranged && ncu_range_poll(&c->held_range, &range_at, &range_wait) != 0)
+			ncu_chain_stopped(c);
 		if (n >= c->procs || n >= NCU_NPORTS)
 			break;
 		if (ncu_proc_done(c->held)) {
@@ -360,6 +385,7 @@ attach_detail(struct ncu_chain *c)
 	}
 	if (n > 0)
 		ncu_time_add(c, "listen_wait_s", first - start);
+	want = kill_after(&asel);
 	/* The attaches, to their end or the limit; the GPU is let go once the
 	 * program has ended. An attach that has written its report and lives
 	 * on LINGER_WAIT s after the program's end is ended: on an H100 ncu's
@@ -369,10 +395,22 @@ attach_detail(struct ncu_chain *c)
 		char *rep = attach_report(c, i);
 
 		while (!ncu_proc_done(hs[i]) && kf_now() < deadline) {
-			int got = ncu_proc_wait(hs[i], kf_now() + 0.1 < deadline ? kf_now() + 0.1 : deadline);
+			double nap = ranged ? 0.01 : 0.1;
+			int got = ncu_proc_wait(hs[i], kf_now() + nap < deadline ? kf_now() + nap : deadline);
 
 			if (got < 0)
 				ncu_chain_stopped(c);
+			if (ranged && ncu_range_poll(&c->held_range, &range_at, &range_wait) != 0)
+				ncu_chain_stopped(c);
+			/* Every launch asked for is profiled: the program's end
+			 * (ncu ends it) is no job's measure. */
+			if (ranged && range_at > 0 && shared == 0 && want > 0) {
+				long l, p;
+
+				ncu_proc_passes(&l, &p);
+				if (l >= want * n && (shared = ncu_gpu_share()) != 0)
+					ncu_time_add(c, "shared_after_s", kf_now() - first - range_wait);
+			}
 			if (held_end == 0 && ncu_proc_done(c->held)) {
 				held_end = kf_now();
 				ncu_gpu_unlock();
@@ -401,12 +439,36 @@ attach_detail(struct ncu_chain *c)
 		ncu_proc_end(c->held);
 	}
 	ncu_gpu_unlock();
-	if (n > 0) {
-		ncu_time_add(c, "detailed_s", kf_now() - first);
-		if (held_end > 0)
-			ncu_time_add(c, "program_under_ncu_s", held_end - first);
-	}
 	buf_free(&asel);
+	/* A launch profiled before the program's range asked for the GPU ran
+	 * beside other jobs' work: the detailed run comes after, the GPU held
+	 * throughout. */
+	if (ranged && n > 0 && !c->timed_out &&
+	    ncu_range_early(c, range_at, "the detailed run")) {
+		for (i = 0; i < n; i++) {
+			char *rep = attach_report(c, i);
+
+			unlink(rep);
+			free(rep);
+		}
+		ncu_held_drop(c);
+		ncu_range_done(&c->held_range, 0);
+		c->attached = 0;
+		return;
+	}
+	if (n > 0) {
+		ncu_time_add(c, "gpu_wait_s", range_wait);
+		if (ranged) {
+			ncu_time_add(c, "range_wait_s", range_wait);
+			/* the program's own work before its range, beside other jobs */
+			if (range_at > first)
+				ncu_time_add(c, "before_range_s", range_at - first);
+		}
+		ncu_time_add(c, "detailed_s", kf_now() - first - range_wait);
+		if (held_end > 0)
+			ncu_time_add(c, "program_under_ncu_s", held_end - first - range_wait);
+	}
+	ncu_range_done(&c->held_range, 1);
 	/* st: the first attach's status of those that left a report; fst: of
 	 * those that did not */
 	for (i = 0; i < n; i++) {
@@ -543,19 +605,18 @@ gate_waited(struct ncu_chain *c)
 	return w;
 }
 
-/* The range gate's files and strings let go; the answer is removed, the
- * requests kept (the program's processes that asked) when kept. */
-static void
-range_done(char *keep[4], int kept)
+void
+ncu_range_done(struct ncu_range *r, int kept)
 {
 	int i;
 
-	if (keep[2])
-		unlink(keep[2]);
-	if (keep[1] && !kept)
-		unlink(keep[1]);
+	if (r->keep[2])
+		unlink(r->keep[2]);
+	if (r->keep[1] && !kept)
+		unlink(r->keep[1]);
 	for (i = 0; i < 4; i++)
-		free(keep[i]), keep[i] = NULL;
+		free(r->keep[i]), r->keep[i] = NULL;
+	r->env[0] = NULL;
 }
 
 /* ncu profiles only the program's own profiler range: the detailed run's
@@ -576,16 +637,14 @@ from_range(const struct ncu_chain *c)
 	    strcmp(v, "false") == 0);
 }
 
-/* The range gate (KF_NCU_RANGE=1 under a sweep's lock, the program's own
- * range profiled): the held program's variables (NAME, VALUE pairs into
- * v, a NULL after them; the strings into keep), or -1 when there is none. */
-static int
-range_env(struct ncu_chain *c, const char *v[10], char *keep[4])
+int
+ncu_range_env(const struct ncu_chain *c, const char *req, const char *ack, struct ncu_range *r)
 {
 	const char *on = getenv("KF_NCU_RANGE"), *lock = getenv("KF_NCU_GPU_LOCK");
 	const char *pre = getenv("LD_PRELOAD");
 	char *lib;
 
+	memset(r, 0, sizeof *r);
 	if (on == NULL || strcmp(on, "1") != 0 || lock == NULL || *lock == '\0' || !from_range(c))
 		return -1;
 	lib = kf_path_join(kf_exe_dir(), NCU_GATE_LIB);
@@ -593,35 +652,61 @@ range_env(struct ncu_chain *c, const char *v[10], char *keep[4])
 		free(lib);
 		return -1;
 	}
-	keep[0] = pre && *pre ? xasprintf("%s:%s", lib, pre) : xstrdup(lib);
-	keep[1] = ncu_out_path(c, NCU_RANGE_REQ);
-	keep[2] = ncu_out_path(c, NCU_RANGE_ACK);
-	keep[3] = xasprintf("%ld", (long)getpid());
-	unlink(keep[1]);
-	unlink(keep[2]);
-	v[0] = "LD_PRELOAD", v[1] = keep[0];
-	v[2] = "KF_RANGE_REQ", v[3] = keep[1];
-	v[4] = "KF_RANGE_ACK", v[5] = keep[2];
-	v[6] = "KF_RANGE_PID", v[7] = keep[3];
-	v[8] = v[9] = NULL;
+	r->keep[0] = pre && *pre ? xasprintf("%s:%s", lib, pre) : xstrdup(lib);
+	r->keep[1] = ncu_out_path(c, req);
+	r->keep[2] = ncu_out_path(c, ack);
+	r->keep[3] = xasprintf("%ld", (long)getpid());
+	unlink(r->keep[1]);
+	unlink(r->keep[2]);
+	r->env[0] = "LD_PRELOAD", r->env[1] = r->keep[0];
+	r->env[2] = "KF_RANGE_REQ", r->env[3] = r->keep[1];
+	r->env[4] = "KF_RANGE_ACK", r->env[5] = r->keep[2];
+	r->env[6] = "KF_RANGE_PID", r->env[7] = r->keep[3];
+	r->env[8] = r->env[9] = NULL;
 	free(lib);
 	return 0;
 }
 
 int
+ncu_range_poll(struct ncu_range *r, double *at, double *waited)
+{
+	if (r->keep[1] == NULL || *at > 0 || !ncu_file_nonempty(r->keep[1]))
+		return 0;
+	*at = kf_now();
+	return ncu_gpu_grant(r->keep[2], LOCK_EX, waited);
+}
+
+int
+ncu_range_early(struct ncu_chain *c, double range_at, const char *what)
+{
+	long launches, passes;
+	double conn, first, last;
+
+	ncu_proc_passes(&launches, &passes);
+	ncu_proc_marks(&conn, &first, &last);
+	if (launches == 0 || (range_at > 0 && !(first > 0 && first < range_at)))
+		return 0;
+	fprintf(stderr, "kf-ncu: ncu profiled the program before its profiler range asked for "
+	    "the GPU (KF_NCU_RANGE: a range kf cannot see, as with CUDA's runtime linked "
+	    "statically); %s is taken again with the GPU held throughout\n", what);
+	ncu_time_add(c, "range_unseen", 1);
+	return 1;
+}
+
+int
 ncu_held_run(struct ncu_chain *c)
 {
-	char *out, *rep, *keep[4] = {0};
-	const char *renv[10];
+	char *out, *rep;
+	struct ncu_range r;
 	double t, waited = 0, attach_at, held_end = 0, range_at = 0, range_wait = 0;
 	struct kf_env genv = {0};
 	int a, got, dummy, gated, range;
 
 	if (ncu_ports_claim(c) != 0)
 		return -1;
-	range = range_env(c, renv, keep) == 0;
+	range = ncu_range_env(c, NCU_RANGE_REQ, NCU_RANGE_ACK, &r) == 0;
 	t = kf_now();
-	if (ncu_held_start(c, 0, range ? renv : NULL) != 0)
+	if (ncu_held_start(c, 0, range ? r.env : NULL) != 0)
 		goto none;
 	while (ncu_ports_used(c->port, c->port + 1, 1, &dummy, 1) <= 0) {
 		if (ncu_proc_done(c->held)) {
@@ -647,11 +732,8 @@ ncu_held_run(struct ncu_chain *c)
 	/* The GPU is let go once the program has ended: ncu's writing of the
 	 * report runs beside the next job's profiling. */
 	while ((got = ncu_proc_wait(a, kf_now() + (range ? 0.01 : 0.1))) == 0) {
-		if (range && range_at == 0 && ncu_file_nonempty(keep[1])) {
-			range_at = kf_now();
-			if (ncu_gpu_grant(keep[2], &range_wait) != 0)
-				ncu_chain_stopped(c);
-		}
+		if (range && ncu_range_poll(&r, &range_at, &range_wait) != 0)
+			ncu_chain_stopped(c);
 		if (held_end == 0 && ncu_proc_done(c->held)) {
 			held_end = kf_now();
 			ncu_gpu_unlock();
@@ -673,26 +755,13 @@ ncu_held_run(struct ncu_chain *c)
 		held_end = kf_now();
 	c->program_end = held_end;
 	ncu_gpu_unlock();
-	if (range) {
-		long launches, passes;
-		double conn, first, last;
-
-		ncu_proc_passes(&launches, &passes);
-		ncu_proc_marks(&conn, &first, &last);
-		/* A launch profiled before the program asked for the GPU ran
-		 * beside other jobs' work: its numbers are not the program's
-		 * alone. The run is taken again, the GPU held throughout. */
-		if (launches > 0 && (range_at == 0 || (first > 0 && first < range_at))) {
-			unlink(rep);
-			free(rep);
-			ncu_held_drop(c);
-			fprintf(stderr, "kf-ncu: ncu profiled the program before its profiler range "
-			    "asked for the GPU (KF_NCU_RANGE: a range kf cannot see, as with CUDA's "
-			    "runtime linked statically); the detailed run is taken again with the "
-			    "GPU held throughout\n");
-			ncu_time_add(c, "range_unseen", 1);
-			goto none;
-		}
+	/* A launch profiled before the program asked for the GPU ran beside
+	 * other jobs' work: its numbers are not the program's alone. */
+	if (range && ncu_range_early(c, range_at, "the detailed run")) {
+		unlink(rep);
+		free(rep);
+		ncu_held_drop(c);
+		goto none;
 	}
 	free(rep);
 	/* with the gate, the attach's wait for the GPU is not the detailed run's */
@@ -712,10 +781,12 @@ ncu_held_run(struct ncu_chain *c)
 	ncu_time_add(c, "detailed_s", kf_now() - attach_at - waited - range_wait);
 	c->st = ncu_proc_status(c->held);
 	ncu_held_stop(c, NULL);
-	range_done(keep, 1);
+	if (range)
+		ncu_range_done(&r, 1);
 	return 0;
 none:
-	range_done(keep, 0);
+	if (range)
+		ncu_range_done(&r, 0);
 	return -1;
 }
 

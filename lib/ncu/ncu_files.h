@@ -28,6 +28,8 @@
 #define NCU_RANGE_ACK "ncu_range.ack"		/* ... kf-ncu's answer: the GPU is had */
 #define NCU_TIMING_REQ "ncu_timing_gpu.log"	/* the traced timing run: "cuda PID" a process */
 #define NCU_TIMING_ACK "ncu_timing_gpu.ack"	/* ... kf-ncu's answer: the GPU is had */
+#define NCU_TIMING_RANGE_REQ "ncu_timing_range.log"	/* its range gate: "start PID" */
+#define NCU_TIMING_RANGE_ACK "ncu_timing_range.ack"	/* ... the GPU is had alone */
 #define NCU_XLA_RESULTS "xla_autotune.txt"	/* XLA's autotuning results */
 #define NCU_TRACE_DIR "trace"			/* kf's tracer's files */
 /* kf's tracer, beside kf-ncu (lib/trace/inject: TRACE_LIB), and the gates

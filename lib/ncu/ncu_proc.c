@@ -409,32 +409,70 @@ ncu_proc_stopped(void)
 	return stop_sig;
 }
 
+/* flock(fd, op) tried every LOCK_POLL s rather than waited on, since a
+ * stop signal must end the wait: 0 once had (or after an error other than
+ * a wait, said), -1 on a stop signal. */
+static int
+lock_poll(int fd, int op, const char *path)
+{
+	while (flock(fd, op | LOCK_NB) != 0) {
+		if (errno != EWOULDBLOCK && errno != EINTR) {
+			kf_warn("cannot lock %s:", path);
+			return 0;
+		}
+		if (ncu_proc_sleep(LOCK_POLL) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* The GPU alone comes first. Under the range gate jobs hold the lock
+ * shared while they work before their ranges; a range waiting for it alone
+ * would wait while any does, and jobs starting such work would pass it
+ * (flock serves no one first). So a request for the lock alone holds the
+ * turnstile PATH.turn while it waits, and one for it shared passes through
+ * the turnstile (had, then let go) first: jobs starting their work before
+ * their ranges queue behind a range that waits, which has the GPU once the
+ * jobs already at that work reach their own ranges or end. The shared
+ * lock of a job asking for it alone is let go before its turn (flock would
+ * let it go anyway to convert it): kept, it would hold up the job at the
+ * turnstile, which holds up this one. */
 int
 ncu_gpu_lock_as(int op, double *waited)
 {
 	const char *path = getenv("KF_NCU_GPU_LOCK");
 	double t = kf_now();
+	char *tpath;
+	int tfd, st = 0;
 
 	*waited = 0;
 	if (path == NULL || *path == '\0' || (lock_fd >= 0 && lock_op == op))
 		return 0;
-	if (lock_fd < 0 &&
-	    (lock_fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666)) < 0) {
-		kf_warn("cannot open the GPU's lock %s:", path);
-		return 0;
-	}
-	/* Tried often rather than waited on: a stop signal must end the wait.
-	 * A lock held the other way is converted (flock: let go, then had). */
-	while (flock(lock_fd, op | LOCK_NB) != 0) {
-		if (errno != EWOULDBLOCK && errno != EINTR) {
-			kf_warn("cannot lock %s:", path);
-			break;
-		}
-		if (ncu_proc_sleep(LOCK_POLL) != 0) {
+	if (lock_fd >= 0 && op == LOCK_SH) {
+		/* from alone to shared: no one to queue behind */
+		st = lock_poll(lock_fd, op, path);
+	} else {
+		if (lock_fd >= 0)
 			close(lock_fd);
-			lock_fd = -1;
-			return -1;
+		if ((lock_fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666)) < 0) {
+			kf_warn("cannot open the GPU's lock %s:", path);
+			return 0;
 		}
+		tpath = xasprintf("%s.turn", path);
+		if ((tfd = open(tpath, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666)) < 0)
+			kf_warn("cannot open %s, the GPU lock's turnstile:", tpath);
+		if (tfd >= 0 && (st = lock_poll(tfd, LOCK_EX, tpath)) == 0 && op == LOCK_SH)
+			close(tfd), tfd = -1;
+		if (st == 0)
+			st = lock_poll(lock_fd, op, path);
+		if (tfd >= 0)
+			close(tfd);
+		free(tpath);
+	}
+	if (st != 0) {
+		close(lock_fd);
+		lock_fd = -1;
+		return -1;
 	}
 	lock_op = op;
 	*waited = kf_now() - t;
@@ -448,17 +486,45 @@ ncu_gpu_lock_as(int op, double *waited)
 }
 
 int
+ncu_gpu_share(void)
+{
+	const char *path = getenv("KF_NCU_GPU_LOCK");
+	char *tpath;
+	int tfd;
+
+	if (lock_fd < 0 || lock_op != LOCK_EX || path == NULL)
+		return 0;
+	tpath = xasprintf("%s.turn", path);
+	tfd = open(tpath, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
+	free(tpath);
+	if (tfd < 0)
+		return 0;
+	/* a job waits to have it alone: it would have it in between */
+	if (flock(tfd, LOCK_EX | LOCK_NB) != 0) {
+		close(tfd);
+		return 0;
+	}
+	while (flock(lock_fd, LOCK_SH) != 0 && errno == EINTR)
+		;
+	close(tfd);
+	lock_op = LOCK_SH;
+	if (alone_since > 0)
+		alone_s += kf_now() - alone_since, alone_since = 0;
+	return 1;
+}
+
+int
 ncu_gpu_lock(double *waited)
 {
 	return ncu_gpu_lock_as(LOCK_EX, waited);
 }
 
 int
-ncu_gpu_grant(const char *ack, double *waited)
+ncu_gpu_grant(const char *ack, int op, double *waited)
 {
 	FILE *f;
 
-	if (ncu_gpu_lock_as(LOCK_EX, waited) != 0)
+	if (ncu_gpu_lock_as(op, waited) != 0)
 		return -1;
 	if ((f = fopen(ack, "w")) == NULL)
 		kf_warn("cannot write %s:", ack);

@@ -72,6 +72,7 @@ kf_env_free(struct kf_env *e)
 		free(e->owned[i]);
 	free(e->owned);
 	free(e->v);
+	memset(e, 0, sizeof *e);	/* empty, to be built again */
 }
 
 const char *

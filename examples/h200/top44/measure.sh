@@ -27,6 +27,10 @@
 # runs.tar.gz (records, texts, ncu_timings.json, ncu_detailed.json,
 # ncu_top.json, the sweep's outputs; no .ncu-rep).
 #
+# STEPS (names, e.g. "warm graph_mlp op_range resnet50") runs only those of
+# steps 2-7 (sweep, sweep_alone, manual, sweep_gate, sweep_range, passes and
+# each program's name), in the order above.
+#
 # Test without a GPU: MEASURE_DRY=1 replaces the programs by
 # examples/h200/top44/dry-program and ncu by tests/fake/ncu, with this
 # tree's build (make) instead of OUT/kf:
@@ -75,11 +79,17 @@ kfrun() {
 		-o "$runs/$name" -- "$@"
 }
 
+# want NAME: NAME is one of STEPS, or STEPS is unset.
+want() {
+	case " ${STEPS:-$1} " in *" $1 "*) return 0 ;; esac
+	return 1
+}
+
 # program NAME NEED LIMIT CMD...: plain, kf, plain.
 program() {
 	local name=$1 need=$2 lim=$3
 	shift 3
-	step "$name" "$need" || return 0
+	want "$name" && step "$name" "$need" || return 0
 	timed "${name}_plain_1" plain "$lim" "$@"
 	kfrun "${name}_kf" $((lim * 2)) "$@"
 	[ "$(left)" -gt $((lim / 2)) ] && timed "${name}_plain_2" plain "$lim" "$@"
@@ -119,14 +129,14 @@ fi
 p=$top/examples
 
 # 2. warm
-if step warm 40; then
+if want warm && step warm 40; then
 	timed warm_py warm 60 $py -c 'import torch, transformers, torchvision; torch.zeros(1).cuda(); print("warm")'
 	timed warm_ncu warm 60 "$ncu" --clock-control none --metrics gpu__time_duration.sum $py -c 'import torch; print(torch.ones(4, device="cuda").sum().item())'
 fi
 
 # 3. issue 46: the sweep (first: short, and its own issue)
 ops="gelu softmax layernorm gemm_bf16 conv2d_bf16 sdpa"
-if step sweep 70; then
+if want sweep && step sweep 70; then
 	for op in $ops; do
 		jq -cn --arg op "$op" --arg py "$p/h200/sweep/ops.py" --arg exe "$py" \
 			'{id: $op, cmd: [$exe, $py, $op], language: "cuda", arch: "H200", profiler: "ncu",
@@ -136,7 +146,7 @@ if step sweep 70; then
 		RUN_FLAGS="--timeout 120" WRAP_FLAGS="$KF_TOOL")
 	timed sweep sweep 150 "${mk[@]}" JOBS="$out/jobs.jsonl" OUT="$runs/sweep" -j3
 	"${mk[@]}" JOBS="$out/jobs.jsonl" OUT="$runs/sweep" times >/dev/null 2>&1
-	if step sweep_alone 20; then
+	if want sweep_alone && step sweep_alone 20; then
 		grep '"id":"softmax"' "$out/jobs.jsonl" >"$out/alone.jsonl"
 		timed sweep_alone alone 60 "${mk[@]}" JOBS="$out/alone.jsonl" OUT="$runs/alone"
 	fi
@@ -154,7 +164,7 @@ program flax 70 120 $py "$p/top/flax_cnn.py"
 
 # 5. the manual way on GPT-2: rank with PyTorch's profiler, then ncu on
 # the names (function names, as a user types them), then its details page
-if step manual 60; then
+if want manual && step manual 60; then
 	MANUAL_OUT=$runs/manual_names.txt timed manual_rank manual 120 $py "$here/manual_rank.py" "$p/top/gpt2.py"
 	re=$(awk '{ n = $0; gsub(/\(anonymous namespace\)::/, "", n); sub(/^void /, "", n); sub(/[(<].*/, "", n)
 		sub(/.*::/, "", n); gsub(/[][\\^$.|?*+(){}]/, "\\\\&", n)
@@ -170,19 +180,19 @@ fi
 
 # 6. the same sweep with GATE=1: each job's ncu attach starts beside
 # another's profiling and takes the GPU at its connection to the program
-if [ -f "$out/jobs.jsonl" ] && step sweep_gate 60; then
+if [ -f "$out/jobs.jsonl" ] && want sweep_gate && step sweep_gate 60; then
 	timed sweep_gate sweep 150 "${mk[@]}" JOBS="$out/jobs.jsonl" OUT="$runs/sweep_gate" -j3 GATE=1
 	"${mk[@]}" JOBS="$out/jobs.jsonl" OUT="$runs/sweep_gate" GATE=1 times >/dev/null 2>&1
 fi
 # and with RANGE=1: the GPU held shared by the programs' work before their
 # ranges, alone from each range's start (the jobs profile their own range)
-if [ -f "$out/jobs.jsonl" ] && step sweep_range 60; then
+if [ -f "$out/jobs.jsonl" ] && want sweep_range && step sweep_range 60; then
 	timed sweep_range sweep 150 "${mk[@]}" JOBS="$out/jobs.jsonl" OUT="$runs/sweep_range" -j3 RANGE=1
 	"${mk[@]}" JOBS="$out/jobs.jsonl" OUT="$runs/sweep_range" RANGE=1 times >/dev/null 2>&1
 fi
 
 # 7. the replay passes of each section alone, on the bf16 GEMM's kernel
-if step passes 45; then
+if want passes && step passes 45; then
 	for sec in $(grep -v '^#' "$kf/share/kf/ncu_sections.txt" | grep .) METRICS; do
 		[ "$(left)" -gt 10 ] || break
 		if [ "$sec" = METRICS ]; then a=(--metrics "$(grep -v '^#' "$kf/share/kf/ncu_metrics.txt" | grep . | paste -sd, -)")

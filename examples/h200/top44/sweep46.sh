@@ -21,7 +21,10 @@
 # alone_top2 (after fused_gate) sweep with --top 2 or 1 (each program timed
 # by kf's tracer, then only its 2 or 1 kernels with the most time detailed:
 # fewer detailed launches, the ranking and chains from the trace) (ncu's attach started beside
-# another job's profiling, gated at its connection); fused_lean and ops_lean
+# another job's profiling, gated at its connection); fused_range_top1 and
+# fused_range_top2 the same with RANGE=1 (each run's work before its range
+# beside other jobs' such work), fused_range_top1_j4, _j6 and
+# fused_range_top2_j6 at -j4 and -j6, and fused_top1_j6 without RANGE=1; fused_lean and ops_lean
 # (after the others) collect only what kf reads: each job's profiler_args
 # add --section SourceCounters and --metrics of examples/h200/passes/
 # lean-metrics.sh's list, which replace kf's sections and metrics (no other
@@ -49,6 +52,8 @@ echo "build $(($(date +%s) - s)) s"
 export PATH=$out/kf/bin:$PATH:/usr/local/cuda/bin
 ncu --version | tail -1
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+# machines of one kind differ in their CPUs: compare sweeps of one call only
+echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-), $(nproc) cores"
 python3 -c 'import torch; print("torch", torch.__version__)'
 
 sw=$top/examples/h200/sweep/ops.py
@@ -83,6 +88,12 @@ sweep ops_gate_j5 "$out/ops.jsonl" 20 0 5 80
 sweep fused_gate "$out/fused.jsonl" 6 0 3 70
 sweep fused_top2 "$out/fused.jsonl" 6 0 3 70
 sweep fused_top1 "$out/fused.jsonl" 6 0 3 70
+sweep fused_range_top1 "$out/fused.jsonl" 6 1 3 70
+sweep fused_range_top2 "$out/fused.jsonl" 6 1 3 70
+sweep fused_range_top1_j4 "$out/fused.jsonl" 6 1 4 60
+sweep fused_range_top1_j6 "$out/fused.jsonl" 6 1 6 60
+sweep fused_range_top2_j6 "$out/fused.jsonl" 6 1 6 60
+sweep fused_top1_j6 "$out/fused.jsonl" 6 0 6 60
 sweep alone_top2 "$out/alone.jsonl" 4 0 1 60
 sweep fused_top1_j5 "$out/fused.jsonl" 6 0 5 60
 sweep fused_top2_j5 "$out/fused.jsonl" 6 0 5 60
