@@ -18,7 +18,7 @@ setup() {
 		passes: [{pass: "ncu.000", run: {elapsed_s: 25.55, exit_code: 0}}],
 		collated: {kernel_count: 0, kernels: [], timing: {detailed_run: {timing: "trace"}},
 			timings: {total_s: 25.47, timing_run_s: 16.3, choose_s: 0.03, listen_wait_s: 0.02,
-				timing_before_range_s: 0.4, shared_after_s: 4.9,
+				timing_before_range_s: 0.4,
 				gpu_wait_s: 1.5, range_wait_s: 0.75, detailed_s: 5.73, ncu_connect_s: 0.53,
 				to_first_profiled_s: 3.09, profiling_s: 2.05, after_last_profiled_s: 0.04,
 				program_under_ncu_s: 5.1, before_range_s: 2.5,
@@ -41,7 +41,6 @@ Where the time went, in seconds:
      3.09      the program's run to its first profiled launch, that launch's replays included (collated.timings.to_first_profiled_s)
      2.05      the other profiled launches, with their replays (collated.timings.profiling_s)
      0.04      after the last profiled launch, to the program's end (collated.timings.after_last_profiled_s)
-     4.90      when every launch asked for was profiled, the GPU's lock shared from then on (collated.timings.shared_after_s)
      5.10      the program under ncu, to its end (the GPU's part) (collated.timings.program_under_ncu_s)
      2.50        of it, its work before its profiler range asked for the GPU, beside other jobs (collated.timings.before_range_s)
      1.46    the exports of ncu's pages, side by side (collated.timings.exports_s)

@@ -33,8 +33,6 @@ static const struct row {
 	    "the program's run to its first profiled launch, that launch's replays included" },
 	{ "profiling_s", 2, "the other profiled launches, with their replays" },
 	{ "after_last_profiled_s", 2, "after the last profiled launch, to the program's end" },
-	{ "shared_after_s", 2,
-	    "when every launch asked for was profiled, the GPU's lock shared from then on" },
 	{ "program_under_ncu_s", 2, "the program under ncu, to its end (the GPU's part)" },
 	{ "before_range_s", 3,
 	    "of it, its work before its profiler range asked for the GPU, beside other jobs" },

@@ -379,11 +379,11 @@ tracer_path(void)
  * taken when the program's first CUDA call asks for it, so that its
  * start-up before it runs beside other jobs' profiling, as the held
  * detailed run's does (asks 1); else from the start (0). With the range
- * gate too (asks 2, where ncu_range_env gives one) it is taken shared there, beside other jobs' work before
- * their ranges, and alone from the program's range on; *unseen is set
- * when no range asked for it (the launches ran beside other jobs' work:
- * the run is to be taken again without the range gate). env gets the
- * gates' variables. */
+ * gate too (asks 2, where ncu_range_env gives one) it is taken shared
+ * there, beside other jobs' work before their ranges, and alone from the
+ * program's range on; *unseen is set when no range asked for it (the
+ * launches ran beside other jobs' work: the run is to be taken again
+ * without the range gate). env gets the gates' variables. */
 static int
 timing_run(struct ncu_chain *c, char **argv, struct kf_env *env, int asks, int *unseen)
 {

@@ -196,12 +196,6 @@ int ncu_gpu_lock_as(int op, double *waited);
  * WAITED_S"); *waited: the seconds. 0, or -1 on a stop signal. */
 int ncu_gpu_grant(const char *ack, int op, double *waited);
 void ncu_gpu_unlock(void);
-/* The lock had alone now held shared, once what is measured is over and
- * the program goes on (beside other jobs' work before their ranges, never
- * another's range): 1, or 0 where it stays alone (not had alone, or a job
- * waits to have it alone: flock lets a lock go before it converts it, and
- * that job would have it in between). */
-int ncu_gpu_share(void);
 /* The seconds this process has had the lock alone (LOCK_EX), its timing
  * and detailed runs together: what paces a sweep; -1 when it never had
  * the lock (no sweep). */

@@ -282,26 +282,6 @@ per_process_sel(struct ncu_chain *c, struct buf *asel)
 	return 0;
 }
 
-/* The launches an attach with the filter asel profiles before ncu ends
- * the program (--launch-count N with --kill yes), or 0 where no number
- * says so. */
-static long
-kill_after(const struct buf *asel)
-{
-	const char *s, *prev = "";
-	long n = 0;
-	int kill = 0;
-
-	for (s = asel->s; s && s < asel->s + asel->len; prev = s, s += strlen(s) + 1) {
-		if (strcmp(prev, "--launch-count") == 0 || strcmp(prev, "-c") == 0)
-			n = strtol(s, NULL, 10);
-		else if (strcmp(prev, "--kill") == 0)
-			kill = strcmp(s, "yes") == 0 || strcmp(s, "on") == 0 ||
-			    strcmp(s, "true") == 0 || strcmp(s, "1") == 0;
-	}
-	return kill && n > 0 ? n : 0;
-}
-
 /* The report of the attach to the i-th process (from 0) that listened. */
 static char *
 attach_report(const struct ncu_chain *c, int i)
@@ -329,8 +309,7 @@ attach_detail(struct ncu_chain *c)
 	char why[160] = "", *out;
 	double start, deadline, waited, first = 0, held_end = 0, range_at = 0, range_wait = 0;
 	int seen[NCU_NPORTS] = {0}, lingered[NCU_NPORTS] = {0}, ok_sel = 1;
-	int ranged = c->held_ranged, shared = 0;
-	long want;
+	int ranged = c->held_ranged;
 
 	/* with the range gate, held shared to the program's range */
 	if (ncu_gpu_lock_as(ranged ? LOCK_SH : LOCK_EX, &waited) != 0)
@@ -385,7 +364,6 @@ attach_detail(struct ncu_chain *c)
 	}
 	if (n > 0)
 		ncu_time_add(c, "listen_wait_s", first - start);
-	want = kill_after(&asel);
 	/* The attaches, to their end or the limit; the GPU is let go once the
 	 * program has ended. An attach that has written its report and lives
 	 * on LINGER_WAIT s after the program's end is ended: on an H100 ncu's
@@ -402,15 +380,6 @@ attach_detail(struct ncu_chain *c)
 				ncu_chain_stopped(c);
 			if (ranged && ncu_range_poll(&c->held_range, &range_at, &range_wait) != 0)
 				ncu_chain_stopped(c);
-			/* Every launch asked for is profiled: the program's end
-			 * (ncu ends it) is no job's measure. */
-			if (ranged && range_at > 0 && shared == 0 && want > 0) {
-				long l, p;
-
-				ncu_proc_passes(&l, &p);
-				if (l >= want * n && (shared = ncu_gpu_share()) != 0)
-					ncu_time_add(c, "shared_after_s", kf_now() - first - range_wait);
-			}
 			if (held_end == 0 && ncu_proc_done(c->held)) {
 				held_end = kf_now();
 				ncu_gpu_unlock();
@@ -781,12 +750,10 @@ ncu_held_run(struct ncu_chain *c)
 	ncu_time_add(c, "detailed_s", kf_now() - attach_at - waited - range_wait);
 	c->st = ncu_proc_status(c->held);
 	ncu_held_stop(c, NULL);
-	if (range)
-		ncu_range_done(&r, 1);
+	ncu_range_done(&r, 1);
 	return 0;
 none:
-	if (range)
-		ncu_range_done(&r, 0);
+	ncu_range_done(&r, 0);
 	return -1;
 }
 

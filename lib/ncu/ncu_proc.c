@@ -442,6 +442,7 @@ ncu_gpu_lock_as(int op, double *waited)
 {
 	const char *path = getenv("KF_NCU_GPU_LOCK");
 	double t = kf_now();
+	static int turn_said;
 	char *tpath;
 	int tfd, st = 0;
 
@@ -459,8 +460,9 @@ ncu_gpu_lock_as(int op, double *waited)
 			return 0;
 		}
 		tpath = xasprintf("%s.turn", path);
-		if ((tfd = open(tpath, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666)) < 0)
-			kf_warn("cannot open %s, the GPU lock's turnstile:", tpath);
+		if ((tfd = open(tpath, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666)) < 0 &&
+		    !turn_said++)
+			kf_warn("cannot open %s, the GPU lock's turnstile: no job goes first:", tpath);
 		if (tfd >= 0 && (st = lock_poll(tfd, LOCK_EX, tpath)) == 0 && op == LOCK_SH)
 			close(tfd), tfd = -1;
 		if (st == 0)
@@ -483,34 +485,6 @@ ncu_gpu_lock_as(int op, double *waited)
 	else if (op != LOCK_EX && alone_since > 0)
 		alone_s += kf_now() - alone_since, alone_since = 0;
 	return 0;
-}
-
-int
-ncu_gpu_share(void)
-{
-	const char *path = getenv("KF_NCU_GPU_LOCK");
-	char *tpath;
-	int tfd;
-
-	if (lock_fd < 0 || lock_op != LOCK_EX || path == NULL)
-		return 0;
-	tpath = xasprintf("%s.turn", path);
-	tfd = open(tpath, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
-	free(tpath);
-	if (tfd < 0)
-		return 0;
-	/* a job waits to have it alone: it would have it in between */
-	if (flock(tfd, LOCK_EX | LOCK_NB) != 0) {
-		close(tfd);
-		return 0;
-	}
-	while (flock(lock_fd, LOCK_SH) != 0 && errno == EINTR)
-		;
-	close(tfd);
-	lock_op = LOCK_SH;
-	if (alone_since > 0)
-		alone_s += kf_now() - alone_since, alone_since = 0;
-	return 1;
 }
 
 int

@@ -27,7 +27,7 @@
 # runs.tar.gz (records, texts, ncu_timings.json, ncu_detailed.json,
 # ncu_top.json, the sweep's outputs; no .ncu-rep).
 #
-# STEPS (names, e.g. "warm graph_mlp op_range resnet50") runs only those of
+# MEASURE_STEPS (names, e.g. "warm graph_mlp op_range resnet50") runs only those of
 # steps 2-7 (sweep, sweep_alone, manual, sweep_gate, sweep_range, passes and
 # each program's name), in the order above.
 #
@@ -79,9 +79,10 @@ kfrun() {
 		-o "$runs/$name" -- "$@"
 }
 
-# want NAME: NAME is one of STEPS, or STEPS is unset.
+# want NAME: NAME is one of MEASURE_STEPS, or it is unset (the programs read
+# STEPS themselves).
 want() {
-	case " ${STEPS:-$1} " in *" $1 "*) return 0 ;; esac
+	case " ${MEASURE_STEPS:-$1} " in *" $1 "*) return 0 ;; esac
 	return 1
 }
 
