@@ -295,14 +295,17 @@ ncu_run() {
 		.gpu_held_s <= .timing_run_s + .detailed_s - .timing_before_range_s - .before_range_s + 0.05' "$T/rg.json"
 	run jq -c '[.collated.timing.detailed_run.status, .analysis.status, .collated.kernel_count]' "$T/rg.json"
 	assert_output '["ok","ok",3]'
-	# another job's work before its range holds the lock shared for 2 s:
-	# the program's work before its range runs beside it, its range waits
-	flock -s "$KF_NCU_GPU_LOCK" sh -c ': >"$1"; sleep 2' _ "$T/held" &
+	# another job at its work before its range holds the lock shared until
+	# 2 s after this program's range asked: the program's work before its
+	# range runs beside it, its range waits, and the wait is not the
+	# timing run's
+	flock -s "$KF_NCU_GPU_LOCK" sh -c ': >"$1"; i=0; until cat "$2"/*/ncu_timing_range.log 2>/dev/null |
+		grep -q "^start " || [ $i -ge 2000 ]; do sleep 0.01; i=$((i + 1)); done; sleep 2' _ "$T/held" "$O/rw" &
 	while [ ! -e "$T/held" ]; do sleep 0.01; done
 	chain rw --top 3 -a --profile-from-start -a off -- "$TOP/tests/fake/traced-program" "$R/trace.881.kft.gz" 0 0.3
 	wait
-	jq -e '.collated.timings | .range_wait_s >= 0.8 and .gpu_wait_s >= .range_wait_s and
-		.timing_run_s < 1.5' "$T/rw.json"
+	jq -e --slurpfile rg "$T/rg.json" '.collated.timings | .range_wait_s >= 1.5 and
+		.gpu_wait_s >= .range_wait_s and .timing_run_s < $rg[0].collated.timings.timing_run_s + 1' "$T/rw.json"
 	# the same kernels chosen as without the gate
 	unset KF_NCU_RANGE FAKE_RANGE_PRE
 	chain nr --top 3 -a --profile-from-start -a off -- "$TOP/tests/fake/traced-program" "$R/trace.881.kft.gz" 0 0.3
@@ -315,12 +318,17 @@ ncu_run() {
 	R="$TOPFIX/programs/rn50-traced"
 	recorded "$R"
 	export KF_NCU_GPU_LOCK="$T/gpu.lock" KF_NCU_RANGE=1 FAKE_RANGE_PRE=0.2
-	# another job at its work before its range, the lock held shared for 3 s
-	flock -s "$KF_NCU_GPU_LOCK" sh -c ': >"$1"; sleep 3' _ "$T/held" &
+	# another job at its work before its range holds the lock shared until
+	# 3 s after the first job's range asked
+	flock -s "$KF_NCU_GPU_LOCK" sh -c ': >"$1"; i=0; until cat "$2"/*/ncu_timing_range.log 2>/dev/null |
+		grep -q "^start " || [ $i -ge 2000 ]; do sleep 0.01; i=$((i + 1)); done; sleep 3' _ "$T/held" "$O/first" &
 	while [ ! -e "$T/held" ]; do sleep 0.01; done
 	chain first --top 3 -a --profile-from-start -a off -- "$TOP/tests/fake/traced-program" "$R/trace.881.kft.gz" &
 	# once its range waits, a second job reaches its first CUDA call
-	until cat "$O"/first/*/ncu_timing_range.log 2>/dev/null | grep -q '^start '; do sleep 0.01; done
+	for i in $(seq 2000); do
+		cat "$O"/first/*/ncu_timing_range.log 2>/dev/null | grep -q '^start ' && break
+		sleep 0.01
+	done
 	chain second --top 3 -a --profile-from-start -a off -- "$TOP/tests/fake/traced-program" "$R/trace.881.kft.gz"
 	wait
 	# the first's range waited for the other job; the second's first CUDA
