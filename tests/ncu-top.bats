@@ -342,7 +342,7 @@ ncu_run() {
 	done
 }
 
-@test "--top with the range gate, a range kf cannot see: the timing run and the detailed run are each taken again with the GPU held throughout, and it says so" {
+@test "--top with the range gate, a range kf cannot see: the timing run and the detailed run are each taken again with the GPU held throughout, and it says so; a program that failed before any range is not run again" {
 	R="$TOPFIX/programs/rn50-traced"
 	recorded "$R"
 	export KF_NCU_GPU_LOCK="$T/gpu.lock" KF_NCU_RANGE=1 FAKE_TRACED_PROBE=1 FAKE_RANGE=none
@@ -362,6 +362,15 @@ ncu_run() {
 	assert_output "[\"ok\",\"ok\",3,$n]"
 	D=$(jq -r '.passes[0].output_dir' "$T/ru.json")
 	[ "$(ls "$D/trace" | wc -l)" -eq 1 ]
+	# a program that failed (status 3) before any range is not run again
+	# for it: said, and its status is the record's
+	chain rf --top 3 -a --profile-from-start -a off -- "$TOP/tests/fake/traced-program" "$R/trace.881.kft.gz" 3
+	run jq -r .run.stderr "$T/rf.run"
+	assert_line "kf-ncu: the timing run's program failed (status 3) after it reached CUDA and before any profiler range of it asked for the GPU (KF_NCU_RANGE): its launches ran beside other jobs' work before their ranges, and it is not run again"
+	refute_line --partial "the timing run is taken again"
+	run jq -r .run.stdout "$T/rf.run"
+	[ "$(grep -c "^traced-program: first CUDA call: " <<<"$output")" -eq 1 ]
+	jq -e '.passes[0].run.exit_code == 3' "$T/rf.json"
 }
 
 @test "--top: ncu ends the detailed run once its launches are profiled (exit 0); the program's status is the timing run's" {

@@ -505,7 +505,16 @@ timing_traced(struct ncu_chain *c, const char *tracer)
 			break;
 		/* A range kf's gate cannot see (CUDA's runtime linked in
 		 * statically), or none: the program's launches ran with the
-		 * GPU's lock held shared, beside other jobs' work. */
+		 * GPU's lock held shared, beside other jobs' work. A program
+		 * that failed is not run again for that (a sweep of broken
+		 * candidates would pay each twice): it is said. */
+		if (st != 0) {
+			fprintf(stderr, "kf-ncu: the timing run's program failed (status %d) after "
+			    "it reached CUDA and before any profiler range of it asked for the GPU "
+			    "(KF_NCU_RANGE): its launches ran beside other jobs' work before their "
+			    "ranges, and it is not run again\n", st);
+			break;
+		}
 		fprintf(stderr, "kf-ncu: the timing run's program reached CUDA and no profiler "
 		    "range of it asked for the GPU (KF_NCU_RANGE: a range kf cannot see, as with "
 		    "CUDA's runtime linked statically, or none); the timing run is taken again "

@@ -188,7 +188,9 @@ void ncu_proc_marks_reset(void);
  * is none), -1 when a stop signal came first; *waited: the seconds. */
 int ncu_gpu_lock(double *waited);
 /* The same, held op (LOCK_EX, or LOCK_SH beside other jobs' shared work);
- * a lock held the other way is converted. */
+ * a lock held the other way is converted. A request for it alone goes
+ * before the requests for it shared that come while it waits (the
+ * turnstile LOCK.turn, ncu_proc.c). */
 int ncu_gpu_lock_as(int op, double *waited);
 /* A program asked for the GPU (a gate of its own: lib/ncu/gate, kf's
  * tracer): had as op (LOCK_EX alone, LOCK_SH beside other jobs' work
