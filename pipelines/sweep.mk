@@ -31,7 +31,8 @@
 # Variables: KF (the folder of the kf programs; default: PATH), SELECT_FLAGS,
 # WRAP_FLAGS, RUN_FLAGS, FEEDBACK_FLAGS (options of each stage), GPUS, OVERLAP,
 # GATE (1: ncu's attach started before the GPU is free, kf-wrap(1)), RANGE
-# (1: the GPU had alone only from the program's profiler range, kf-wrap(1)),
+# (1: the GPU had alone only from the program's profiler range, kf-wrap(1);
+# unset: so for --top jobs; 0: never),
 # LOCKDIR (the GPU locks; default /tmp/kf-gpu-locks, shared by every sweep on
 # the machine).
 
@@ -58,10 +59,11 @@ endif
 # RANGE=1: a job whose ncu profiles only the program's own profiler range
 # (WRAP_FLAGS with -a --profile-from-start -a off) holds the GPU shared
 # until its range starts, beside other jobs' work before theirs, and alone
-# from then on, both runs of --top (kf-ncu, KF_NCU_RANGE).
-RANGE ?= 0
-ifeq ($(RANGE),1)
-export KF_NCU_RANGE = 1
+# from then on, both runs of --top (kf-ncu, KF_NCU_RANGE). Unset: on for
+# --top jobs only; RANGE=0: off.
+RANGE ?=
+ifneq ($(strip $(RANGE)),)
+export KF_NCU_RANGE = $(RANGE)
 endif
 GPULOCK = $(if $(strip $(GPUS)),'$(PIPELINES)/kf-gpu-lock' $(if $(filter 1,$(OVERLAP)),-l) -d '$(LOCKDIR)' -g '$(GPUS)' --,)
 

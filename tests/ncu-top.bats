@@ -270,7 +270,7 @@ ncu_run() {
 	jq -e '.collated.timings | has("timing_before_cuda_s") | not' "$T/free3.json"
 }
 
-@test "--top with kf's tracer and the range gate (KF_NCU_RANGE=1, --profile-from-start off): each run's work before its range beside other jobs' such work, its range with the GPU alone" {
+@test "--top with kf's tracer and the range gate (KF_NCU_RANGE=1, or unset with --top; --profile-from-start off): each run's work before its range beside other jobs' such work, its range with the GPU alone" {
 	R="$TOPFIX/programs/rn50-traced"
 	recorded "$R"
 	export KF_NCU_GPU_LOCK="$T/gpu.lock" KF_NCU_RANGE=1 FAKE_TRACED_PROBE=1 FAKE_RANGE_PRE=0.5
@@ -306,12 +306,32 @@ ncu_run() {
 	wait
 	jq -e --slurpfile rg "$T/rg.json" '.collated.timings | .range_wait_s >= 1.5 and
 		.gpu_wait_s >= .range_wait_s and .timing_run_s < $rg[0].collated.timings.timing_run_s + 1' "$T/rw.json"
-	# the same kernels chosen as without the gate
-	unset KF_NCU_RANGE FAKE_RANGE_PRE
+	# the same kernels chosen as without the gate (KF_NCU_RANGE=0)
+	export KF_NCU_RANGE=0
+	unset FAKE_RANGE_PRE
 	chain nr --top 3 -a --profile-from-start -a off -- "$TOP/tests/fake/traced-program" "$R/trace.881.kft.gz" 0 0.3
 	N=$(jq -r '.passes[0].output_dir' "$T/nr.json")
 	[ "$(jq -c .chosen_keys "$D/ncu_top.json")" = "$(jq -c .chosen_keys "$N/ncu_top.json")" ]
 	[ ! -e "$N/ncu_range.log" ] && [ ! -e "$N/ncu_timing_range.log" ]
+	run jq -r .run.stdout "$T/nr.run"
+	assert_line "traced-program: first CUDA call: the GPU's lock is held"
+	refute_line --partial "held shared"
+	# unset, the gate is on for --top
+	unset KF_NCU_RANGE
+	chain au --top 3 -a --profile-from-start -a off -- "$TOP/tests/fake/traced-program" "$R/trace.881.kft.gz" 0 0.3
+	A=$(jq -r '.passes[0].output_dir' "$T/au.json")
+	grep -qx 'start [0-9]*' "$A/ncu_timing_range.log"
+	grep -qx 'start [0-9]*' "$A/ncu_range.log"
+	run jq -r .run.stdout "$T/au.run"
+	assert_line "traced-program: first CUDA call: the GPU's lock is held shared"
+	[ "$(jq -c .chosen_keys "$D/ncu_top.json")" = "$(jq -c .chosen_keys "$A/ncu_top.json")" ]
+	# ... and off without --top: every launch detailed holds the GPU alone
+	# from the program's first CUDA call
+	chain ev -a --profile-from-start -a off -- "$TOP/tests/fake/traced-program" "$R/trace.881.kft.gz" 0 0.3
+	E=$(jq -r '.passes[0].output_dir' "$T/ev.json")
+	[ ! -e "$E/ncu_range.log" ] && [ ! -e "$E/ncu_timing_range.log" ]
+	run jq -c '[.analysis.status, .collated.kernel_count]' "$T/ev.json"
+	assert_output '["ok",3]'
 }
 
 @test "--top with the range gate: a range waiting for the GPU alone goes before jobs that start their work before their ranges after it asked" {

@@ -228,6 +228,33 @@ kinds() {
 	assert_line "Verdict: compute-bound on the SM's instruction issue (its issue slots, over all pipes), at 63.6% of its peak."
 }
 
+@test "a sweep's softmax on an H100, twice: the issue slots and L2 within 1.4 points, the verdict on either side, and both runs say the kernel is at both limits" {
+	# Two sweeps of 2026-12-05 (examples/h200/top44/sweep46.sh, one H100),
+	# the same kernel: L2 67.3% over issue 65.9% in one, issue 66.5% over
+	# L2 65.8% in the other. Which leads is noise; each run says so.
+	for i in 1 2; do
+		gzip -dc "$FIX/ncu-h200-sweep/softmax/h100-$i.json.gz" | kf-feedback >"$BATS_TEST_TMPDIR/sm$i.json"
+	done
+	run jq -c '[.analysis.focus.limiter.bound, .analysis.focus.limiter.unit,
+		(.analysis.focus.limiter.pct * 10 | round / 10),
+		(.analysis.focus.roof.limiter_tie | .unit, (.pct * 10 | round / 10), .of, .within_points),
+		.analysis.diagnosis[0].kind, (.analysis.diagnosis[0].evidence[1] | .metric, (.value * 10 | round / 10))]' \
+		"$BATS_TEST_TMPDIR/sm1.json" "$BATS_TEST_TMPDIR/sm2.json"
+	assert_line -n 0 '["memory","dram",61.5,"issue",65.9,"l2",1.4,"memory_bound","sm__issue_active.avg.pct_of_peak_sustained_elapsed",65.9]'
+	assert_line -n 1 '["compute","issue",66.5,"l2",65.8,"issue",0.7,"compute_bound","lts__throughput.avg.pct_of_peak_sustained_elapsed",65.8]'
+	run jq -r .feedback "$BATS_TEST_TMPDIR/sm1.json"
+	assert_line "Verdict: memory-bound on DRAM, at 61.5% of its peak. The SM's instruction issue (its issue slots, over all pipes) is at 65.9%, within 1.4 points of L2 (67.3%): the kernel is at both limits, and which one leads can change from run to run."
+	assert_line --regexp '^1\. Memory-bound on DRAM: 61\.5% of its peak; 2\.06 TB/s of 3\.35; the SM.s instruction issue \(its issue slots, over all pipes\) at 65\.9%, within 1\.4 points of L2 \(67\.3%\): it is at both limits'
+	run jq -r .feedback "$BATS_TEST_TMPDIR/sm2.json"
+	assert_line "Verdict: compute-bound on the SM's instruction issue (its issue slots, over all pipes), at 66.5% of its peak. L2 is at 65.8%, within 0.7 points of it: the kernel is at both limits, and which one leads can change from run to run."
+	# the layer norm's issue slots, 3.5 points over L1/TEX: no tie
+	gzip -dc "$FIX/ncu-h200-sweep/layernorm/sweep-1.json.gz" | kf-feedback >"$BATS_TEST_TMPDIR/ln.json"
+	run jq -c '.analysis.focus.roof | has("limiter_tie")' "$BATS_TEST_TMPDIR/ln.json"
+	assert_output false
+	run jq -r .feedback "$BATS_TEST_TMPDIR/ln.json"
+	refute_output --partial "at both limits"
+}
+
 @test "the issue slots against the memory levels: issue wins over a busier-than-60% memory level it beats, not over a tensor pipe that level feeds, nor over a busier level" {
 	# the layer norm's record, its units moved: L1/TEX 70%, issue 75%
 	lim() {

@@ -364,7 +364,7 @@ bound_impact(struct kf_finding *f, const cJSON *k, const struct ncu_roof *r, str
 static void
 bound(struct kf_fb *fb, const cJSON *k, const struct ncu_roof *r)
 {
-	const struct ncu_unit *u = r->limiter;
+	const struct ncu_unit *u = r->limiter, *top, *rival = ncu_roof_rival(r, &top);
 	struct kf_finding *f;
 	struct buf b = {0}, est = {0};
 
@@ -380,11 +380,23 @@ bound(struct kf_fb *fb, const cJSON *k, const struct ncu_roof *r)
 		buf_printf(&b, " in its busiest slice, %.1f%% over all slices: its traffic falls "
 		    "on a few addresses", r->l2_avg);
 	}
+	if (rival) {
+		buf_printf(&b, "; %s at %.1f%%, within %.1f points of ", ncu_unit_label(rival->unit),
+		    rival->pct, fabs(top->pct - rival->pct));
+		if (top == u)
+			buf_puts(&b, "it");
+		else
+			buf_printf(&b, "%s (%.1f%%)", ncu_unit_label(top->unit), top->pct);
+		buf_puts(&b, ": it is at both limits, and which one leads can change from run "
+		    "to run");
+	}
 	f = kf_diag_add(&fb->diag, u->memory ? KF_MEMORY_BOUND : KF_COMPUTE_BOUND, u->unit, NAN,
 	    "%s-bound on %s: %.1f%% of its peak%s", u->memory ? "Memory" : "Compute",
 	    ncu_unit_label(u->unit), u->pct, b.len ? b.s : "");
 	kf_finding_kernel(f, kf_str(k, "name"));
 	kf_finding_ev(f, u->metric, u->pct, "%");
+	if (rival)
+		kf_finding_ev(f, rival->metric, rival->pct, "%");
 	if (r->flops > 0)
 		kf_finding_ev(f, r->tensor ? "sm__ops_path_tensor_src_*.sum / gpu__time_duration.sum" :
 		    "smsp__sass_thread_inst_executed_op_{fadd,fmul,ffma,...}_pred_on", r->flops,

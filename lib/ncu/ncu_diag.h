@@ -19,6 +19,11 @@
 /* At or over this share of its peak a unit is at its roof: its headroom is
  * what it gains at the same work (ncu's SOLBottleneck rule says 80 %). */
 #define NCU_AT_ROOF 80
+/* Within this many points of the limiter's share of its peak, a unit of
+ * the other side (a memory level against a pipe or the issue slots) is as
+ * busy: run-to-run noise moves either by as much (softmax on an H100: issue
+ * 66.5% and L2 65.8% in one sweep, L2 67.3% over issue in the next). */
+#define NCU_TIE 3
 
 struct ncu_unit {
 	const char *unit;	/* "tensor", "fma", ..., "dram" */
@@ -63,6 +68,14 @@ struct ncu_roof {
 int ncu_roof_say(struct kf_fb *fb, const cJSON *k, const cJSON *gpu, cJSON *focus,
     struct ncu_roof *r);
 void ncu_roof_free(struct ncu_roof *r);
+/* The busiest unit of the other side than the limiter (a memory level
+ * for a pipe or the issue slots, and the reverse) within NCU_TIE points of
+ * the busiest of the limiter's side (*top: the limiter, or the conduit it
+ * was named over, as L2 for DRAM), where the limiter is near its peak and
+ * is not the tensor pipe (fed through the memory levels, it names the
+ * cause); the LSU pipe, which issues the memory levels' work, is neither
+ * a rival of theirs nor has one. NULL: none. */
+const struct ncu_unit *ncu_roof_rival(const struct ncu_roof *r, const struct ncu_unit **top);
 /* r for launch k without a word of text: 1, or 0 when the launch has no
  * roofline_inputs. Free r with ncu_roof_free. */
 int ncu_roof_of(const cJSON *k, const cJSON *gpu, struct ncu_roof *r);

@@ -9,6 +9,7 @@
  * peak per cycle times the same clock. Tensor-core FLOPs from ncu's
  * sm__ops_path_tensor_src_* counters over the duration, against the
  * datasheet peak of their precision (share/kf/gpus.json). */
+#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -427,6 +428,32 @@ limiter(const cJSON *ri, struct ncu_roof *r)
 		under_memory_roof(ri, r);
 }
 
+const struct ncu_unit *
+ncu_roof_rival(const struct ncu_roof *r, const struct ncu_unit **top)
+{
+	const struct ncu_unit *l = r->limiter, *best = NULL, *t = l;
+	size_t i;
+
+	*top = l;
+	if (l == NULL || r->latency || r->below_roof || strcmp(l->unit, "tensor") == 0 ||
+	    strcmp(l->unit, "lsu") == 0)
+		return NULL;
+	for (i = 0; i < r->nunits; i++)
+		if (r->units[i].memory == l->memory && r->units[i].pct > t->pct)
+			t = &r->units[i];
+	for (i = 0; i < r->nunits; i++) {
+		const struct ncu_unit *u = &r->units[i];
+
+		if (u->memory != l->memory && strcmp(u->unit, "tensor") != 0 &&
+		    strcmp(u->unit, "lsu") != 0 &&
+		    fabs(u->pct - t->pct) <= NCU_TIE && (best == NULL || u->pct > best->pct))
+			best = u;
+	}
+	if (best)
+		*top = t;
+	return best;
+}
+
 static void
 levels(const cJSON *ri, struct ncu_roof *r)
 {
@@ -671,10 +698,27 @@ say_roofline(struct buf *b, const struct ncu_roof *r, double tensor_pipe, double
 		    "peak (under %d%%, as ncu's SOL figures show): latency keeps it from that "
 		    "roof.", ncu_unit_label(r->limiter->unit), r->limiter->memory ? "bandwidth" :
 		    "peak", NCU_NEAR_PEAK);
-	} else
+	} else {
+		const struct ncu_unit *top, *rival = ncu_roof_rival(r, &top);
+
 		buf_printf(b, "\nVerdict: %s-bound on %s, at %.1f%% of its peak%s.", r->bound,
 		    ncu_unit_label(r->limiter->unit), r->limiter->pct,
 		    r->l2_hot && strcmp(r->limiter->unit, "l2") == 0 ? " in its busiest slice" : "");
+		if (rival) {
+			char *lab = xstrdup(ncu_unit_label(rival->unit));
+
+			lab[0] = (char)toupper((unsigned char)lab[0]);
+			buf_printf(b, " %s is at %.1f%%, within %.1f points of ", lab, rival->pct,
+			    fabs(top->pct - rival->pct));
+			if (top == r->limiter)
+				buf_puts(b, "it");
+			else
+				buf_printf(b, "%s (%.1f%%)", ncu_unit_label(top->unit), top->pct);
+			buf_puts(b, ": the kernel is at both limits, and which one leads can change "
+			    "from run to run.");
+			free(lab);
+		}
+	}
 	say_sol_gap(b, r, sm, mem);
 }
 
@@ -703,6 +747,7 @@ static cJSON *
 roof_json(const struct ncu_roof *r, double tensor_pipe)
 {
 	cJSON *o = cJSON_CreateObject(), *lv, *u;
+	const struct ncu_unit *top, *rival;
 	size_t i;
 
 	cJSON_AddStringToObject(o, "precision", r->precision);
@@ -738,6 +783,15 @@ roof_json(const struct ncu_roof *r, double tensor_pipe)
 	cJSON_AddItemToObject(o, "limiter", r->limiter ?
 	    cJSON_CreateString(r->limiter->unit) : cJSON_CreateNull());
 	cJSON_AddItemToObject(o, "limiter_pct", kf_json_num(r->limiter ? r->limiter->pct : NAN));
+	if ((rival = ncu_roof_rival(r, &top)) != NULL) {
+		cJSON *t = cJSON_AddObjectToObject(o, "limiter_tie");
+
+		cJSON_AddStringToObject(t, "unit", rival->unit);
+		cJSON_AddNumberToObject(t, "pct", rival->pct);
+		cJSON_AddStringToObject(t, "metric", rival->metric);
+		cJSON_AddStringToObject(t, "of", top->unit);
+		cJSON_AddNumberToObject(t, "within_points", round(fabs(top->pct - rival->pct) * 10) / 10);
+	}
 	cJSON_AddBoolToObject(o, "latency_bound", r->latency);
 	cJSON_AddBoolToObject(o, "below_roof", r->below_roof);
 	if (r->l2_hot)

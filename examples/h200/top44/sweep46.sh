@@ -22,7 +22,8 @@
 # by kf's tracer, then only its 2 or 1 kernels with the most time detailed:
 # fewer detailed launches, the ranking and chains from the trace) (ncu's attach started beside
 # another job's profiling, gated at its connection); fused_range_top1 and
-# fused_range_top2 the same with RANGE=1 (each run's work before its range
+# fused_range_top2 the same with RANGE=1, ops_range_top1 and ops_top1 the
+# single ops so, (each run's work before its range
 # beside other jobs' such work), fused_range_top1_j4, _j6 and
 # fused_range_top2_j6 at -j4 and -j6, and fused_top1_j6 without RANGE=1; fused_lean and ops_lean
 # (after the others) collect only what kf reads: each job's profiler_args
@@ -89,6 +90,8 @@ sweep fused_gate "$out/fused.jsonl" 6 0 3 70
 sweep fused_top2 "$out/fused.jsonl" 6 0 3 70
 sweep fused_top1 "$out/fused.jsonl" 6 0 3 70
 sweep fused_range_top1 "$out/fused.jsonl" 6 1 3 70
+sweep ops_range_top1 "$out/ops.jsonl" 20 1 3 90
+sweep ops_top1 "$out/ops.jsonl" 20 0 3 90
 sweep fused_range_top2 "$out/fused.jsonl" 6 1 3 70
 sweep fused_range_top1_j4 "$out/fused.jsonl" 6 1 4 60
 sweep fused_range_top1_j6 "$out/fused.jsonl" 6 1 6 60

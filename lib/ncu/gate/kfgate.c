@@ -13,10 +13,11 @@
  * after how long, goes to KF_GATE_LOG ("locked WAITED_S"). Any other
  * connect is ncu's own business.
  *
- * The range gate (KF_NCU_RANGE=1, ncu's --profile-from-start off): loaded
- * into the held program. kf-ncu holds the GPU's lock shared while the
- * program does its own work before its profiler range, beside other
- * jobs' such work, and exclusive from the range on. The program's first
+ * The range gate (KF_NCU_RANGE=1, or unset with --top; ncu's
+ * --profile-from-start off): loaded into the held program. kf-ncu holds
+ * the GPU's lock shared while the program does its own work before its
+ * profiler range, beside other jobs' such work, and exclusive from the
+ * range on. The program's first
  * cudaProfilerStart (or the driver's cuProfilerStart) of a process waits
  * for its GPU work so far to end, asks kf-ncu for the GPU (a line "start
  * PID" appended to KF_RANGE_REQ) and waits until kf-ncu holds it alone
