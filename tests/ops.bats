@@ -247,6 +247,11 @@ kinds() {
 	assert_line --regexp '^1\. Memory-bound on DRAM: 61\.5% of its peak; 2\.06 TB/s of 3\.35; the SM.s instruction issue \(its issue slots, over all pipes\) at 65\.9%, within 1\.4 points of L2 \(67\.3%\): it is at both limits'
 	run jq -r .feedback "$BATS_TEST_TMPDIR/sm2.json"
 	assert_line "Verdict: compute-bound on the SM's instruction issue (its issue slots, over all pipes), at 66.5% of its peak. L2 is at 65.8%, within 0.7 points of it: the kernel is at both limits, and which one leads can change from run to run."
+	# the analysis core's limiter and the report say the same
+	run jq -c '.analysis.focus.limiter | [.bound, .unit, .tie.unit, (.tie.pct * 10 | round / 10), .tie.within_points]' "$BATS_TEST_TMPDIR/sm2.json"
+	assert_output '["compute","issue","l2",65.8,0.7]'
+	kf-report <"$BATS_TEST_TMPDIR/sm2.json" >"$BATS_TEST_TMPDIR/sm2.html"
+	grep -qF 'issue at 66.5% of its peak; L2 at 65.8%, within 0.7 points: at both limits</dd>' "$BATS_TEST_TMPDIR/sm2.html"
 	# the layer norm's issue slots, 3.5 points over L1/TEX: no tie
 	gzip -dc "$FIX/ncu-h200-sweep/layernorm/sweep-1.json.gz" | kf-feedback >"$BATS_TEST_TMPDIR/ln.json"
 	run jq -c '.analysis.focus.roof | has("limiter_tie")' "$BATS_TEST_TMPDIR/ln.json"

@@ -51,6 +51,21 @@ kf_core_limiter(cJSON *o, const char *bound, const char *unit, double pct,
 }
 
 void
+kf_core_limiter_tie(cJSON *o, const char *unit, double pct, double within, const char *metric)
+{
+	cJSON *l = cJSON_GetObjectItemCaseSensitive(o, "limiter"), *t;
+
+	if (!cJSON_IsObject(l))
+		return;
+	t = cJSON_CreateObject();
+	cJSON_AddItemToObject(t, "unit", str_or_null(unit));
+	cJSON_AddItemToObject(t, "pct", kf_json_num(pct));
+	cJSON_AddItemToObject(t, "within_points", kf_json_num(within));
+	cJSON_AddItemToObject(t, "metric", str_or_null(metric));
+	kf_set(l, "tie", t);
+}
+
+void
 kf_core_advice(struct kf_fb *fb, const char *source, const char *kind,
     const char *name, const char *type, double speedup_pct, const char *speedup_type,
     const char *text)

@@ -38,6 +38,12 @@ void kf_core_time(cJSON *o, double ns, const char *label);
  * ("memory_latency"; NULL: the same as bound); metric where pct came from. */
 void kf_core_limiter(cJSON *o, const char *bound, const char *unit, double pct,
     const char *verdict, const char *metric);
+/* o.limiter.tie, after kf_core_limiter: a unit of the other side (a
+ * memory level against a pipe, or the reverse) at pct of its peak, within
+ * `within` points of the busiest of the limiter's side, so the verdict
+ * could be either; metric where it came from. */
+void kf_core_limiter_tie(cJSON *o, const char *unit, double pct, double within,
+    const char *metric);
 
 /* One item of analysis.advice: source is the profiler ("ncu"), kind what
  * the profiler calls its advice ("rule", "recommendation"), name the rule

@@ -383,7 +383,7 @@ say_limiter(cJSON *focus)
 		{ "xu", "xu" }, { "lsu", "lsu" }, { "shared", "shared" }, { "l1", "l1" },
 		{ "l2", "l2" }, { "dram", "dram" }, { "issue", "issue" },
 	};
-	const cJSON *roof = kf_obj(focus, "roof");
+	const cJSON *roof = kf_obj(focus, "roof"), *tie;
 	const char *key, *unit = NULL;
 	struct sol_verdict v;
 	size_t i;
@@ -402,6 +402,9 @@ say_limiter(cJSON *focus)
 	kf_core_limiter(focus, cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(roof,
 	    "latency_bound")) ? "latency" : kf_str(roof, "bound"), unit,
 	    kf_num(roof, "limiter_pct", NAN), NULL, "roof.limiter_pct");
+	if ((tie = kf_obj(roof, "limiter_tie")) != NULL)
+		kf_core_limiter_tie(focus, kf_str(tie, "unit"), kf_num(tie, "pct", NAN),
+		    kf_num(tie, "within_points", NAN), "roof.limiter_tie");
 }
 
 static void

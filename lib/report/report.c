@@ -415,11 +415,13 @@ dl_item(struct buf *b, const char *term, const char *text)
 }
 
 /* The core's limiter: the pipe or memory level closest to its peak, and
- * where that share came from. */
+ * where that share came from; a unit of the other side as busy, where the
+ * core names one (limiter.tie). */
 static void
 limiter(struct buf *b, const cJSON *lim)
 {
 	double pct = kf_num(lim, "pct", NAN);
+	const cJSON *tie = kf_obj(lim, "tie");
 
 	if (kf_str(lim, "unit") == NULL)
 		return;
@@ -435,6 +437,14 @@ limiter(struct buf *b, const cJSON *lim)
 		buf_puts(b, " at ");
 		html_pct(b, pct);
 		buf_puts(b, " of its peak");
+	}
+	if (kf_str(tie, "unit") && isfinite(kf_num(tie, "pct", NAN))) {
+		buf_puts(b, "; ");
+		put_unit(b, kf_str(tie, "unit"));
+		buf_puts(b, " at ");
+		html_pct(b, kf_num(tie, "pct", NAN));
+		buf_printf(b, ", within %.1f points: at both limits",
+		    kf_num(tie, "within_points", NAN));
 	}
 	buf_puts(b, "</dd>");
 }
