@@ -252,6 +252,12 @@ kinds() {
 	assert_output '["compute","issue","l2",65.8,0.7]'
 	kf-report <"$BATS_TEST_TMPDIR/sm2.json" >"$BATS_TEST_TMPDIR/sm2.html"
 	grep -qF 'issue at 66.5% of its peak; L2 at 65.8%, within 0.7 points: at both limits</dd>' "$BATS_TEST_TMPDIR/sm2.html"
+	# one against the other: the limiter's change is said to be a tie's
+	kf-feedback <"$BATS_TEST_TMPDIR/sm2.json" --baseline "$BATS_TEST_TMPDIR/sm1.json" >"$BATS_TEST_TMPDIR/sm21.json"
+	run jq -c '.analysis.delta.roof | [.limiter, .limiter_tie.before, .limiter_tie.after]' "$BATS_TEST_TMPDIR/sm21.json"
+	assert_output '[["dram","issue"],true,true]'
+	run jq -r .feedback "$BATS_TEST_TMPDIR/sm21.json"
+	assert_line --partial 'closest to its peak: DRAM 61.5% -> issue 66.5% (both runs had a unit of the other side within 3 points: the kernel is at both limits, and which one leads can change from run to run).'
 	# the layer norm's issue slots, 3.5 points over L1/TEX: no tie
 	gzip -dc "$FIX/ncu-h200-sweep/layernorm/sweep-1.json.gz" | kf-feedback >"$BATS_TEST_TMPDIR/ln.json"
 	run jq -c '.analysis.focus.roof | has("limiter_tie")' "$BATS_TEST_TMPDIR/ln.json"

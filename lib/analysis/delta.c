@@ -655,13 +655,16 @@ put_unit(struct buf *b, const char *unit)
 		buf_putc(b, n <= 4 && unit[i] >= 'a' && unit[i] <= 'z' ? unit[i] - 32 : unit[i]);
 }
 
-/* The limiter before and after: "; closest to its peak: L2 82.9% -> L2 82.9%". */
+/* The limiter before and after: "; closest to its peak: L2 82.9% -> L2 82.9%";
+ * a change of unit where either run's limiter had a tie (limiter.tie)
+ * says so. */
 static void
 say_limiter(struct cmp *c, cJSON *o, struct buf *t)
 {
 	const cJSON *lb = kf_obj(focus_of(c->before), "limiter");
 	const cJSON *la = kf_obj(focus_of(c->after), "limiter");
 	double x, y;
+	int tb, ta;
 
 	if (!kf_str(lb, "unit") || !kf_str(la, "unit") || !num_at(lb, "pct", &x) ||
 	    !num_at(la, "pct", &y))
@@ -674,6 +677,19 @@ say_limiter(struct cmp *c, cJSON *o, struct buf *t)
 	buf_printf(t, " %.1f%% -> ", x);
 	put_unit(t, kf_str(la, "unit"));
 	buf_printf(t, " %.1f%%", y);
+	tb = kf_obj(lb, "tie") != NULL;
+	ta = kf_obj(la, "tie") != NULL;
+	if (tb || ta) {
+		cJSON *p = cJSON_CreateObject();
+
+		cJSON_AddBoolToObject(p, "before", tb);
+		cJSON_AddBoolToObject(p, "after", ta);
+		set_at(o, "limiter_tie", p);
+	}
+	if (strcmp(kf_str(lb, "unit"), kf_str(la, "unit")) != 0 && (tb || ta))
+		buf_printf(t, " (%s had a unit of the other side within 3 points: the kernel is at "
+		    "both limits, and which one leads can change from run to run)",
+		    tb && ta ? "both runs" : tb ? "the baseline" : "this run");
 }
 
 /* The focus's roof (analysis.h): its bound, and its first point's place,
