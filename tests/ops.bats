@@ -209,14 +209,21 @@ kinds() {
 	assert_output --partial 'kernel_impact_pct: (sm__maximum_warps_per_active_cycle_pct - sm__warps_active.avg.pct_of_peak_sustained_active) / sm__maximum_warps_per_active_cycle_pct (the achieved occupancy'"'"'s shortfall, as ncu'"'"'s AchievedOccupancy rule estimates it; ncu gave no occupancy rule), 85.9%, held to 100 - sm__inst_executed_pipe_xu'
 }
 
+# twice PATH OUT: the records PATH-1 and PATH-2 of ncu-h200-sweep through
+# kf-feedback, into OUT1.json and OUT2.json.
+twice() {
+	local i
+	for i in 1 2; do
+		gzip -dc "$FIX/ncu-h200-sweep/$1-$i.json.gz" | kf-feedback >"$BATS_TEST_TMPDIR/$2$i.json"
+	done
+}
+
 @test "a sweep's layer norm on the H200, twice: L1/TEX at 60.1% and 58.3% of its peak under the issue slots' 63.6% and 62.5%, one verdict both times" {
 	# Two sweeps of 2026-12-05 (examples/h200/top44/sweep46.sh), the
 	# same kernel: L1/TEX crosses 60% from one to the other while issue,
 	# busier both times, stays over it (ncu's Compute (SM) Throughput over
 	# its Memory Throughput). The verdict must not turn on that noise.
-	for i in 1 2; do
-		gzip -dc "$FIX/ncu-h200-sweep/layernorm/sweep-$i.json.gz" | kf-feedback >"$BATS_TEST_TMPDIR/ln$i.json"
-	done
+	twice layernorm/sweep ln
 	run jq -c '[.analysis.focus.limiter.bound, .analysis.focus.limiter.unit,
 		(.analysis.focus.limiter.pct * 10 | round / 10),
 		(.analysis.focus.roof.units[] | select(.unit == "l1") | .pct * 10 | round / 10),
@@ -232,9 +239,7 @@ kinds() {
 	# Two sweeps of 2026-12-05 (examples/h200/top44/sweep46.sh, one H100),
 	# the same kernel: L2 67.3% over issue 65.9% in one, issue 66.5% over
 	# L2 65.8% in the other. Which leads is noise; each run says so.
-	for i in 1 2; do
-		gzip -dc "$FIX/ncu-h200-sweep/softmax/h100-$i.json.gz" | kf-feedback >"$BATS_TEST_TMPDIR/sm$i.json"
-	done
+	twice softmax/h100 sm
 	run jq -c '[.analysis.focus.limiter.bound, .analysis.focus.limiter.unit,
 		(.analysis.focus.limiter.pct * 10 | round / 10),
 		(.analysis.focus.roof.limiter_tie | .unit, (.pct * 10 | round / 10), .of, .within_points),
