@@ -687,9 +687,9 @@ say_limiter(struct cmp *c, cJSON *o, struct buf *t)
 		set_at(o, "limiter_tie", p);
 	}
 	if (strcmp(kf_str(lb, "unit"), kf_str(la, "unit")) != 0 && (tb || ta))
-		buf_printf(t, " (%s had a unit of the other side within 3 points: the kernel is at "
-		    "both limits, and which one leads can change from run to run)",
-		    tb && ta ? "both runs" : tb ? "the baseline" : "this run");
+		buf_printf(t, " (%s had a unit of the other side within a few points "
+		    "(limiter.tie): the kernel is at both limits, and which one leads can change "
+		    "from run to run)", tb && ta ? "both runs" : tb ? "the baseline" : "this run");
 }
 
 /* The focus's roof (analysis.h): its bound, and its first point's place,

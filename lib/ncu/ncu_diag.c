@@ -380,16 +380,7 @@ bound(struct kf_fb *fb, const cJSON *k, const struct ncu_roof *r)
 		buf_printf(&b, " in its busiest slice, %.1f%% over all slices: its traffic falls "
 		    "on a few addresses", r->l2_avg);
 	}
-	if (rival) {
-		buf_printf(&b, "; %s at %.1f%%, within %.1f points of ", ncu_unit_label(rival->unit),
-		    rival->pct, fabs(top->pct - rival->pct));
-		if (top == u)
-			buf_puts(&b, "it");
-		else
-			buf_printf(&b, "%s (%.1f%%)", ncu_unit_label(top->unit), top->pct);
-		buf_puts(&b, ": it is at both limits, and which one leads can change from run "
-		    "to run");
-	}
+	ncu_roof_say_rival(&b, r, 0);
 	f = kf_diag_add(&fb->diag, u->memory ? KF_MEMORY_BOUND : KF_COMPUTE_BOUND, u->unit, NAN,
 	    "%s-bound on %s: %.1f%% of its peak%s", u->memory ? "Memory" : "Compute",
 	    ncu_unit_label(u->unit), u->pct, b.len ? b.s : "");

@@ -19,10 +19,11 @@
 /* At or over this share of its peak a unit is at its roof: its headroom is
  * what it gains at the same work (ncu's SOLBottleneck rule says 80 %). */
 #define NCU_AT_ROOF 80
-/* Within this many points of the limiter's share of its peak, a unit of
- * the other side (a memory level against a pipe or the issue slots) is as
- * busy: run-to-run noise moves either by as much (softmax on an H100: issue
- * 66.5% and L2 65.8% in one sweep, L2 67.3% over issue in the next). */
+/* Within this many points of the busiest unit of the limiter's side, a
+ * unit of the other side (a memory level against a pipe or the issue
+ * slots) is as busy: run-to-run noise moves either by as much (softmax on
+ * an H100: issue 66.5% and L2 65.8% in one sweep, L2 67.3% over issue in
+ * the next). */
 #define NCU_TIE 3
 
 struct ncu_unit {
@@ -76,6 +77,10 @@ void ncu_roof_free(struct ncu_roof *r);
  * cause); the LSU pipe, which issues the memory levels' work, is neither
  * a rival of theirs nor has one. NULL: none. */
 const struct ncu_unit *ncu_roof_rival(const struct ncu_roof *r, const struct ncu_unit **top);
+/* The rival's words onto b, where r's limiter has one: as a sentence of
+ * the verdict (" L2 is at 65.8%, within 0.7 points of it: ..."), or as a
+ * clause of the limiter finding ("; L2 at 65.8%, within ..."). */
+void ncu_roof_say_rival(struct buf *b, const struct ncu_roof *r, int sentence);
 /* r for launch k without a word of text: 1, or 0 when the launch has no
  * roofline_inputs. Free r with ncu_roof_free. */
 int ncu_roof_of(const cJSON *k, const cJSON *gpu, struct ncu_roof *r);

@@ -454,6 +454,28 @@ ncu_roof_rival(const struct ncu_roof *r, const struct ncu_unit **top)
 	return best;
 }
 
+void
+ncu_roof_say_rival(struct buf *b, const struct ncu_roof *r, int sentence)
+{
+	const struct ncu_unit *top, *rival = ncu_roof_rival(r, &top);
+	char *lab;
+
+	if (rival == NULL)
+		return;
+	lab = xstrdup(ncu_unit_label(rival->unit));
+	if (sentence)
+		lab[0] = (char)toupper((unsigned char)lab[0]);
+	buf_printf(b, "%s%s%s %.1f%%, within %.1f points of ", sentence ? " " : "; ", lab,
+	    sentence ? " is at" : " at", rival->pct, fabs(top->pct - rival->pct));
+	if (top == r->limiter)
+		buf_puts(b, "it");
+	else
+		buf_printf(b, "%s (%.1f%%)", ncu_unit_label(top->unit), top->pct);
+	buf_printf(b, ": %s at both limits, and which one leads can change from run to run%s",
+	    sentence ? "the kernel is" : "it is", sentence ? "." : "");
+	free(lab);
+}
+
 static void
 levels(const cJSON *ri, struct ncu_roof *r)
 {
@@ -699,25 +721,10 @@ say_roofline(struct buf *b, const struct ncu_roof *r, double tensor_pipe, double
 		    "roof.", ncu_unit_label(r->limiter->unit), r->limiter->memory ? "bandwidth" :
 		    "peak", NCU_NEAR_PEAK);
 	} else {
-		const struct ncu_unit *top, *rival = ncu_roof_rival(r, &top);
-
 		buf_printf(b, "\nVerdict: %s-bound on %s, at %.1f%% of its peak%s.", r->bound,
 		    ncu_unit_label(r->limiter->unit), r->limiter->pct,
 		    r->l2_hot && strcmp(r->limiter->unit, "l2") == 0 ? " in its busiest slice" : "");
-		if (rival) {
-			char *lab = xstrdup(ncu_unit_label(rival->unit));
-
-			lab[0] = (char)toupper((unsigned char)lab[0]);
-			buf_printf(b, " %s is at %.1f%%, within %.1f points of ", lab, rival->pct,
-			    fabs(top->pct - rival->pct));
-			if (top == r->limiter)
-				buf_puts(b, "it");
-			else
-				buf_printf(b, "%s (%.1f%%)", ncu_unit_label(top->unit), top->pct);
-			buf_puts(b, ": the kernel is at both limits, and which one leads can change "
-			    "from run to run.");
-			free(lab);
-		}
+		ncu_roof_say_rival(b, r, 1);
 	}
 	say_sol_gap(b, r, sm, mem);
 }

@@ -17,8 +17,8 @@
  * --profile-from-start off): loaded into the held program. kf-ncu holds
  * the GPU's lock shared while the program does its own work before its
  * profiler range, beside other jobs' such work, and exclusive from the
- * range on. The program's first
- * cudaProfilerStart (or the driver's cuProfilerStart) of a process waits
+ * range on. The program's first cudaProfilerStart (or the driver's
+ * cuProfilerStart) of a process waits
  * for its GPU work so far to end, asks kf-ncu for the GPU (a line "start
  * PID" appended to KF_RANGE_REQ) and waits until kf-ncu holds it alone
  * (the file KF_RANGE_ACK exists), then starts the range. kf-ncu (its pid
