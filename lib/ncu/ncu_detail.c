@@ -609,7 +609,7 @@ from_range(const struct ncu_chain *c)
 
 /* KF_NCU_RANGE: 1 on, 0 off; unset (or auto) on for --top only. With
  * --top 1 a sweep of six fused problems at -j3 took 11-16% less wall time
- * gated than not, on four H100 machines, with the same findings; a sweep
+ * gated than not, in four H100 calls, with the same findings; a sweep
  * of every launch detailed gained from -4% to 6% (PERFORMANCE.md). */
 static int
 range_wanted(const struct ncu_chain *c)
