@@ -332,6 +332,8 @@ ncu_run() {
 	[ ! -e "$E/ncu_range.log" ] && [ ! -e "$E/ncu_timing_range.log" ]
 	run jq -c '[.analysis.status, .collated.kernel_count]' "$T/ev.json"
 	assert_output '["ok",3]'
+	jq -e '.collated.timings | .gpu_held_s == .program_under_ncu_s and
+		(has("before_range_s") | not) and (has("range_wait_s") | not)' "$T/ev.json"
 }
 
 @test "--top with the range gate: a range waiting for the GPU alone goes before jobs that start their work before their ranges after it asked" {

@@ -63,7 +63,7 @@ sweep() {
 	timeout 300 "${mk[@]}" JOBS="$jobs" OUT="$out/$name" RANGE="$range" GATE="$gate" -j"$j" >"$out/$name.make.log" 2>&1
 	e=$(date +%s.%N)
 	awk -v nm="$name" -v s="$s" -v e="$e" -v n="$n" -v r="$range" -v j="$j" \
-		-v g="$gate" 'BEGIN { printf "%s\tRANGE=%d GATE=%d\t-j%d\t%d problems\t%.1f s\t%.2f s a problem\n", nm, r, g, j, n, e - s, (e - s) / n }' |
+		-v g="$gate" 'BEGIN { printf "%s\tRANGE=%s GATE=%d\t-j%d\t%d problems\t%.1f s\t%.2f s a problem\n", nm, r, g, j, n, e - s, (e - s) / n }' |
 		tee -a "$out/walls.tsv"
 	"${mk[@]}" JOBS="$jobs" OUT="$out/$name" RANGE="$range" GATE="$gate" times >/dev/null 2>&1
 	{ column -t -s $'\t' "$out/$name/times.tsv" 2>/dev/null || cat "$out/$name/times.tsv"; }

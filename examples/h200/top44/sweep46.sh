@@ -23,7 +23,7 @@
 # fewer detailed launches, the ranking and chains from the trace) (ncu's attach started beside
 # another job's profiling, gated at its connection); fused_range_top1 and
 # fused_range_top2 the same with RANGE=1, ops_range_top1 and ops_top1 the
-# single ops so, (each run's work before its range
+# single ops so, fused_auto_top1 with RANGE unset (kf's default), (each run's work before its range
 # beside other jobs' such work), fused_range_top1_j4, _j6 and
 # fused_range_top2_j6 at -j4 and -j6, and fused_top1_j6 without RANGE=1; fused_lean and ops_lean
 # (after the others) collect only what kf reads: each job's profiler_args
@@ -91,6 +91,7 @@ sweep fused_top2 "$out/fused.jsonl" 6 0 3 70
 sweep fused_top1 "$out/fused.jsonl" 6 0 3 70
 sweep fused_range_top1 "$out/fused.jsonl" 6 1 3 70
 sweep ops_range_top1 "$out/ops.jsonl" 20 1 3 90
+sweep fused_auto_top1 "$out/fused.jsonl" 6 "" 3 50
 sweep ops_top1 "$out/ops.jsonl" 20 0 3 90
 sweep fused_range_top2 "$out/fused.jsonl" 6 1 3 70
 sweep fused_range_top1_j4 "$out/fused.jsonl" 6 1 4 60
