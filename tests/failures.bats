@@ -290,3 +290,61 @@ EOF
 	run jq -r '.analysis.diagnosis[0].what' <<<"$output"
 	assert_output 'The program failed: its run exited with status 1 (run.exit_code). It said: "/pytorch/aten/src/ATen/native/cuda/IndexKernel.cu:111: operator(): block: [0,0,0], thread: [0,0,0] Assertion `idx < n` failed. | torch.AcceleratorError: CUDA error: device-side assert triggered". The numbers that follow are from the kernels that ran before it ended, not from a whole run'
 }
+
+@test "program_failed before any kernel, in a sweep job's held run: not run again; kf-read says program_failed, the program's own words lead, kf-feedback exits 3" {
+	export KF_NCU_GPU_LOCK="$T/gpu.lock" FAKE_NCU_MODE=none
+	kf-wrap ncu --id f -o "$O" --tool "$FAKE" -- sh -c 'echo ran >>"$1"; echo "RuntimeError: boom" >&2; exit 1' _ "$T/ran" |
+		kf-run -q -t 60 >"$T/f.run"
+	# held for ncu, attached to, ended: once (the attach was connected and
+	# said it profiled nothing)
+	run cat "$T/ran"
+	assert_output ran
+	run grep -c -x -e --mode "$FAKE_NCU_ARGV"
+	assert_output 2
+	run jq -r .run.stderr "$T/f.run"
+	assert_line 'kf-ncu: the program held for ncu ended with status 1 and ncu profiled no kernel'
+	refute_output --partial 'runs again'
+	run jq -c '[.run.exit_code, .error.kind, (.error.message | endswith(": the program exited with status 1 before ncu profiled any kernel"))]' <(kf-read <"$T/f.run")
+	assert_output '[1,"program_failed",true]'
+	st=0
+	kf-read <"$T/f.run" 2>/dev/null | kf-collate | kf-feedback --text >"$T/f.txt" || st=$?
+	[ "$st" -eq 3 ]
+	run cat "$T/f.txt"
+	assert_line --index 2 --regexp '^1\. The program failed: its run exited with status 1 \(run\.exit_code\)\. It said: "RuntimeError: boom"\.'
+	assert_line 'The program failed before ncu profiled any kernel, so there are no performance numbers for this run.'
+	refute_output --partial 'Profiling with ncu failed'
+	refute_output --partial 'target-processes'
+	# kf-report's index: the program's failure, not the profiling's
+	kf-read <"$T/f.run" 2>/dev/null | kf-collate | kf-feedback >"$T/f.json" || true
+	kf-report "$T/f.json" >"$T/f.html"
+	grep -qF 'class="status st-program-failed">program failed' "$T/f.html"
+	# the same program run by ncu itself (no sweep's lock): ncu says the
+	# program's status, and it is the same failure
+	unset KF_NCU_GPU_LOCK
+	kf-wrap ncu --id s -o "$O" --tool "$FAKE" -- sh -c 'echo "RuntimeError: boom" >&2; exit 1' |
+		kf-run -q -t 60 >"$T/s.run"
+	run jq -c '[.run.exit_code, .error.kind, (.run.stdout | contains("returned an error code (1)")),
+		(.run.stdout | contains("No kernels were profiled"))]' <(kf-read <"$T/s.run")
+	assert_output '[1,"program_failed",true,false]'
+	# a program that ends well with no kernel: no_kernels, as before
+	kf-wrap ncu --id n -o "$O" --tool "$FAKE" -- /bin/echo ran | kf-run -q -t 60 >"$T/n.run"
+	run jq -c '[.run.exit_code, .error.kind]' <(kf-read <"$T/n.run")
+	assert_output '[0,"no_kernels"]'
+}
+
+@test "program_failed before any kernel with --top: a timing run that failed and a held run that profiled nothing are not followed by a third run; the ranking stays" {
+	FAKE_NCU_MODE=none traced t 1
+	# ncu ran twice: the held program (--mode launch) and its attach
+	run grep -c -x -e --mode "$FAKE_NCU_ARGV"
+	assert_output 2
+	run grep -c -x -e '===' "$FAKE_NCU_ARGV"
+	assert_output 2
+	run jq -r .run.stderr "$T/t.run"
+	assert_line --partial 'kf-ncu: the program failed in the timing run (status 1) and ended with status 1 in the detailed run held for ncu, which profiled no kernel; it is not run again'
+	run cat "$T/t.status"
+	assert_output 3
+	run jq -c '[.analysis.diagnosis[0].kind, .collated.timing.detailed_run.status,
+		.collated.timing.detailed_run.error.kind, .collated.timing.detailed_run.attempts,
+		.collated.timing.launches]' "$T/t.json"
+	assert_output '["program_failed","failed","program_failed",[],2816]'
+}

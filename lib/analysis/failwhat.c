@@ -55,6 +55,9 @@ kf_what_failed(const cJSON *rec)
 		return KF_FAILED_PROGRAM_NOT_STARTED;
 	if (is_one_of(kind, profiler_kinds))
 		return KF_FAILED_PROFILER_NOT_STARTED;
+	/* a reader's: the program failed before anything was profiled */
+	if (kind && strcmp(kind, "program_failed") == 0)
+		return KF_FAILED_PROGRAM;
 	if (is_one_of(stage, prepare))
 		return KF_FAILED_PREPARE;
 	if (stage && strcmp(stage, "kf-run") == 0 && is_one_of(kind, not_started) &&
@@ -102,6 +105,9 @@ kf_what_failed_text(const cJSON *rec)
 		return xasprintf("The run was interrupted before %s wrote anything "
 		    "complete, so there are no performance numbers for it.",
 		    prof ? prof : "the profiler");
+	case KF_FAILED_PROGRAM:
+		return xasprintf("The program failed before %s profiled any kernel, so "
+		    "there are no performance numbers for this run.", prof ? prof : "the profiler");
 	default:
 		return xasprintf("Profiling%s%s failed, so there are no performance "
 		    "numbers for this run.", prof ? " with " : "", prof ? prof : "");

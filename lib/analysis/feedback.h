@@ -110,7 +110,7 @@ void kf_fmt_count(struct buf *b, double n);
 enum kf_failed {
 	KF_FAILED_INPUT, KF_FAILED_PREPARE, KF_FAILED_NOT_RUN, KF_FAILED_ANALYSIS,
 	KF_FAILED_INTERRUPTED, KF_FAILED_PROFILING, KF_FAILED_PROGRAM_NOT_STARTED,
-	KF_FAILED_PROFILER_NOT_STARTED
+	KF_FAILED_PROFILER_NOT_STARTED, KF_FAILED_PROGRAM
 };
 enum kf_failed kf_what_failed(const cJSON *rec);
 /* The sentence that says it, for the feedback and the report page; the

@@ -702,7 +702,10 @@ chain(struct ncu_chain *c)
 		 * run's; what the detailed run did is in ncu_detailed.json. */
 		if (c->top > 0)
 			return finish(c, c->timing_st, 1);
-		return finish(c, c->st ? c->st : 1, 0);
+		/* Without it, ncu's status (the program's, which ncu and a
+		 * held program's ncu exit with): 0 for a program that ran well
+		 * and launched nothing ncu profiled, as kf-read then says. */
+		return finish(c, c->st, 0);
 	}
 	if ((st = ncu_export_report(c)) != 0)
 		return finish(c, st, 0);

@@ -184,6 +184,8 @@ void ncu_proc_passes(long *launches, long *passes);
 void ncu_proc_marks(double *connected, double *first, double *last);
 /* Forget them, and the passes: a detailed run begins again. */
 void ncu_proc_marks_reset(void);
+/* 1 when ncu's lines since the reset said "No kernels were profiled". */
+int ncu_proc_said_none(void);
 /* The GPU's lock of a sweep (KF_NCU_GPU_LOCK): 0 once held (or when there
  * is none), -1 when a stop signal came first; *waited: the seconds. */
 int ncu_gpu_lock(double *waited);

@@ -54,6 +54,7 @@
 #define KILL_WAIT 10.0		/* for the program ncu ends after --kill */
 #define LINGER_WAIT 10.0	/* for an attach whose program has ended and
 				 * whose report is written */
+#define HELD_END_S 5.0		/* for a held program once its attach has ended */
 #define HELD_MAXC "2"		/* --max-connections of one process's port */
 
 
@@ -309,6 +310,7 @@ attach_detail(struct ncu_chain *c)
 	struct buf asel = {0};
 	char why[160] = "", *out;
 	double start, deadline, waited, first = 0, held_end = 0, range_at = 0, range_wait = 0;
+	double connected, dt;
 	int seen[NCU_NPORTS] = {0}, lingered[NCU_NPORTS] = {0}, ok_sel = 1;
 	int ranged = c->held_ranged;
 
@@ -455,6 +457,7 @@ attach_detail(struct ncu_chain *c)
 		free(rep);
 	}
 	c->st = st;
+	ncu_proc_marks(&connected, &dt, &dt);
 	if (n == 0 && !c->timed_out) {
 		struct buf b = {0};
 
@@ -489,6 +492,19 @@ attach_detail(struct ncu_chain *c)
 			fprintf(stderr, "kf-ncu: ncu's attach to %d of the %d processes held for it "
 			    "left no report; the details are of the other %d\n", n - reports, n,
 			    reports);
+	} else if (c->timing_st != 0 && connected > 0 &&
+	    ncu_proc_wait(c->held, kf_now() + HELD_END_S) == 1) {
+		/* The program failed in the timing run too: its own failure, which
+		 * a run again would repeat (a held run that fails after a clean
+		 * timing run may be ncu's attach's doing, and is run again). */
+		int held_st = ncu_proc_status(c->held);
+
+		c->st = fst;
+		c->attached_procs = 0;
+		ncu_held_stop(c, NULL);
+		fprintf(stderr, "kf-ncu: the program failed in the timing run (status %d) and "
+		    "ended with status %d in the detailed run held for ncu, which profiled no "
+		    "kernel; it is not run again\n", c->timing_st, held_st);
 	} else {
 		char *w = xasprintf("ncu's detailed run of the program held for it failed (status "
 		    "%d) and left no report; it is run again after the timing run", fst);
@@ -682,6 +698,7 @@ ncu_held_run(struct ncu_chain *c)
 	char *out, *rep;
 	struct ncu_range r;
 	double t, waited = 0, attach_at, held_end = 0, range_at = 0, range_wait = 0;
+	double connected, dummy_t;
 	struct kf_env genv = {0};
 	int a, got, dummy, gated, range;
 
@@ -725,7 +742,17 @@ ncu_held_run(struct ncu_chain *c)
 	if (got < 0)
 		ncu_chain_stopped(c);
 	rep = ncu_out_path(c, NCU_REPORT_REP NCU_REP_EXT);
-	if (!kf_is_file(rep)) {
+	ncu_proc_marks(&connected, &dummy_t, &dummy_t);
+	/* No report: where ncu never connected, the attach failed and the
+	 * program runs again under ncu. Where it did, said it profiled no
+	 * kernel, and the program then exited (not killed by a signal, which
+	 * may be the attach's doing), the program ran to its end and launched
+	 * nothing ncu could profile (it failed before its range, or its range
+	 * launched no kernel): a run again would do the same, so its status is
+	 * the answer (kf-read says which). */
+	if (!kf_is_file(rep) && (connected == 0 || !ncu_proc_said_none() ||
+	    ncu_proc_wait(c->held, kf_now() + HELD_END_S) != 1 ||
+	    ncu_proc_status(c->held) >= 128)) {
 		free(rep);
 		ncu_held_drop(c);
 		fprintf(stderr, "kf-ncu: ncu could not attach to the program held for it; it runs "
@@ -734,6 +761,9 @@ ncu_held_run(struct ncu_chain *c)
 	}
 	if (ncu_proc_wait(c->held, INFINITY) < 0)
 		ncu_chain_stopped(c);
+	if (!kf_is_file(rep))
+		fprintf(stderr, "kf-ncu: the program held for ncu ended with status %d and ncu "
+		    "profiled no kernel\n", ncu_proc_status(c->held));
 	if (held_end == 0)
 		held_end = kf_now();
 	c->program_end = held_end;

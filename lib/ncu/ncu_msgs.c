@@ -1,7 +1,8 @@
 /* ncu's messages in what it wrote (==ERROR==, ==WARNING==), and what
  * failed when the details page holds no launch: kf-read's error kinds
- * (no_permission, program_not_found, profiler_not_found, no_kernels,
- * profiler_error, no_report, no_csv, truncated), each with its hint. */
+ * (no_permission, program_not_found, profiler_not_found, program_failed,
+ * no_kernels, profiler_error, no_report, no_csv, truncated), each with its
+ * hint. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -141,12 +142,36 @@ run_status(struct ncu_reader *r, struct buf *b)
 		buf_printf(b, " (ncu exited with status %.0f)", code);
 }
 
+/* The program failed before ncu profiled any kernel: ncu said "The
+ * application returned an error code (N)" with N > 0 (a run ncu started,
+ * which says no "No kernels were profiled" then); or ncu attached to the
+ * program held for it (kf-ncu's held run), said it profiled no kernel and
+ * no error of its own, and the run exited with a status (not 126 or 127,
+ * not a signal's): an attach does not see the program's end, and kf-ncu
+ * then exits with the held program's status. */
+static int
+failed_first(struct ncu_reader *r, long *code)
+{
+	const cJSON *run = kf_obj(r->rec, "run");
+	const char *by = kf_str(run, "ended_by"), *out = kf_str(run, "stdout");
+
+	if (ncu_rd_app_error(r, code))
+		return *code > 0;
+	if (out == NULL || strstr(out, "==PROF== Attaching to process") == NULL ||
+	    ncu_rd_find_message(r, "warning", "No kernels were profiled") == NULL ||
+	    ncu_rd_find_message(r, "error", "") != NULL || (by && strcmp(by, "exit") != 0))
+		return 0;
+	*code = (long)kf_num(run, "exit_code", 0);
+	return *code > 0 && *code < 126;
+}
+
 static int
 fail_known(struct ncu_reader *r, const char *what)
 {
 	const cJSON *run = kf_obj(r->rec, "run");
 	struct buf b = {0};
 	const char *t;
+	long code;
 
 	if ((t = ncu_rd_find_message(r, NULL, "ERR_NVGPUCTRPERM")) != NULL) {
 		kf_fail(r->rec, "no_permission", "%s: ncu may not read the GPU performance "
@@ -167,6 +192,12 @@ fail_known(struct ncu_reader *r, const char *what)
 		    "status 127)", what);
 		kf_fail_hint(r->rec, "install NVIDIA Nsight Compute, or add the folder that "
 		    "holds ncu to PATH");
+	} else if (failed_first(r, &code)) {
+		kf_fail(r->rec, "program_failed", "%s: the program exited with status %ld before "
+		    "ncu profiled any kernel", what, code);
+		kf_fail_hint(r->rec, "run the program to its end without the profiler first: "
+		    "its own output (run.stderr, run.stdout) says why it failed; fix that, then "
+		    "profile it again");
 	} else if ((t = ncu_rd_find_message(r, "warning", "No kernels were profiled")) != NULL) {
 		const char *child = ncu_rd_find_message(r, "warning", "--target-processes all");
 

@@ -44,6 +44,7 @@ static int nkids;
 static int sfd = -1, stop_sig;
 static long prof_launches, prof_passes;
 static double t_connected, t_first, t_last;	/* when ncu's lines said so */
+static int said_none;		/* ncu said "No kernels were profiled" */
 static int timed = 1;		/* lines read as they come: their time is theirs */
 static int lock_fd = -1;
 static int lock_op;		/* LOCK_EX or LOCK_SH, while lock_fd is had */
@@ -69,6 +70,8 @@ scan_line(const char *s, size_t n)
 	if (timed && n >= 30 && memmem(s, n, "==PROF== Connected to process", 29) &&
 	    t_connected == 0)
 		t_connected = kf_now();
+	if (n >= 36 && memmem(s, n, "==WARNING== No kernels were profiled", 36))
+		said_none = 1;
 	if (n < 20 || memmem(s, n, "==PROF== Profiling ", 19) == NULL)
 		return;
 	while (n > 0 && (s[n - 1] == '\r' || s[n - 1] == ' '))
@@ -169,6 +172,13 @@ ncu_proc_marks_reset(void)
 {
 	t_connected = t_first = t_last = 0;
 	prof_launches = prof_passes = 0;
+	said_none = 0;
+}
+
+int
+ncu_proc_said_none(void)
+{
+	return said_none;
 }
 
 void

@@ -336,6 +336,8 @@ job_status(const cJSON *rec, const cJSON *an, const cJSON *err)
 
 	if (err) {
 		w = kf_error(rec) ? kf_what_failed(rec) : KF_FAILED_PROFILING;
+		if (w == KF_FAILED_PROGRAM)
+			return ST_PROGRAM_FAILED;
 		return w == KF_FAILED_PROGRAM_NOT_STARTED || w == KF_FAILED_PROFILER_NOT_STARTED ?
 		    ST_NOT_STARTED : ST_FAILED;
 	}

@@ -44,6 +44,39 @@ fused_jobs() {
 	done >"$1"
 }
 
+# kb_jobs LEVEL FILE: a sweep's jobs, one per KernelBench problem of
+# examples/h200/kernelbench/LEVEL/ (level1: single ops, level2: an op and
+# its elementwise and normalisation tail), built as KernelBench's harness
+# builds it (kb.py), its forward pass inside its own profiler range.
+kb_jobs() {
+	local kb=$top/examples/h200/kernelbench p
+	for p in "$kb/$1"/*.py; do
+		jq -cn --arg id "$1-$(basename "$p" .py | cut -d_ -f1)" --arg k "$kb/kb.py" --arg p "$p" \
+			'{id: $id, cmd: ["python3", $k, $p], language: "cuda", arch: "H200",
+			  profiler: "ncu", profiler_args: ["--profile-from-start", "off", "--clock-control", "none"]}'
+	done >"$2"
+}
+
+# plain NAME JOBS N J NEED: the jobs' programs (three-word commands) alone, without kf or ncu, J at
+# a time (xargs -P), if NAME is in PLAN: the floor under any sweep of them
+# at -jJ. Appends "NAME plain -jJ N WALL A-PROBLEM" to out/walls.tsv and
+# keeps each program's own set-up and range seconds (kb.py's stderr).
+plain() {
+	local name=$1 jobs=$2 n=$3 j=$4 s e
+	case " $PLAN " in *" $name "*) ;; *) return 0 ;; esac
+	step "$name" "$5" || return 0
+	mkdir -p "$out/$name"
+	s=$(date +%s.%N)
+	# each job's argv, NUL-separated (kb_jobs' commands have three words)
+	jq -j '.cmd | if length == 3 then map(. + "\u0000") | add else error("plain: not 3 words") end' "$jobs" |
+		timeout 300 xargs -0 -n3 -P"$j" env -- >/dev/null 2>"$out/$name/stderr.log"
+	e=$(date +%s.%N)
+	awk -v nm="$name" -v s="$s" -v e="$e" -v n="$n" -v j="$j" \
+		'BEGIN { printf "%s\tplain\t-j%d\t%d problems\t%.1f s\t%.2f s a problem\n", nm, j, n, e - s, (e - s) / n }' |
+		tee -a "$out/walls.tsv"
+	grep '^kb.py' "$out/$name/stderr.log" | sed 's|.*/||'
+}
+
 # sweep NAME JOBS N RANGE J NEED: pipelines/sweep.mk over JOBS (N problems)
 # into out/NAME at -jJ with RANGE=RANGE, GATE=1 where NAME has "gate" and
 # WRAP_FLAGS="--top K" where NAME ends in _topK (kf's tracer times each

@@ -16,6 +16,13 @@
 #      conv_gn_chain, attn_naive_bf16, to compare their findings with the
 #      sweeps'
 #   6. the single ops again with RANGE=1 at -j5
+#   0. (before 3, when PLAN names them) KernelBench's problems, which no one
+#      here wrote (examples/h200/kernelbench: 20 of level 1, 14 of level 2):
+#      kb1_plain and kb2_plain run them alone, 3 at a time, without kf or
+#      ncu (the floor); kb1_auto_top1 and kb2_auto_top1 sweep them with
+#      --top 1 and kf's defaults; kb1_range and kb2_range detail every
+#      launch with the range gate (RANGE=1), kb1_default and kb2_default
+#      without it
 # PLAN (names, run in the order above) picks the sweeps; ops_gate, ops_gate_j5
 # and fused_gate sweep with GATE=1 instead; fused_top2, fused_top1 and
 # alone_top2 (after fused_gate) sweep with --top 2 or 1 (each program timed
@@ -61,6 +68,8 @@ sw=$top/examples/h200/sweep/ops.py
 lv=$top/examples/h200/levers
 ops_jobs "$out/ops.jsonl"
 fused_jobs "$out/fused.jsonl"
+kb_jobs level1 "$out/kb1.jsonl"
+kb_jobs level2 "$out/kb2.jsonl"
 bash examples/h200/passes/lean-metrics.sh >"$out/lean-metrics.txt"
 for j in ops fused; do
 	jq -c --arg m "$(paste -sd, "$out/lean-metrics.txt")" \
@@ -78,6 +87,14 @@ fi
 # sweeps with GATE=1: ncu's attach started before the GPU is free)
 PLAN=${PLAN:-ops_default ops_range fused_range fused_default alone ops_range_j5}
 : >"$out/walls.tsv"
+plain kb1_plain "$out/kb1.jsonl" 20 3 60
+sweep kb1_auto_top1 "$out/kb1.jsonl" 20 "" 3 90
+plain kb2_plain "$out/kb2.jsonl" 14 3 50
+sweep kb2_auto_top1 "$out/kb2.jsonl" 14 "" 3 80
+sweep kb1_range "$out/kb1.jsonl" 20 1 3 100
+sweep kb2_range "$out/kb2.jsonl" 14 1 3 60
+sweep kb1_default "$out/kb1.jsonl" 20 0 3 100
+sweep kb2_default "$out/kb2.jsonl" 14 0 3 100
 sweep ops_default "$out/ops.jsonl" 20 0 3 90
 sweep ops_range "$out/ops.jsonl" 20 1 3 90
 sweep fused_range "$out/fused.jsonl" 6 1 3 70
