@@ -186,4 +186,11 @@ multi_reordered() {
 	assert_output '[true,true]'
 	run bash -c 'kf-read <"$1" | jq -c "[.data.timings.launches_profiled, .data.timings.replay_passes]"' _ "$T/tm.run"
 	assert_output '[2,30]'
+	# a launch slow to start: ncu's warning cuts its line in two
+	kf-wrap ncu --id sl -o "$T/o" --tool "$FAKE" --top 2 -- /bin/echo ran | FAKE_NCU_SLOW=1 kf-run -q -t 60 >"$T/sl.run"
+	run jq -r .run.stdout "$T/sl.run"
+	assert_line --regexp '^==PROF== Profiling ".*" - 0: 0%\.$'
+	assert_line '...50%....100% - 15 passes'
+	run jq -c '[.launches_profiled, .replay_passes]' "$T/o/sl/ncu.000/ncu_timings.json"
+	assert_output '[2,30]'
 }

@@ -45,6 +45,7 @@ static int sfd = -1, stop_sig;
 static long prof_launches, prof_passes;
 static double t_connected, t_first, t_last;	/* when ncu's lines said so */
 static int said_none;		/* ncu said "No kernels were profiled" */
+static int prof_open;		/* a "==PROF== Profiling" line not ended yet */
 static int timed = 1;		/* lines read as they come: their time is theirs */
 static int lock_fd = -1;
 static int lock_op;		/* LOCK_EX or LOCK_SH, while lock_fd is had */
@@ -60,20 +61,27 @@ ncu_proc_init(void)
 	return sfd;
 }
 
-/* "==PROF== Profiling "k" - 0: 0%....50%....100% - 8 passes" */
+/* "==PROF== Profiling "k" - 0: 0%....50%....100% - 8 passes"; ncu may
+ * print a warning inside it, the rest on a line of its own (on an H100:
+ * "==PROF== Profiling "max_pool_forward_nchw" - 0: 0%.", then "==WARNING==
+ * Launching the workload is taking more time than expected. ...", then
+ * "...50%....100% - 23 passes"). */
 static void
 scan_line(const char *s, size_t n)
 {
 	const char *p;
 	long v;
+	int start;
 
 	if (timed && n >= 30 && memmem(s, n, "==PROF== Connected to process", 29) &&
 	    t_connected == 0)
 		t_connected = kf_now();
 	if (n >= 36 && memmem(s, n, "==WARNING== No kernels were profiled", 36))
 		said_none = 1;
-	if (n < 20 || memmem(s, n, "==PROF== Profiling ", 19) == NULL)
+	start = n >= 19 && memmem(s, n, "==PROF== Profiling ", 19) != NULL;
+	if (!start && !(prof_open && n > 0 && s[0] == '.'))
 		return;
+	prof_open = 1;
 	while (n > 0 && (s[n - 1] == '\r' || s[n - 1] == ' '))
 		n--;
 	if (n >= 7 && memcmp(s + n - 7, " passes", 7) == 0)
@@ -82,6 +90,7 @@ scan_line(const char *s, size_t n)
 		n -= 5;
 	else
 		return;
+	prof_open = 0;
 	for (p = s + n; p > s && p[-1] >= '0' && p[-1] <= '9'; p--)
 		;
 	if (p == s + n)
@@ -172,7 +181,7 @@ ncu_proc_marks_reset(void)
 {
 	t_connected = t_first = t_last = 0;
 	prof_launches = prof_passes = 0;
-	said_none = 0;
+	said_none = prof_open = 0;
 }
 
 int
