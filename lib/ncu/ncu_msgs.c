@@ -143,26 +143,14 @@ run_status(struct ncu_reader *r, struct buf *b)
 }
 
 /* The program failed before ncu profiled any kernel: ncu said "The
- * application returned an error code (N)" with N > 0 (a run ncu started,
- * which says no "No kernels were profiled" then); or ncu attached to the
- * program held for it (kf-ncu's held run), said it profiled no kernel and
- * no error of its own, and the run exited with a status (not 126 or 127,
- * not a signal's): an attach does not see the program's end, and kf-ncu
- * then exits with the held program's status. */
+ * application returned an error code (N)" with N > 0. A run ncu started
+ * says so (and not "No kernels were profiled"); after an attach, the
+ * program held for it says so in its own log (ncu --mode launch), which
+ * kf-ncu passes on (seen on an H100, ncu 2025.3.1). */
 static int
 failed_first(struct ncu_reader *r, long *code)
 {
-	const cJSON *run = kf_obj(r->rec, "run");
-	const char *by = kf_str(run, "ended_by"), *out = kf_str(run, "stdout");
-
-	if (ncu_rd_app_error(r, code))
-		return *code > 0;
-	if (out == NULL || strstr(out, "==PROF== Attaching to process") == NULL ||
-	    ncu_rd_find_message(r, "warning", "No kernels were profiled") == NULL ||
-	    ncu_rd_find_message(r, "error", "") != NULL || (by && strcmp(by, "exit") != 0))
-		return 0;
-	*code = (long)kf_num(run, "exit_code", 0);
-	return *code > 0 && *code < 126;
+	return ncu_rd_app_error(r, code) && *code > 0;
 }
 
 static int
