@@ -142,17 +142,6 @@ run_status(struct ncu_reader *r, struct buf *b)
 		buf_printf(b, " (ncu exited with status %.0f)", code);
 }
 
-/* The program failed before ncu profiled any kernel: ncu said "The
- * application returned an error code (N)" with N > 0. A run ncu started
- * says so (and not "No kernels were profiled"); after an attach, the
- * program held for it says so in its own log (ncu --mode launch), which
- * kf-ncu passes on (seen on an H100, ncu 2025.3.1). */
-static int
-failed_first(struct ncu_reader *r, long *code)
-{
-	return ncu_rd_app_error(r, code) && *code > 0;
-}
-
 static int
 fail_known(struct ncu_reader *r, const char *what)
 {
@@ -180,7 +169,11 @@ fail_known(struct ncu_reader *r, const char *what)
 		    "status 127)", what);
 		kf_fail_hint(r->rec, "install NVIDIA Nsight Compute, or add the folder that "
 		    "holds ncu to PATH");
-	} else if (failed_first(r, &code)) {
+	} else if (ncu_rd_app_error(r, &code) && code > 0) {
+		/* The program failed before ncu profiled any kernel. A run ncu
+		 * started says so (and not "No kernels were profiled"); after an
+		 * attach, the program held for it says so in its own log (ncu
+		 * --mode launch), which kf-ncu passes on (an H100, ncu 2025.3.1). */
 		kf_fail(r->rec, "program_failed", "%s: the program exited with status %ld before "
 		    "ncu profiled any kernel", what, code);
 		kf_fail_hint(r->rec, "run the program to its end without the profiler first: "
