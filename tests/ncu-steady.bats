@@ -193,4 +193,16 @@ multi_reordered() {
 	assert_line '...50%....100% - 15 passes'
 	run jq -c '[.launches_profiled, .replay_passes]' "$T/o/sl/ncu.000/ncu_timings.json"
 	assert_output '[2,30]'
+	run jq -r 'has("replay_host_backups")' "$T/o/sl/ncu.000/ncu_timings.json"
+	assert_output false
+	# the GPU with no room for ncu's copy of the memory: its warning said
+	# for each launch, counted and told
+	kf-wrap ncu --id hb -o "$T/o" --tool "$FAKE" --top 2 -- /bin/echo ran | FAKE_NCU_SLOW=host kf-run -q -t 60 >"$T/hb.run"
+	run jq -r .run.stdout "$T/hb.run"
+	assert_line --regexp '^==PROF== Profiling ".*" - 1: 0%$'
+	assert_line '....50%....100% - 15 passes'
+	run jq -c '[.launches_profiled, .replay_passes, .replay_host_backups]' "$T/o/hb/ncu.000/ncu_timings.json"
+	assert_output '[2,30,2]'
+	run bash -c 'kf-read <"$1" | kf-collate | kf-feedback --timings' _ "$T/hb.run"
+	assert_output --partial 'ncu said 2 times that it backed up device memory in system memory (replay_host_backups)'
 }

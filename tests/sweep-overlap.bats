@@ -81,7 +81,9 @@ ok_jobs() {
 	# one launch of 15 passes, and the sums
 	run sweep -j4 GPUS=0 times
 	assert_success
-	assert_line --index 0 "$(printf 'id\trun_s\tstartup_s\tgpu_wait_s\tdetailed_s\tprogram_s\texports_s\ttiming_run_s\tlaunches\tpasses\tpasses_per_launch\tgpu_held_s')"
+	assert_line --index 0 "$(printf 'id\trun_s\tstartup_s\tgpu_wait_s\tdetailed_s\tprogram_s\texports_s\ttiming_run_s\tlaunches\tpasses\tpasses_per_launch\tgpu_held_s\thost_backups')"
+	# ncu backed up no job's memory in host memory: 13 columns, the last "-"
+	[ "$(awk -F'\t' 'NR > 1 && NF == 13 && $13 == "-"' "$SW/out/times.tsv" | wc -l)" -eq 5 ]
 	[ "$(awk -F'\t' '$1 ~ /^j[234]$/ && $3 >= 2 && $3 < 5 && $9 == 1 && $10 == 15 && $11 == 15 && $8 == "-"' "$SW/out/times.tsv" | wc -l)" -eq 3 ]
 	[ "$(awk -F'\t' '$1 == "j1" && $3 < 2 && $6 > 0.4 && $6 <= $5' "$SW/out/times.tsv" | wc -l)" -eq 1 ]
 	run awk -F'\t' '$1 == "all" { print $9, $10, $11 }' "$SW/out/times.tsv"
@@ -161,7 +163,7 @@ rangeprog() {
 			(.stdout | contains("cudart: cudaDeviceSynchronize\ncudart: cudaProfilerStart\n"))' \
 			"$SW/out/j$i.json" >/dev/null
 	done
-	# the sweep's times show the GPU held alone, last column
+	# the sweep's times show the GPU held alone
 	run sweep -j3 GPUS=0 RANGE=1 WRAP_FLAGS="-a --profile-from-start -a off" times
 	assert_success
 	assert_line --index 0 --partial "$(printf 'passes_per_launch\tgpu_held_s')"

@@ -154,14 +154,15 @@ kf-read, kf-collate and kf-feedback come after these and are not in them."
 @test "kf-sweep-times: a missing, a broken and an empty record are one line of - each; the sums are the others'" {
 	jq -cn '{id: "ok", passes: [{run: {elapsed_s: 2.5}}],
 		collated: {timings: {startup_s: 1, gpu_wait_s: 0.5, detailed_s: 1.25, program_under_ncu_s: 1,
-			exports_s: 0.3, launches_profiled: 2, replay_passes: 46, gpu_held_s: 1.1}}}' >"$T/ok.json"
+			exports_s: 0.3, launches_profiled: 2, replay_passes: 46, gpu_held_s: 1.1,
+			replay_host_backups: 3}}}' >"$T/ok.json"
 	printf '{"id":"half","collated":' >"$T/broken.json"
 	: >"$T/empty.json"
 	run -0 "$TOP/pipelines/kf-sweep-times" "$T" ok missing broken empty
 	assert_equal "${#lines[@]}" 6
-	assert_line -n 1 "$(printf 'ok\t2.5\t1\t0.5\t1.25\t1\t0.3\t-\t2\t46\t23\t1.1')"
-	assert_line -n 2 "$(printf 'missing\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-')"
-	assert_line -n 3 "$(printf 'broken\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-')"
-	assert_line -n 4 "$(printf 'empty\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-')"
-	assert_line -n 5 "$(printf 'all\t2.50\t1.00\t0.50\t1.25\t1.00\t0.30\t-\t2.00\t46.00\t23.00\t1.10')"
+	assert_line -n 1 "$(printf 'ok\t2.5\t1\t0.5\t1.25\t1\t0.3\t-\t2\t46\t23\t1.1\t3')"
+	assert_line -n 2 "$(printf 'missing\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-')"
+	assert_line -n 3 "$(printf 'broken\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-')"
+	assert_line -n 4 "$(printf 'empty\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-')"
+	assert_line -n 5 "$(printf 'all\t2.50\t1.00\t0.50\t1.25\t1.00\t0.30\t-\t2.00\t46.00\t23.00\t1.10\t3')"
 }

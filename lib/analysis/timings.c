@@ -47,7 +47,8 @@ static const struct row {
 };
 
 /* Counts and flags, said in sentences after the table. */
-static const char *const said[] = { "launches_profiled", "replay_passes", "range_unseen", NULL };
+static const char *const said[] = { "launches_profiled", "replay_passes", "range_unseen",
+	"replay_host_backups", NULL };
 
 static int
 known(const char *key)
@@ -131,7 +132,7 @@ kf_timings_rows(struct buf *b, const cJSON *rec)
 {
 	const cJSON *t = lazy2(rec, "collated", "timings"), *e;
 	const char *from = "collated.timings";
-	double launches, passes, total, timing, unseen;
+	double launches, passes, total, timing, unseen, backups;
 	int n;
 	size_t i;
 
@@ -180,6 +181,12 @@ kf_timings_rows(struct buf *b, const cJSON *rec)
 	} else if (isfinite(launches)) {
 		buf_puts(b, "ncu profiled no launch (launches_profiled).\n");
 	}
+	if ((backups = kf_num(t, "replay_host_backups", 0)) > 0)
+		buf_printf(b, "ncu said %.0f time%s that it backed up device memory in system memory "
+		    "(replay_host_backups): the GPU had no room for its copy of the memory a kernel can "
+		    "reach, so before each replay pass it restored what the kernel wrote from host "
+		    "memory, which slows the passes; fewer jobs at once on the GPU, or a program that "
+		    "holds less of its memory, leave it room.\n", backups, backups == 1 ? "" : "s");
 	if ((unseen = kf_num(t, "range_unseen", 0)) > 0)
 		buf_printf(b, "The range gate found %.0f run%s not gated (a launch profiled before the "
 		    "program's profiler range asked for the GPU alone, or a timing run in which no "

@@ -186,6 +186,10 @@ void ncu_proc_marks(double *connected, double *first, double *last);
 void ncu_proc_marks_reset(void);
 /* 1 when ncu's lines since the reset said "No kernels were profiled". */
 int ncu_proc_said_none(void);
+/* How many times ncu's lines since the reset said it backed up device
+ * memory in system memory: the GPU had no room for its copy of what a
+ * kernel can reach, so each replay pass restores from host memory. */
+long ncu_proc_host_backups(void);
 /* The GPU's lock of a sweep (KF_NCU_GPU_LOCK): 0 once held (or when there
  * is none), -1 when a stop signal came first; *waited: the seconds. */
 int ncu_gpu_lock(double *waited);

@@ -97,6 +97,8 @@ ncu_timings_write(struct ncu_chain *c)
 		ncu_time_add(c, "gpu_held_s", ncu_gpu_alone());
 	kf_set_num(c->timings, "launches_profiled", (double)launches);
 	kf_set_num(c->timings, "replay_passes", (double)passes);
+	if (ncu_proc_host_backups() > 0)
+		kf_set_num(c->timings, "replay_host_backups", (double)ncu_proc_host_backups());
 	text = cJSON_PrintUnformatted(c->timings);
 	if ((f = fopen(p, "w")) == NULL || fprintf(f, "%s\n", text) < 0 || fclose(f) != 0)
 		kf_warn("cannot write %s:", p);

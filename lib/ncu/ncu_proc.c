@@ -45,6 +45,7 @@ static int sfd = -1, stop_sig;
 static long prof_launches, prof_passes;
 static double t_connected, t_first, t_last;	/* when ncu's lines said so */
 static int said_none;		/* ncu said "No kernels were profiled" */
+static long host_backups;	/* ncu said it backed up device memory in host memory */
 static int prof_open;		/* a "==PROF== Profiling" line not ended yet */
 static int timed = 1;		/* lines read as they come: their time is theirs */
 static int lock_fd = -1;
@@ -69,6 +70,7 @@ ncu_proc_init(void)
 static void
 scan_line(const char *s, size_t n)
 {
+	static const char backup[] = "==WARNING== Backing up device memory in system memory";
 	const char *p;
 	long v;
 	int start;
@@ -78,6 +80,8 @@ scan_line(const char *s, size_t n)
 		t_connected = kf_now();
 	if (n >= 36 && memmem(s, n, "==WARNING== No kernels were profiled", 36))
 		said_none = 1;
+	if (n >= sizeof backup - 1 && memmem(s, n, backup, sizeof backup - 1))
+		host_backups++;
 	start = n >= 19 && memmem(s, n, "==PROF== Profiling ", 19) != NULL;
 	if (!start && !(prof_open && n > 0 && s[0] == '.'))
 		return;
@@ -148,7 +152,7 @@ ncu_out_file(const char *path)
 	struct buf line = {0};
 	char chunk[8192];
 	ssize_t n;
-	long l = prof_launches, p = prof_passes;
+	long l = prof_launches, p = prof_passes, h = host_backups;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
@@ -167,6 +171,8 @@ ncu_out_file(const char *path)
 		prof_launches = l;
 		prof_passes = p;
 	}
+	if (h > 0)
+		host_backups = h;
 }
 
 void
@@ -176,11 +182,17 @@ ncu_proc_passes(long *launches, long *passes)
 	*passes = prof_passes;
 }
 
+long
+ncu_proc_host_backups(void)
+{
+	return host_backups;
+}
+
 void
 ncu_proc_marks_reset(void)
 {
 	t_connected = t_first = t_last = 0;
-	prof_launches = prof_passes = 0;
+	prof_launches = prof_passes = host_backups = 0;
 	said_none = prof_open = 0;
 }
 

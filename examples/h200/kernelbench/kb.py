@@ -7,7 +7,8 @@
 # cudaProfilerStart/Stop, the range ncu's --profile-from-start off keeps.
 # Prints, on stderr, the seconds of its set-up (imports and inputs) and of
 # its range, so a sweep can tell the program's own work from kf's.
-# usage: kb.py PROBLEM.py [--warm N] [--steps N]
+# --batch N sets the problem's batch_size (a probe of size, not the suite's).
+# usage: kb.py PROBLEM.py [--warm N] [--steps N] [--batch N]
 import argparse, runpy, sys, time
 
 t0 = time.time()
@@ -15,6 +16,7 @@ ap = argparse.ArgumentParser()
 ap.add_argument("problem")
 ap.add_argument("--warm", type=int, default=3)
 ap.add_argument("--steps", type=int, default=1)
+ap.add_argument("--batch", type=int)
 a = ap.parse_args()
 
 import torch
@@ -33,6 +35,12 @@ def to_gpu(x):
 
 
 p = runpy.run_path(a.problem)
+if a.batch is not None:
+    # get_inputs reads batch_size from its own module's globals
+    g = p["get_inputs"].__globals__
+    if "batch_size" not in g:
+        sys.exit(f"kb.py: {a.problem} has no batch_size")
+    g["batch_size"] = a.batch
 seed()
 init = [to_gpu(x) for x in p["get_init_inputs"]()]
 with torch.no_grad():
