@@ -14,8 +14,8 @@
 #   one    one metric (one pass)
 #   kf     kf's sections and metrics (share/kf), nothing else on the GPU
 #   leftN  the same beside a process that holds all of the GPU's memory
-#          but N GiB (LEFT, default "48 20": room for ncu's copy of what
-#          the program holds, then not)
+#          but N GiB (left48: room for ncu's copy of what the program
+#          holds; left20: not for the softmax's)
 #   nosrc  kf's without SourceCounters (its passes patch the kernel's code)
 #   sass   only kf's metrics that ncu collects by patching the kernel's code
 #   src    SourceCounters alone
@@ -23,9 +23,9 @@
 #   hw     kf's without those two sections and the patched metrics
 #   nocache  kf's with --cache-control none
 #   smallN kf's with the problem's batch_size N (kb.py --batch)
-# CASES (default "one kf left48 left20 nosrc") picks and orders them.
-# and the GPU's memory in use, sampled every 0.2 s, its peak within the run
-# (nvidia-smi). Leaves OUT/run.log and OUT/table.tsv.
+# CASES (default "one kf left48 left20 nosrc") picks and orders them. Each
+# run's line also has the GPU's memory in use, sampled every 0.2 s, its
+# peak within the run (nvidia-smi). Leaves OUT/run.log and OUT/table.tsv.
 set -u
 export LC_ALL=C
 T0=$(date +%s)
@@ -40,7 +40,6 @@ export PATH=$PATH:/usr/local/cuda/bin
 kb=$top/examples/h200/kernelbench
 PROBS=${PROBS:-"23_Softmax 97_ScaledDotProductAttention 42_Max_Pooling_2D"}
 CASES=${CASES:-"one kf left48 left20 nosrc"}
-LEFT=${LEFT:-"48 20"}
 
 nvidia-smi --query-gpu=name,memory.total,memory.used --format=csv
 ncu --version | tail -1
