@@ -2,10 +2,11 @@
 # examples/h200/kernelbench/passprobe.sh OUT: when each share of one
 # launch's replay passes ends (stamp.py: ncu's progress marks, on a
 # terminal, each with the seconds since ncu's start), for KernelBench
-# level-1 problems under kf's collection (kf), without SourceCounters and
-# the patched metrics (hw) and with SourceCounters alone (src) (issue 46:
-# memprobe.sh found one launch of the max pooling took 7.5 s under kf's 23
-# passes, 7.0 s under hw's 21 and 6.8 s under src's 5, 0.7 s under 3).
+# level-1 problems under kf's collection (kf), without SourceCounters, the
+# roofline chart and the patched metrics (hw) and with SourceCounters alone
+# (src) (issue 46: memprobe.sh found one launch of the max pooling took
+# 7.5 s under kf's 23 passes, 7.0 s under hw's 21 and 6.8 s under src's 5,
+# 0.7 s under 3).
 # RUNS: "PROBLEM:CASE ..." (default below). Leaves OUT/PROBLEM.CASE.stamped.
 set -u
 out=${1:?usage: passprobe.sh OUT}
