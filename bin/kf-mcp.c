@@ -80,6 +80,10 @@ static const char tools_json[] = "["
 	"(default: the command's name)\"},"
 	"\"top\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":1000,\"description\":"
 	"\"ncu: time every launch, then profile in detail the K kernels with the most GPU time\"},"
+	"\"sampled_source\":{\"type\":\"boolean\",\"description\":\"ncu: leave out the count "
+	"of each instruction's executions (a replay pass that runs the kernel patched, hundreds "
+	"of times its own time): the warp-stall samples and memory counts stay, the divergence "
+	"finding goes\"},"
 	"\"timeout\":{\"type\":\"number\",\"minimum\":0,\"description\":\"seconds the run "
 	"may take (kf-run's default 300; 0: no limit)\"},"
 	"\"inactivity\":{\"type\":\"number\",\"minimum\":0,\"description\":\"seconds the "
@@ -483,6 +487,8 @@ start_profile(struct job *j)
 		push(&kf, "--top");
 		pushf(&kf, "%.0f", w->valuedouble);
 	}
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "sampled_source")))
+		push(&kf, "--sampled-source");
 	if (kf_str(a, "language")) {
 		push(&kf, "--language");
 		push(&kf, kf_str(a, "language"));

@@ -450,7 +450,7 @@ complete_words() {
 	assert_equal "$(complete_words kf --)" "--gpu --gpus-file --help --inactivity --json --max-chars --no-collated --quiet --ranking --rules --timeout --timings --unbuffered --version"
 	assert_equal "$(complete_words kf -)" "$(printf '%s\n' --gpu --gpus-file --help --inactivity --json --max-chars --no-collated --quiet --ranking --rules --timeout --timings --unbuffered --version -h -i -n -q -t | sort | paste -sd' ')"
 	# after PROFILER: kf's options that kf takes there, and kf-wrap's with the profiler's
-	assert_equal "$(complete_words kf ncu --)" "--arg --clock-control --end-marker --gpu --gpus-file --help --id --import --inactivity --json --language --max-chars --no-collated --output-dir --quiet --ranking --rules --set --sudo --timeout --timings --tool --top --unbuffered --version"
+	assert_equal "$(complete_words kf ncu --)" "--arg --clock-control --end-marker --gpu --gpus-file --help --id --import --inactivity --json --language --max-chars --no-collated --output-dir --quiet --ranking --rules --sampled-source --set --sudo --timeout --timings --tool --top --unbuffered --version"
 	assert_equal "$(complete_words kf unitrace --no)" "--no-collated --no-timeline"
 	assert_equal "$(complete_words kf vtune --no)" "--no-collated"
 	# the deprecated --top of kf-feedback and kf-report is not offered

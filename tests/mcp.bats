@@ -80,6 +80,17 @@ it'"'"'s'
 	assert_equal "$(jq -c '.result.structuredContent | [.id, .analysis.focus.duration_ns]' <<<"$output")" '["../x",131712]'
 }
 
+@test "SDK client: profile with sampled_source passes kf-wrap's --sampled-source: kf's section beside ncu's, the record as any other" {
+	client call profile '{"command":["./k"],"id":"s","sampled_source":true}'
+	assert_equal "$(jq -c '[.result.isError, .result.structuredContent.status, .result.structuredContent.analysis.focus.duration_ns]' <<<"$output")" '[false,0,131712]'
+	cmp kf-out/mcp/s/s/ncu.000/ncu_sections/KfSourceSampled.section "$TOP/share/kf/ncu_source_sampled.section"
+	client call profile '{"command":["./k"],"id":"f","sampled_source":false}'
+	assert_equal "$(jq -c '.result.structuredContent.status' <<<"$output")" 0
+	[ ! -e kf-out/mcp/f/f/ncu.000/ncu_sections ]
+	client call profile '{"command":["./k"],"sampled_source":"yes"}'
+	assert_equal "$(jq -c '.error.message' <<<"$output")" '"MCP error -32602: profile: arguments.sampled_source: not a boolean"'
+}
+
 @test "SDK client: a profile that fails, and a command that does not exist, are isError results with kf's message" {
 	FAKE_NCU_MODE=perm client call profile '{"command":["./k"]}'
 	assert_equal "$(jq -c '[.result.isError, .result.structuredContent.status]' <<<"$output")" '[true,1]'

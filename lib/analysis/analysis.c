@@ -68,7 +68,7 @@ kf_core_limiter_tie(cJSON *o, const char *unit, double pct, double within, const
 void
 kf_core_advice(struct kf_fb *fb, const char *source, const char *kind,
     const char *name, const char *type, double speedup_pct, const char *speedup_type,
-    const char *text)
+    const char *text, const char *section)
 {
 	cJSON *arr = cJSON_GetObjectItemCaseSensitive(fb->analysis, "advice");
 	cJSON *o = cJSON_CreateObject();
@@ -82,6 +82,8 @@ kf_core_advice(struct kf_fb *fb, const char *source, const char *kind,
 	cJSON_AddItemToObject(o, "speedup_pct", kf_json_num(speedup_pct));
 	cJSON_AddItemToObject(o, "speedup_type", str_or_null(speedup_type));
 	cJSON_AddItemToObject(o, "text", str_or_null(text));
+	if (section)
+		cJSON_AddStringToObject(o, "section", section);
 	cJSON_AddItemToArray(arr, o);
 }
 

@@ -49,10 +49,13 @@ void kf_core_limiter_tie(cJSON *o, const char *unit, double pct, double within,
  * the profiler calls its advice ("rule", "recommendation"), name the rule
  * or recommendation, type the profiler's class of it ("OPT"; NULL: none),
  * speedup_pct its estimate (NAN: none) with speedup_type ("global",
- * "local"; NULL: none), text what it says. */
+ * "local"; NULL: none), text what it says, section the part of the
+ * profiler's collection that made it (ncu's section identifier; NULL:
+ * none): a comparison claims the advice gone or new only where both runs
+ * collected its section (analysis.sections). */
 void kf_core_advice(struct kf_fb *fb, const char *source, const char *kind,
     const char *name, const char *type, double speedup_pct, const char *speedup_type,
-    const char *text);
+    const char *text, const char *section);
 /* "Rules ncu reported, by estimated speedup:" style heading word for the
  * advice's kind, plural ("rules", "recommendations"), or "advice". */
 const char *kf_core_advice_word(const cJSON *advice);

@@ -549,9 +549,27 @@ advice_text(struct buf *b, const cJSON *r)
 		buf_putc(b, ']');
 }
 
-/* Names in a that b lacks, into arr and text t. */
+/* r, advice of one run, came from a section (ncu's) that the other run's
+ * analysis says it did not collect: its absence there says nothing. */
+static int
+uncollected(const cJSON *r, const cJSON *other)
+{
+	const cJSON *secs = cJSON_GetObjectItemCaseSensitive(other, "sections"), *s;
+	const char *sec = kf_str(r, "section");
+
+	if (sec == NULL || !cJSON_IsArray(secs))
+		return 0;
+	cJSON_ArrayForEach(s, secs)
+		if (cJSON_IsString(s) && strcmp(s->valuestring, sec) == 0)
+			return 0;
+	return 1;
+}
+
+/* Names in a that b lacks, into arr and text t; those from a section the
+ * other analysis did not collect into unc (reported_in: in) and text u. */
 static void
-advice_only(const cJSON *a, const cJSON *b, cJSON *arr, struct buf *t)
+advice_only(const cJSON *a, const cJSON *b, const cJSON *other, cJSON *arr, struct buf *t,
+    cJSON *unc, struct buf *u, const char *in)
 {
 	const cJSON *r;
 
@@ -560,6 +578,17 @@ advice_only(const cJSON *a, const cJSON *b, cJSON *arr, struct buf *t)
 
 		if (n == NULL || advice_named(b, n))
 			continue;
+		if (uncollected(r, other)) {
+			cJSON *o = cJSON_CreateObject();
+
+			cJSON_AddStringToObject(o, "name", n);
+			cJSON_AddStringToObject(o, "section", kf_str(r, "section"));
+			cJSON_AddStringToObject(o, "reported_in", in);
+			cJSON_AddItemToArray(unc, o);
+			sep(u);
+			buf_printf(u, "%s (%s)", n, kf_str(r, "section"));
+			continue;
+		}
 		cJSON_AddItemToArray(arr, cJSON_CreateString(n));
 		advice_text(t, r);
 	}
@@ -595,15 +624,19 @@ say_advice(struct cmp *c)
 {
 	const cJSON *rb = kf_arr(c->before, "advice"), *ra = kf_arr(c->after, "advice");
 	const char *what = kf_core_advice_word(ra && ra->child ? ra : rb);
-	struct buf res = {0}, nw = {0}, ch = {0};
-	cJSON *o;
+	struct buf res = {0}, nw = {0}, ch = {0}, ub = {0}, ua = {0};
+	cJSON *o, *unc;
 
 	if (rb == NULL || ra == NULL)
 		return;
 	o = cJSON_AddObjectToObject(c->delta, "advice");
-	advice_only(rb, ra, cJSON_AddArrayToObject(o, "resolved"), &res);
-	advice_only(ra, rb, cJSON_AddArrayToObject(o, "new"), &nw);
+	unc = cJSON_CreateArray();
+	advice_only(rb, ra, c->after, cJSON_AddArrayToObject(o, "resolved"), &res, unc, &ub,
+	    "baseline");
+	advice_only(ra, rb, c->before, cJSON_AddArrayToObject(o, "new"), &nw, unc, &ua,
+	    "this_run");
 	advice_changed(rb, ra, cJSON_AddArrayToObject(o, "changed"), &ch);
+	cJSON_AddItemToObject(o, "not_compared", unc);
 	if (res.len)
 		buf_printf(&c->moved, "\n- %c%s resolved (no longer reported): %s.",
 		    what[0] - 32, what + 1, res.s);
@@ -611,12 +644,21 @@ say_advice(struct cmp *c)
 		buf_printf(&c->moved, "\n- New %s: %s.", what, nw.s);
 	if (ch.len)
 		buf_printf(&c->moved, "\n- %c%s whose type changed: %s.", what[0] - 32, what + 1, ch.s);
-	if (!res.len && !nw.len && !ch.len && cJSON_GetArraySize(ra) > 0)
+	/* a rule of a section one run did not collect is neither gone nor new */
+	if (ub.len)
+		buf_printf(&c->moved, "\n- %c%s of the baseline not compared, their section not "
+		    "collected in this run: %s.", what[0] - 32, what + 1, ub.s);
+	if (ua.len)
+		buf_printf(&c->moved, "\n- %c%s of this run not compared, their section not "
+		    "collected in the baseline: %s.", what[0] - 32, what + 1, ua.s);
+	if (!res.len && !nw.len && !ch.len && !ub.len && !ua.len && cJSON_GetArraySize(ra) > 0)
 		buf_printf(&c->moved, "\n- The same %d %s as in the baseline.",
 		    cJSON_GetArraySize(ra), what);
 	buf_free(&res);
 	buf_free(&nw);
 	buf_free(&ch);
+	buf_free(&ub);
+	buf_free(&ua);
 }
 
 /* Roofline position and hot source lines, when both analyses have them */

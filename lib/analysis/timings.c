@@ -27,6 +27,8 @@ static const struct row {
 	{ "listen_wait_s", 1, "after the timing run, the wait for the held program to listen" },
 	{ "gpu_wait_s", 1, "waiting for a sweep's GPU lock" },
 	{ "range_wait_s", 2, "of it, the program's profiler range waiting for the GPU alone" },
+	{ "sections_s", 1, "ncu's own sections written beside kf's sampled source counters "
+	    "(--sampled-source)" },
 	{ "detailed_s", 1, "the detailed run: ncu's start or attach to its end, less the waits" },
 	{ "ncu_connect_s", 2, "ncu's start, to the program connected" },
 	{ "to_first_profiled_s", 2,

@@ -642,6 +642,8 @@ chain_free(struct ncu_chain *c)
 	free(c->held_xla);
 	free(c->xla_add);
 	free(c->port_lock);
+	free(c->own_dargs);
+	free(c->sections);
 	ncu_range_done(&c->held_range, 1);
 }
 
@@ -686,6 +688,8 @@ chain(struct ncu_chain *c)
 	if (c->top > 0 && xla_kernels(c))
 		xla_detail(c);
 
+	if (ncu_sampled_sections(c) != 0)
+		return finish(c, 1, 0);
 	c->detail_start = kf_now();
 	if (c->top > 0)
 		ncu_detail_top(c);

@@ -46,6 +46,8 @@ struct ncu_chain {
 	long top;
 	char **targs, **dargs, **cmd;	/* into argv: not owned */
 	int ntargs, ndargs, ncmd;
+	char **own_dargs;	/* dargs when kf-ncu added to them: owned */
+	char *sections;		/* the folder of ncu_sampled_sections: owned */
 
 	struct kf_env env;	/* what every program started from now on gets */
 	struct buf sel;		/* the detailed run's filter, one argument a line */
@@ -78,6 +80,13 @@ struct ncu_chain {
 /* ncu_out.c */
 /* A path in the output directory (name may hold a printf format). */
 char *ncu_out_path(const struct ncu_chain *c, const char *name);
+/* kf-wrap ncu --sampled-source (KF_NCU_SAMPLED_SOURCE=1 in kf-ncu's
+ * environment): the folder NCU_SECTIONS_DIR with ncu's stock sections, as
+ * ncu itself writes them (--section-folder-restore), and kf's section
+ * KfSourceSampled beside them, and --section-folder FOLDER before the
+ * detailed run's arguments. 0 (nothing to do included), or -1 after
+ * saying why on standard error. */
+int ncu_sampled_sections(struct ncu_chain *c);
 /* path is a regular file with something in it. */
 int ncu_file_nonempty(const char *path);
 /* ncu's argv: NCU, the words of pre (NULL-terminated), the filter's words

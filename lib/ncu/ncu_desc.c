@@ -15,6 +15,9 @@ static const struct kf_popt opts[] = {
 	  "of each of the K kernels with the most GPU time" },
 	{ "import", "FILE", 0, 0, "no run: read FILE, a report (.ncu-rep) of an earlier "
 	  "ncu -o run, through ncu -i (no CMD)" },
+	{ "sampled-source", NULL, 0, 0, "the source counters without ncu's count of each "
+	  "instruction's executions, a replay pass that runs the kernel patched, hundreds of "
+	  "times its own time: warp-stall samples and memory counts stay, divergence goes" },
 	{ NULL, NULL, 0, 0, NULL },
 };
 

@@ -846,29 +846,6 @@ occupancy(struct kf_fb *fb, const cJSON *k, const struct ncu_roof *r)
 	    "shared memory per block, or larger blocks");
 }
 
-void
-ncu_limiter_rules(struct kf_diag *d, const cJSON *k)
-{
-	static const struct { const char *unit, *rule; enum kf_find_kind cause; } t[] = {
-		{ "l1", "MemoryCacheAccessPattern", KF_UNCOALESCED_GLOBAL },
-		{ "l1", "UncoalescedGlobalAccess", KF_UNCOALESCED_GLOBAL },
-		{ "l2", "MemoryCacheAccessPattern", KF_UNCOALESCED_GLOBAL },
-		{ "l2", "UncoalescedGlobalAccess", KF_UNCOALESCED_GLOBAL },
-		{ "dram", "MemoryCacheAccessPattern", KF_UNCOALESCED_GLOBAL },
-		{ "dram", "UncoalescedGlobalAccess", KF_UNCOALESCED_GLOBAL },
-		{ "shared", "UncoalescedSharedAccess", KF_SHARED_BANK_CONFLICT },
-	};
-	struct kf_finding *f = kf_diag_find(d, KF_MEMORY_BOUND);
-	double v;
-	size_t i;
-
-	for (i = 0; f && f->unit && i < sizeof t / sizeof t[0]; i++)
-		if (strcmp(f->unit, t[i].unit) == 0 && kf_diag_find(d, t[i].cause) == NULL &&
-		    ncu_rule_speedup(k, t[i].rule, &v) && v > f->impact_pct)
-			kf_finding_impact(f, v, "ncu's %s rule's estimated speedup (the bytes its "
-			    "accesses waste; more than the headroom to the level's roof)", t[i].rule);
-}
-
 /* The units a cause's fix relieves: its gain ends where the busiest unit
  * it leaves as it is reaches its roof. Uncoalesced accesses waste L1 and
  * L2 sectors, and DRAM bytes only where DRAM moved more than the ideal

@@ -93,7 +93,10 @@ void ncu_diag(struct kf_fb *fb, const cJSON *k, const struct ncu_roof *r);
  * (MemoryCacheAccessPattern, UncoalescedGlobalAccess; for shared memory
  * UncoalescedSharedAccess) above its headroom takes their estimate, unless
  * a cause finding of d (uncoalesced access, bank conflicts) already
- * claims that waste. */
+ * claims that waste. Where the record has no Uncoalesced rule (a
+ * collection without SourceCounters: kf-wrap ncu --sampled-source), kf
+ * makes the rule's estimate itself from the counters it reads
+ * (ncu_rules.c). */
 void ncu_limiter_rules(struct kf_diag *d, const cJSON *k);
 
 /* The change that relieves a limiting unit ("l2", "dram", "tensor", as in

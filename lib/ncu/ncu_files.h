@@ -32,6 +32,10 @@
 #define NCU_TIMING_RANGE_ACK "ncu_timing_range.ack"	/* ... the GPU is had alone */
 #define NCU_XLA_RESULTS "xla_autotune.txt"	/* XLA's autotuning results */
 #define NCU_TRACE_DIR "trace"			/* kf's tracer's files */
+/* kf-wrap --sampled-source: ncu's stock sections, and kf's beside them */
+#define NCU_SECTIONS_DIR "ncu_sections"
+#define NCU_SAMPLED_SECTION "KfSourceSampled.section"	/* ... kf's, by that name */
+#define NCU_SAMPLED_DATA "ncu_source_sampled.section"	/* ... its file in share/kf */
 /* kf's tracer, beside kf-ncu (lib/trace/inject: TRACE_LIB), and the gates
  * of ncu's attach and of the program's range (lib/ncu/gate). */
 #define NCU_TRACER_LIB "libkftrace.so"

@@ -293,6 +293,14 @@ ncu_lines_say(struct kf_fb *fb, const cJSON *k, cJSON *focus)
 	if (inlined)
 		buf_puts(&b, "\n(Header code inlined into the kernel is counted at the line "
 		    "that calls it.)");
+	/* kf-wrap ncu --sampled-source: the page has no per-instruction
+	 * execution counts, so no line's divergence could be measured. */
+	if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(src, "instructions_counted"))) {
+		cJSON_AddFalseToObject(focus, "instructions_counted");
+		buf_puts(&b, "\n(ncu did not count each instruction's executions: the source "
+		    "page has no Instructions Executed, as under kf-wrap ncu --sampled-source, "
+		    "so whether a line's warps diverge is not measured.)");
+	}
 	kf_fb_add_buf(fb, FB_KEY, &b);
 	if (more.len > 0) {
 		struct buf m = {0};

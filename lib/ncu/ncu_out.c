@@ -1,11 +1,14 @@
 /* kf-ncu's output directory and its account: the paths in it, ncu's
  * argv, the seconds by part (NCU_TIMINGS). ncu_chain.h says which file of
  * the chain does what; every part of it uses these. */
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "err.h"
 #include "mem.h"
@@ -19,6 +22,97 @@ char *
 ncu_out_path(const struct ncu_chain *c, const char *name)
 {
 	return kf_path_join(c->dir, name);
+}
+
+/* src's bytes into dst, made anew. 0, or -1 after saying why. */
+static int
+copy_file(const char *src, const char *dst)
+{
+	FILE *in = fopen(src, "rb"), *out;
+	char b[8192];
+	size_t n;
+	int bad = 0;
+
+	if (in == NULL) {
+		fprintf(stderr, "kf-ncu: %s: %s\n", src, strerror(errno));
+		return -1;
+	}
+	if ((out = fopen(dst, "wb")) == NULL) {
+		fprintf(stderr, "kf-ncu: %s: %s\n", dst, strerror(errno));
+		fclose(in);
+		return -1;
+	}
+	while ((n = fread(b, 1, sizeof b, in)) > 0)
+		if (fwrite(b, 1, n, out) != n)
+			bad = 1;
+	if (ferror(in))
+		bad = 1;
+	fclose(in);
+	if (fclose(out) != 0 || bad) {
+		fprintf(stderr, "kf-ncu: copying %s to %s failed\n", src, dst);
+		return -1;
+	}
+	return 0;
+}
+
+int
+ncu_sampled_sections(struct ncu_chain *c)
+{
+	const char *on = getenv("KF_NCU_SAMPLED_SOURCE");
+	char *restore[] = { (char *)c->ncu, "--section-folder", NULL, "--section-folder-restore",
+		NULL };
+	char *data, *dst, *stock;
+	double t = kf_now();
+	int h, fd, st, ok, i;
+
+	if (on == NULL || strcmp(on, "1") != 0 || c->sections)
+		return 0;
+	c->sections = ncu_out_path(c, NCU_SECTIONS_DIR);
+	restore[2] = c->sections;
+	/* ncu's line about the folder is no part of the program's output */
+	if ((fd = open("/dev/null", O_WRONLY | O_CLOEXEC)) < 0)
+		kf_die(1, "/dev/null: %s", strerror(errno));
+	h = ncu_proc_start(restore, &c->env, -1, fd, -1, 0);
+	close(fd);
+	if (ncu_proc_wait(h, kf_now() + 60) != 1) {
+		ncu_proc_end(h);
+		fprintf(stderr, "kf-ncu: --sampled-source: %s --section-folder %s "
+		    "--section-folder-restore did not end within 60 s, or kf-ncu was stopped\n",
+		    c->ncu, c->sections);
+		return -1;
+	}
+	st = ncu_proc_status(h);
+	stock = kf_path_join(c->sections, "SpeedOfLight.section");
+	ok = st == 0 && kf_is_file(stock);
+	free(stock);
+	if (!ok) {
+		fprintf(stderr, "kf-ncu: --sampled-source: %s --section-folder %s "
+		    "--section-folder-restore exited with status %d%s: the detailed run needs "
+		    "ncu's own sections in that folder beside kf's\n", c->ncu, c->sections, st,
+		    st == 0 ? " and wrote no SpeedOfLight.section" : "");
+		return -1;
+	}
+	if ((data = kf_data_file(NCU_SAMPLED_DATA)) == NULL) {
+		fprintf(stderr, "kf-ncu: --sampled-source: cannot find %s in kf's data "
+		    "(share/kf; KF_DATADIR)\n", NCU_SAMPLED_DATA);
+		return -1;
+	}
+	dst = kf_path_join(c->sections, NCU_SAMPLED_SECTION);
+	st = copy_file(data, dst);
+	free(data);
+	free(dst);
+	if (st != 0)
+		return -1;
+	c->own_dargs = xreallocarray(NULL, (size_t)c->ndargs + 3, sizeof *c->own_dargs);
+	c->own_dargs[0] = "--section-folder";
+	c->own_dargs[1] = c->sections;
+	for (i = 0; i < c->ndargs; i++)
+		c->own_dargs[i + 2] = c->dargs[i];
+	c->own_dargs[c->ndargs + 2] = NULL;
+	c->dargs = c->own_dargs;
+	c->ndargs += 2;
+	ncu_time_add(c, "sections_s", kf_now() - t);
+	return 0;
 }
 
 void

@@ -94,6 +94,12 @@ static const char *const wanted[] = {
 	"memory_l2_theoretical_sectors_global",
 	"memory_l2_theoretical_sectors_global_ideal",
 	"memory_l2_theoretical_sectors_local",
+	/* ncu's estimates of uncoalesced accesses' cost, made by kf where
+	 * the record has no rule of SourceCounters (ncu_rules.c) */
+	"lts__cycles_active.sum",
+	"lts__cycles_elapsed.sum",
+	"l1tex__cycles_active.sum",
+	"l1tex__cycles_elapsed.sum",
 	"l1tex__t_requests_pipe_lsu_mem_local_op_ld.sum",
 	"l1tex__t_requests_pipe_lsu_mem_local_op_st.sum",
 	"sass__inst_executed_local_loads",

@@ -3,7 +3,8 @@
  * ranked (those an author can act on first, by estimated speedup; the
  * rules that never lead, share/kf/ncu_rules.tsv, apart), one rule repeated
  * per unit merged into one line, and the estimates and pipe names other
- * parts read from them. */
+ * parts read from them (where an uncoalesced-access rule did not run, its
+ * estimate made by kf from the same counters). */
 #include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include "feedback.h"
 #include "lines.h"
 #include "mem.h"
+#include "ncu_diag.h"
 #include "ncu_fb.h"
 #include "path.h"
 #include "record.h"
@@ -475,6 +477,83 @@ rule_units(const struct rule *r)
 	return a;
 }
 
+/* share/kf/ncu_section_names.tsv: each section's identifier and the
+ * name its rows carry on the details page, read once (sec_found: the table
+ * was there). */
+static char **sec_id, **sec_name;
+static size_t nsec;
+static int sec_loaded, sec_found;
+
+static void
+load_section_names(void)
+{
+	char *path = kf_data_file("ncu_section_names.tsv");
+	struct kf_lines l;
+
+	sec_loaded = 1;
+	if (path == NULL || kf_lines_open(&l, path) != 0) {
+		free(path);
+		return;
+	}
+	sec_found = 1;
+	while (kf_lines_next(&l) > 0) {
+		char *tab = strchr(l.s, '\t');
+
+		if (l.s[0] == '#' || tab == NULL)
+			continue;
+		*tab = '\0';
+		sec_id = xreallocarray(sec_id, nsec + 1, sizeof *sec_id);
+		sec_name = xreallocarray(sec_name, nsec + 1, sizeof *sec_name);
+		sec_id[nsec] = xstrdup(l.s);
+		sec_name[nsec++] = xstrdup(tab + 1);
+	}
+	kf_lines_close(&l);
+	free(path);
+}
+
+static int
+by_name(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* analysis.sections: the identifiers of the sections the launch's rows say
+ * ncu collected (its metrics' sections, by the names the details page
+ * gives them, and its rules' sections), sorted, each once. Not made
+ * without the table: a comparison then claims what it always did. */
+static void
+put_sections(const cJSON *k, cJSON *analysis)
+{
+	const cJSON *m = kf_json_lazy(k, "metrics"), *x;
+	const cJSON *secs = cJSON_IsObject(m) ? m : NULL;
+	const char **v = NULL;
+	size_t n = 0, cap = 0, i;
+	cJSON *arr;
+
+	if (!sec_loaded)
+		load_section_names();
+	if (!sec_found)
+		return;
+	cJSON_ArrayForEach(x, secs)
+		for (i = 0; x->string && i < nsec; i++)
+			if (strcmp(x->string, sec_name[i]) == 0) {
+				KF_GROW(v, n + 1, cap, 16);
+				v[n++] = sec_id[i];
+				break;
+			}
+	cJSON_ArrayForEach(x, rules(k))
+		if (kf_str(x, "section")) {
+			KF_GROW(v, n + 1, cap, 16);
+			v[n++] = kf_str(x, "section");
+		}
+	kf_sort(v, n, sizeof *v, by_name);
+	arr = cJSON_AddArrayToObject(analysis, "sections");
+	for (i = 0; i < n; i++)
+		if (i == 0 || strcmp(v[i], v[i - 1]) != 0)
+			cJSON_AddItemToArray(arr, cJSON_CreateString(v[i]));
+	free(v);
+}
+
 void
 ncu_rules_say(struct kf_fb *fb, const cJSON *k, cJSON *analysis)
 {
@@ -484,6 +563,7 @@ ncu_rules_say(struct kf_fb *fb, const cJSON *k, cJSON *analysis)
 	struct buf b = {0};
 	int max = fb->opt->max_rules;
 
+	put_sections(k, analysis);
 	shown = max >= 0 && (size_t)max < n ? (size_t)max : n;
 	/* [INF] rules sort last: they are not optimisation rules. */
 	for (nopt = 0; nopt < n && !is_inf(&v[nopt]); nopt++)
@@ -544,7 +624,7 @@ ncu_rules_say(struct kf_fb *fb, const cJSON *k, cJSON *analysis)
 			cJSON_AddStringToObject(o, "description", v[i].desc);
 			kf_core_advice(fb, "ncu", "rule", kf_str(v[i].r, "name"), kf_str(v[i].r, "type"),
 			    v[i].has_speedup ? v[i].speedup : NAN, kf_str(v[i].r, "speedup_type"),
-			    v[i].desc);
+			    v[i].desc, kf_str(v[i].r, "section"));
 			if (v[i].nalt)
 				cJSON_AddItemToObject(o, "units", rule_units(&v[i]));
 			cJSON_AddItemToArray(arr, o);
@@ -605,4 +685,71 @@ ncu_rule_latency(const cJSON *k, const char **name, double *v)
 			found = 1;
 		}
 	return found;
+}
+
+/* What uncoalesced global accesses (shared: shared-memory bank conflicts)
+ * cost, as ncu's UncoalescedGlobalAccess (UncoalescedSharedAccess) rule
+ * estimates it, for a record without the rule (a collection without
+ * SourceCounters, kf-wrap ncu --sampled-source's): the share of the L2
+ * sectors (shared wavefronts) beyond the ideal, times the share of the run
+ * L2 (L1/TEX) was active. Its evidence's words in *how. */
+static int
+access_estimate(const cJSON *k, int shared, double *v, const char **how)
+{
+	static const char *const m[2][4] = {
+		{ "memory_l2_theoretical_sectors_global",
+		  "derived__memory_l2_theoretical_sectors_global_excessive",
+		  "lts__cycles_active.sum", "lts__cycles_elapsed.sum" },
+		{ "memory_l1_wavefronts_shared", "derived__memory_l1_wavefronts_shared_excessive",
+		  "l1tex__cycles_active.sum", "l1tex__cycles_elapsed.sum" },
+	};
+	double total, excess, active, elapsed;
+
+	if (!ncu_in(k, m[shared][0], &total) || !ncu_in(k, m[shared][1], &excess) ||
+	    !ncu_in(k, m[shared][2], &active) || !ncu_in(k, m[shared][3], &elapsed) ||
+	    !(total > 0) || !(excess > 0) || !(elapsed > 0))
+		return 0;
+	*v = 100 * (active / elapsed) * (excess / total);
+	*how = shared ? "100 x l1tex__cycles_active.sum / l1tex__cycles_elapsed.sum x "
+	    "derived__memory_l1_wavefronts_shared_excessive / memory_l1_wavefronts_shared "
+	    "(the wavefronts its accesses waste, as ncu's UncoalescedSharedAccess rule "
+	    "estimates it; ncu gave no such rule; more than the headroom to the level's roof)" :
+	    "100 x lts__cycles_active.sum / lts__cycles_elapsed.sum x "
+	    "derived__memory_l2_theoretical_sectors_global_excessive / "
+	    "memory_l2_theoretical_sectors_global (the sectors its accesses waste, as ncu's "
+	    "UncoalescedGlobalAccess rule estimates it; ncu gave no such rule; more than the "
+	    "headroom to the level's roof)";
+	return 1;
+}
+
+void
+ncu_limiter_rules(struct kf_diag *d, const cJSON *k)
+{
+	/* own: the rule's estimate kf makes itself without it (-1: none) */
+	static const struct { const char *unit, *rule; enum kf_find_kind cause; int own; } t[] = {
+		{ "l1", "MemoryCacheAccessPattern", KF_UNCOALESCED_GLOBAL, -1 },
+		{ "l1", "UncoalescedGlobalAccess", KF_UNCOALESCED_GLOBAL, 0 },
+		{ "l2", "MemoryCacheAccessPattern", KF_UNCOALESCED_GLOBAL, -1 },
+		{ "l2", "UncoalescedGlobalAccess", KF_UNCOALESCED_GLOBAL, 0 },
+		{ "dram", "MemoryCacheAccessPattern", KF_UNCOALESCED_GLOBAL, -1 },
+		{ "dram", "UncoalescedGlobalAccess", KF_UNCOALESCED_GLOBAL, 0 },
+		{ "shared", "UncoalescedSharedAccess", KF_SHARED_BANK_CONFLICT, 1 },
+	};
+	struct kf_finding *f = kf_diag_find(d, KF_MEMORY_BOUND);
+	const char *how;
+	double v;
+	size_t i;
+
+	for (i = 0; f && f->unit && i < sizeof t / sizeof t[0]; i++) {
+		if (strcmp(f->unit, t[i].unit) != 0 || kf_diag_find(d, t[i].cause) != NULL)
+			continue;
+		if (ncu_rule_speedup(k, t[i].rule, &v)) {
+			if (v > f->impact_pct)
+				kf_finding_impact(f, v, "ncu's %s rule's estimated speedup (the "
+				    "bytes its accesses waste; more than the headroom to the level's "
+				    "roof)", t[i].rule);
+		} else if (t[i].own >= 0 &&
+		    access_estimate(k, t[i].own, &v, &how) && v > f->impact_pct)
+			kf_finding_impact(f, v, "%s", how);
+	}
 }

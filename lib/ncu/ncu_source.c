@@ -61,7 +61,7 @@ struct sass {
 struct sline {
 	size_t file;
 	double line, samples, exec, excessive, sectors, shared, threads;
-	int has_shared, has_threads;
+	int has_exec, has_shared, has_threads;
 	unsigned ops;
 	char *text;
 	double stall[MAX_STALLS];
@@ -82,6 +82,7 @@ struct group {
 	size_t block_file, main_file;	/* the block's file; the largest block's */
 	long nline_rows, nsass_rows;
 	int no_table;		/* ncu said it has no line info */
+	int uncounted;		/* a header without "Instructions Executed" */
 	struct bar *bars;
 	size_t nbars;
 	double cur_line_no;	/* the line the SASS rows now read belong to */
@@ -454,10 +455,16 @@ line_row(struct ncu_src *s, const char *file)
 	x.file = group_file(g, file);
 	x.line = field_number(s, C_LINE);
 	x.samples = field_number(s, C_SAMPLES);
+	/* ncu counts each instruction's executions only when asked
+	 * (SourceCounters; not kf-wrap --sampled-source's collection): with
+	 * no such column the count is unknown, not 0. */
+	x.has_exec = s->col[C_EXEC] >= 0;
+	if (!x.has_exec)
+		g->uncounted = 1;
 	x.exec = field_number(s, C_EXEC);
 	x.excessive = field_number(s, C_EXC);
 	x.sectors = field_number(s, C_SECT);
-	x.has_threads = s->col[C_THREADS] >= 0 && x.exec > 0;
+	x.has_threads = x.has_exec && s->col[C_THREADS] >= 0 && x.exec > 0;
 	x.threads = field_number(s, C_THREADS);
 	g->cur_line_no = x.line;
 	/* Bank conflicts: the shared-memory wavefronts beyond the ideal, on
@@ -691,7 +698,10 @@ put_line(struct buf *b, const struct ncu_src *s, const struct group *g, struct s
 	buf_puts(b, ",\"samples\":");
 	ncu_put_num(b, x->samples);
 	buf_puts(b, ",\"instructions_executed\":");
-	ncu_put_num(b, x->exec);
+	if (x->has_exec)
+		ncu_put_num(b, x->exec);
+	else
+		buf_puts(b, "null");
 	buf_puts(b, ",\"l2_excessive_sectors\":");
 	ncu_put_num(b, x->excessive);
 	buf_puts(b, ",\"l2_sectors\":");
@@ -833,6 +843,8 @@ put_group(struct buf *b, const struct ncu_src *s, struct group *g)
 	buf_printf(b, ",\"line_info\":%s,", g->nline_rows ? "true" : "false");
 	if (g->no_table)
 		buf_puts(b, "\"no_table\":true,");
+	if (g->nline_rows)
+		buf_printf(b, "\"instructions_counted\":%s,", g->uncounted ? "false" : "true");
 	buf_puts(b, "\"samples\":");
 	ncu_put_num(b, g->nline_rows ? g->line_samples : g->sass_samples);
 	buf_puts(b, ",\"l2_excessive_sectors\":");

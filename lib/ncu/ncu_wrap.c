@@ -151,9 +151,12 @@ data_names(const char *table, int sep)
 /* What the detailed run collects unless the user says: the sections of
  * share/kf/ncu_sections.txt (those whose fields kf reads), one --section
  * each, else the whole detailed set. ncu takes the user's --set or
- * --section in their place. */
+ * --section in their place. sampled (--sampled-source): kf's section
+ * KfSourceSampled (share/kf/ncu_source_sampled.section, which kf-ncu puts
+ * beside ncu's own) in place of SourceCounters and MemoryWorkloadAnalysis,
+ * whose source metrics take ncu's count of each instruction's executions. */
 static void
-add_sections(cJSON *argv)
+add_sections(cJSON *argv, int sampled)
 {
 	char *list = data_names("ncu_sections.txt", '\n'), *s, *e;
 
@@ -165,8 +168,15 @@ add_sections(cJSON *argv)
 	for (s = list; s != NULL; s = e) {
 		if ((e = strchr(s, '\n')) != NULL)
 			*e++ = '\0';
+		if (sampled && (strcmp(s, "SourceCounters") == 0 ||
+		    strcmp(s, "MemoryWorkloadAnalysis") == 0))
+			continue;
 		kf_push_str(argv, "--section");
 		kf_push_str(argv, s);
+	}
+	if (sampled) {
+		kf_push_str(argv, "--section");
+		kf_push_str(argv, "KfSourceSampled");
 	}
 	free(list);
 }
@@ -213,8 +223,8 @@ ncu_wrap(cJSON *rec, char *const *cmd, int ncmd, const struct kf_wrap_opts *o)
 {
 	const char *dir = kf_str(rec, "output_dir");
 	char *script, *top, *sel, *extra;
-	cJSON *argv;
-	int i;
+	cJSON *argv, *env;
+	int i, sampled;
 
 	if (dir == NULL) {
 		kf_fail(rec, "bad_record", "no \"output_dir\": where should ncu write its report?");
@@ -234,6 +244,14 @@ ncu_wrap(cJSON *rec, char *const *cmd, int ncmd, const struct kf_wrap_opts *o)
 	}
 	if (check_user_args(rec, o) != 0)
 		return -1;
+	sampled = kf_wrap_opt(o, "sampled-source") != NULL;
+	if (sampled && (has_option(o, "--set") || has_option(o, "--section") ||
+	    has_option(o, "--section-folder") || has_option(o, "--section-folder-recursive"))) {
+		kf_fail(rec, "bad_option", "--sampled-source changes kf's own sections, and "
+		    "this job names its own (--set, --section or --section-folder)");
+		kf_fail_hint(rec, "leave out --sampled-source, or ncu's section options");
+		return -1;
+	}
 	if ((script = kf_libexec_file("kf-ncu")) == NULL) {
 		kf_fail(rec, "no_helper", "cannot find the helper script kf-ncu");
 		kf_fail_hint(rec, "install kf (make install), or set KF_LIBEXECDIR to "
@@ -253,7 +271,7 @@ ncu_wrap(cJSON *rec, char *const *cmd, int ncmd, const struct kf_wrap_opts *o)
 	kf_push_str(argv, "-+");
 	/* The user's own --set (full, basic) or --section replaces ours. */
 	if (!has_option(o, "--set") && !has_option(o, "--section"))
-		add_sections(argv);
+		add_sections(argv, sampled);
 	/* ncu takes one --metrics list: the user's own replaces ours. */
 	if (!has_option(o, "--metrics") && (extra = data_names("ncu_metrics.txt", ',')) != NULL) {
 		kf_push_str(argv, "--metrics");
@@ -265,7 +283,11 @@ ncu_wrap(cJSON *rec, char *const *cmd, int ncmd, const struct kf_wrap_opts *o)
 	for (i = 0; i < ncmd; i++)
 		kf_push_arg(argv, cmd[i]);
 	kf_set(rec, "argv", argv);
-	kf_set(rec, "env", cJSON_CreateObject());
+	env = cJSON_CreateObject();
+	/* kf-ncu puts kf's section beside ncu's own (ncu_sampled_sections) */
+	if (sampled)
+		kf_set_str(env, "KF_NCU_SAMPLED_SOURCE", "1");
+	kf_set(rec, "env", env);
 	if (!cJSON_GetObjectItemCaseSensitive(rec, "end_marker"))
 		kf_set_str(rec, "end_marker", "NCU_DONE");
 	free(script);

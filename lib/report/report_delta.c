@@ -207,6 +207,7 @@ rules_changed(struct buf *b, const cJSON *d)
 	rule_names(&l, rules, "resolved", "resolved");
 	rule_names(&l, rules, "new", "new");
 	rule_names(&l, rules, "changed", "changed");
+	rule_names(&l, rules, "not_compared", "not compared (their section collected in one run only)");
 	if (l.len)
 		buf_printf(b, "<h3>Rules, before and after</h3><ul class=\"delta-rules\">%s</ul>\n", l.s);
 	buf_free(&l);

@@ -692,7 +692,7 @@ core_advice(struct kf_fb *fb, const cJSON *recs)
 
 	cJSON_ArrayForEach(r, recs)
 		kf_core_advice(fb, "vtune", "recommendation", kf_str(r, "kind"), NULL, NAN, NULL,
-		    kf_str(r, "text"));
+		    kf_str(r, "text"), NULL);
 }
 
 /* The sections for one kernel; focus: the hottest one, whose parts get the

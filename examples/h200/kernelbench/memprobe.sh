@@ -23,6 +23,26 @@
 #   hw     kf's without those two sections and the patched metrics
 #   nocache  kf's with --cache-control none
 #   smallN kf's with the problem's batch_size N (kb.py --batch)
+#   sec_NAME  the section NAME alone (which of hw's sections has the slow
+#          step of a launch's replay)
+#   drop_A+B  kf's collection without the sections A and B (any number,
+#          joined by +)
+#   csec_NAME  one of the sections this script writes (OUT/sec) alone:
+#          KfInst (the source page's instructions executed, which ncu
+#          counts by patching every instruction), KfSampled (the source
+#          page's warp stall samples only), KfMemTheo (the source page's
+#          theoretical L2 sectors of global accesses, patched)
+#   sampled  kf's collection with SourceCounters and MemoryWorkloadAnalysis
+#          (whose sources carry patched per-instruction counts) replaced by
+#          KfSampled
+#   kffull, kfsampled  kf itself as kfleftN, nothing else on the GPU, with
+#          kf's collection and with kf-wrap's --sampled-source
+#   m_A+B  the metrics A and B (any number, joined by +) alone
+#   hwm    kf's metrics that ncu does not collect by patching, alone
+#   kfleftN  kf itself (kf --json ncu, built into KF_PREFIX, default
+#          /tmp/kf-memprobe, by examples/h200/fail/build.sh) beside a process that leaves N GiB
+#          free: the record's data.timings.replay_host_backups, and the
+#          line kf --timings reread prints of it
 # CASES (default "one kf left48 left20 nosrc") picks and orders them. Each
 # run's line also has the GPU's memory in use, sampled every 0.2 s, its
 # peak within the run (nvidia-smi). Leaves OUT/run.log and OUT/table.tsv.
@@ -38,6 +58,7 @@ exec > >(tee "$out/run.log") 2>&1
 export PATH=$PATH:/usr/local/cuda/bin
 . examples/h200/top44/common.sh
 kb=$top/examples/h200/kernelbench
+kf=${KF_PREFIX:-/tmp/kf-memprobe}
 PROBS=${PROBS:-"23_Softmax 97_ScaledDotProductAttention 42_Max_Pooling_2D"}
 CASES=${CASES:-"one kf left48 left20 nosrc"}
 
@@ -56,6 +77,55 @@ HW=()
 for s in $(grep -v '^#' share/kf/ncu_sections.txt | grep . | grep -v -x -e SourceCounters -e SpeedOfLight_RooflineChart); do HW+=(--section "$s"); done
 SASS=$(grep -v '^#' share/kf/ncu_metrics.txt | grep -E '^(smsp__sass_|sass__)' | paste -sd,)
 HWM=$(grep -v '^#' share/kf/ncu_metrics.txt | grep . | grep -v -E '^(smsp__sass_|sass__)' | paste -sd,)
+
+# sections of this probe's own (ncu's section format), beside ncu's
+mkdir -p "$out/sec"
+cat >"$out/sec/KfInst.section" <<'SEC'
+Identifier: "KfInst"
+DisplayName: "kf probe: instructions executed per instruction"
+SourceMetrics {
+  Metrics {
+    Label: "Instructions Executed"
+    Name: "inst_executed"
+  }
+}
+SEC
+cat >"$out/sec/KfSampled.section" <<'SEC'
+Identifier: "KfSampled"
+DisplayName: "kf probe: warp stall samples per instruction"
+SourceMetrics {
+  Metrics {
+    Label: "Warp Stall Sampling (All Samples)"
+    Name: "group:smsp__pcsamp_warp_stall_reasons"
+  }
+  Metrics {
+    Label: "Warp Stall Sampling (Not-issued Samples)"
+    Name: "group:smsp__pcsamp_warp_stall_reasons_not_issued"
+  }
+  Metrics {
+    Label: "# Samples"
+    Name: "smsp__pcsamp_sample_count"
+  }
+}
+SEC
+cat >"$out/sec/KfMemTheo.section" <<'SEC'
+Identifier: "KfMemTheo"
+DisplayName: "kf probe: theoretical L2 sectors of global accesses"
+SourceMetrics {
+  Metrics {
+    Label: "L2 Theoretical Sectors Global"
+    Name: "memory_l2_theoretical_sectors_global"
+  }
+  Metrics {
+    Label: "L2 Theoretical Sectors Global Ideal"
+    Name: "memory_l2_theoretical_sectors_global_ideal"
+  }
+}
+SEC
+NCU_SEC=$(ls -d "$HOME/Documents/NVIDIA Nsight Compute"/*/Sections 2>/dev/null | tail -1)
+[ -n "$NCU_SEC" ] || NCU_SEC=$(ls -d "$(dirname "$(readlink -f "$(command -v ncu)")")"/sections /opt/nvidia/nsight-compute/*/sections 2>/dev/null | tail -1)
+echo "ncu's sections: $NCU_SEC"
+FOLDERS=(--section-folder "$NCU_SEC" --section-folder "$out/sec")
 
 printf 'problem\tcase\trc\twall_s\trange_s\tpeak_used_mib\tbefore_mib\n' >"$out/table.tsv"
 used() { nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits | head -1; }
@@ -80,6 +150,28 @@ probe() {
 		'BEGIN { printf "%s\t%s\t%d\t%.2f\t%s\t%s\t%s\n", p, c, rc, e - s, (r == "" ? "-" : r), pk, b }' |
 		tee -a "$out/table.tsv"
 	grep -E 'passes|taking more time|WARNING|ERROR' "$out/$p.$c.log" | cut -c1-160 | head -4
+}
+
+# kfprobe PROBLEM CASE [KF-WRAP-OPTION...]: kf --json ncu of kb.py PROBLEM,
+# its output folder in KF_PREFIX/out-CASE; prints the host backups kf
+# counted and its timings text
+kfprobe() {
+	local p=$1 c=$2 s e rc
+	shift 2
+	rm -rf "$kf/out-$c"
+	s=$(date +%s.%N)
+	timeout -k 5 200 "$kf/bin/kf" --json ncu "$@" -a --profile-from-start -a off \
+		-a --clock-control -a none -o "$kf/out-$c" -- \
+		python3 "$kb/kb.py" "$kb/level1/$p.py" >"$out/$p.$c.json" 2>"$out/$p.$c.log"
+	rc=$?
+	e=$(date +%s.%N)
+	awk -v p="$p" -v c="$c" -v rc="$rc" -v s="$s" -v e="$e" \
+		'BEGIN { printf "%s\t%s\t%d\t%.2f\t-\t-\t-\n", p, c, rc, e - s }' | tee -a "$out/table.tsv"
+	jq -c '{launches_profiled, replay_passes, replay_host_backups}' "$kf/out-$c"/*/ncu.*/ncu_timings.json 2>&1 | head -3
+	"$kf/bin/kf" --timings reread "$kf/out-$c"/* 2>&1 | grep -E 'backed up|launch|sections|detailed run|replays' | head -8
+	jq -c '[.analysis.diagnosis[]? | [.kind, .unit, .line, .impact_pct]]' "$out/$p.$c.json" 2>&1 | tail -1
+	echo "kb.py's $(grep -o 'range [0-9.]* s' "$out/$p.$c.json" "$out/$p.$c.log" | tail -1)"
+	tail -3 "$out/$p.$c.log" | cut -c1-200
 }
 
 # hog N: a process holding all of the GPU's free memory but N GiB until
@@ -117,6 +209,34 @@ for p in $PROBS; do
 		roof) probe "$p" roof --section SpeedOfLight_RooflineChart ;;
 		hw) probe "$p" hw "${HW[@]}" --metrics "$HWM" ;;
 		nocache) probe "$p" nocache "${S[@]}" --metrics "$M" --cache-control none ;;
+		sec_*) probe "$p" "$c" --section "${c#sec_}" ;;
+		hwm) probe "$p" hwm --metrics "$HWM" ;;
+		drop_*)
+			D=()
+			for s in $(grep -v '^#' share/kf/ncu_sections.txt | grep .); do
+				case "+${c#drop_}+" in *"+$s+"*) ;; *) D+=(--section "$s") ;; esac
+			done
+			probe "$p" "$c" "${D[@]}" --metrics "$M"
+			;;
+		csec_*) probe "$p" "$c" "${FOLDERS[@]}" --section "${c#csec_}" ;;
+		sampled)
+			D=()
+			for s in $(grep -v '^#' share/kf/ncu_sections.txt | grep . |
+				grep -v -x -e SourceCounters -e MemoryWorkloadAnalysis); do D+=(--section "$s"); done
+			probe "$p" "$c" "${FOLDERS[@]}" "${D[@]}" --section KfSampled --metrics "$M"
+			;;
+		m_*) probe "$p" "$c" --metrics "$(echo "${c#m_}" | tr + ,)" ;;
+		kfleft*)
+			[ -x "$kf/bin/kf" ] || bash examples/h200/fail/build.sh "$kf" || continue
+			hog "${c#kfleft}"
+			kfprobe "$p" "$c"
+			kill "$HOG" 2>/dev/null
+			wait "$HOG" 2>/dev/null
+			;;
+		kffull | kfsampled)
+			[ -x "$kf/bin/kf" ] || bash examples/h200/fail/build.sh "$kf" || continue
+			if [ "$c" = kfsampled ]; then kfprobe "$p" "$c" --sampled-source; else kfprobe "$p" "$c"; fi
+			;;
 		small*) KB_ARGS="--batch ${c#small}" probe "$p" "$c" "${S[@]}" --metrics "$M" ;;
 		*) echo "memprobe.sh: no case $c" ;;
 		esac

@@ -75,6 +75,24 @@ for j in ops fused; do
 	jq -c --arg m "$(paste -sd, "$out/lean-metrics.txt")" \
 		'.profiler_args += ["--section", "SourceCounters", "--metrics", $m]' "$out/$j.jsonl" >"$out/${j}_lean.jsonl"
 done
+# kb1_sampled: kf's collection less ncu's per-instruction execution counts
+# (SourceCounters by a copy without them, examples/h200/kernelbench/
+# sampled_section.py, in a folder of ncu's stock sections; MemoryWorkloadAnalysis
+# by its header's metrics), for KernelBench's level 1
+case " ${PLAN:-} " in *" kb1_sampled"*)
+	sd=$out/sections
+	ncu --section-folder "$sd" --section-folder-restore >/dev/null
+	python3 examples/h200/kernelbench/sampled_section.py "$sd/SourceCounters.section" "$sd/KfSourceSampled.section"
+	SAMPLED=(--section-folder "$sd")
+	for s in $(grep -v '^#' share/kf/ncu_sections.txt | grep . | grep -v -x -e SourceCounters -e MemoryWorkloadAnalysis); do
+		SAMPLED+=(--section "$s")
+	done
+	SAMPLED+=(--section KfSourceSampled --metrics "$(grep -v '^#' share/kf/ncu_metrics.txt | grep . | paste -sd,),dram__bytes.sum.per_second,gpu__compute_memory_access_throughput.avg.pct_of_peak_sustained_elapsed,gpu__compute_memory_request_throughput.avg.pct_of_peak_sustained_elapsed,sm__memory_throughput.avg.pct_of_peak_sustained_elapsed,l1tex__t_sector_hit_rate.pct,lts__t_sector_hit_rate.pct,launch__persisting_l2_cache_size,sass__inst_executed_register_spilling")
+	jq -c --argjson a "$(printf '%s\n' "${SAMPLED[@]}" | jq -R . | jq -s .)" '.profiler_args += $a' \
+		"$out/kb1.jsonl" >"$out/kb1_sampled.jsonl"
+	head -c 600 "$out/kb1_sampled.jsonl"; echo
+	;;
+esac
 jq -c 'select(.id == "softmax" or .id == "conv2d")' "$out/ops.jsonl" >"$out/alone.jsonl"
 jq -c 'select(.id == "conv_gn_chain" or .id == "attn_naive_bf16")' "$out/fused.jsonl" >>"$out/alone.jsonl"
 
@@ -91,6 +109,7 @@ plain kb1_plain "$out/kb1.jsonl" 20 3 60
 sweep kb1_auto_top1 "$out/kb1.jsonl" 20 "" 3 90
 plain kb2_plain "$out/kb2.jsonl" 14 3 50
 sweep kb2_auto_top1 "$out/kb2.jsonl" 14 "" 3 80
+sweep kb1_sampled_top1 "$out/kb1_sampled.jsonl" 20 "" 3 90
 sweep kb1_range "$out/kb1.jsonl" 20 1 3 100
 sweep kb2_range "$out/kb2.jsonl" 14 1 3 60
 sweep kb1_default "$out/kb1.jsonl" 20 0 3 100
