@@ -191,7 +191,7 @@ noise_pairs() {
 	vt v sycl-gemm-xmx | kf-feedback --baseline "$T/base.json" > "$T/out.json"
 	run jq -c '.analysis.delta | [.verdict, .focus_duration_ns, .focus.bound, .focus.stall_send_pct,
 		.advice, (.kernels | map(.verdict))]' "$T/out.json"
-	assert_output '["slower",{"before":1864000,"after":2062000},{"before":"memory_latency","after":"compute_xmx"},{"before":35.2,"after":4.1},{"resolved":["memory_latency","l3_thrashing"],"new":["compute_xmx"],"changed":[]},["slower","slower","gone"]]'
+	assert_output '["slower",{"before":1864000,"after":2062000},{"before":"memory_latency","after":"compute_xmx"},{"before":35.2,"after":4.1},{"resolved":["memory_latency","l3_thrashing"],"new":["compute_xmx"],"changed":[],"not_compared":[]},["slower","slower","gone"]]'
 	run jq -r .feedback "$T/out.json"
 	assert_line --partial 'bound verdict memory_latency -> compute_xmx'
 	assert_line --partial 'send stalls 35.2% -> 4.1%'

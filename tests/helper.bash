@@ -21,6 +21,18 @@ replay() {
 		'{id:$id, profiler:$p, output_dir:$d} + (if $pass == "" then {} else {pass:$pass} end)'
 }
 
+# replay_pages NAME DIR: an ncu job's recorded pages (DIR/*.csv.gz,
+# unpacked into $BATS_TEST_TMPDIR/NAME) through kf-read | kf-collate |
+# kf-feedback as job NAME, into $BATS_TEST_TMPDIR/NAME.json.
+replay_pages() {
+	local d="$BATS_TEST_TMPDIR/$1" f
+	mkdir -p "$d"
+	for f in "$2"/*.csv.gz; do
+		gzip -dc "$f" >"$d/$(basename "$f" .gz)"
+	done
+	replay "$1" ncu "$d" | kf-read | kf-collate | kf-feedback >"$BATS_TEST_TMPDIR/$1.json"
+}
+
 # ut_replay ID DIR [WORKER-JSON]: the replay records of a unitrace fixture,
 # one a pass-NNN-GROUP folder of DIR, as pass unitrace.NNN.
 ut_replay() {

@@ -8,14 +8,9 @@ load helper
 
 DFIX="$FIX/ncu-h200-defects"
 
-# replay JOB: the recorded pages through kf-read | kf-collate | kf-feedback.
+# replay_job JOB: the recorded pages through kf-read | kf-collate | kf-feedback.
 replay_job() {
-	local d="$BATS_TEST_TMPDIR/$1" f
-	mkdir -p "$d"
-	for f in "$DFIX/$1"/*.csv.gz; do
-		gzip -dc "$f" >"$d/$(basename "$f" .gz)"
-	done
-	replay "$1" ncu "$d" | kf-read | kf-collate | kf-feedback >"$BATS_TEST_TMPDIR/$1.json"
+	replay_pages "$1" "$DFIX/$1"
 }
 
 first() {

@@ -16,14 +16,9 @@ setup() {
 }
 
 # job MODE-NAME: a recorded job's pages through kf-read | kf-collate |
-# kf-feedback, into $T/MODE-NAME.json.
+# kf-feedback, into $T/MODE-NAME.json (its pages in $T/MODE-NAME).
 job() {
-	local d="$T/$1" f
-	mkdir -p "$d"
-	for f in "$SFIX/$1"/*.csv.gz; do
-		gzip -dc "$f" >"$d/$(basename "$f" .gz)"
-	done
-	replay "$1" ncu "$d" | kf-read | kf-collate | kf-feedback >"$T/$1.json"
+	replay_pages "$1" "$SFIX/$1"
 }
 
 diag() {

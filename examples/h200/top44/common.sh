@@ -80,17 +80,21 @@ plain() {
 # sweep NAME JOBS N RANGE J NEED: pipelines/sweep.mk over JOBS (N problems)
 # into out/NAME at -jJ with RANGE=RANGE, GATE=1 where NAME has "gate" and
 # WRAP_FLAGS="--top K" where NAME ends in _topK (kf's tracer times each
-# program, then ncu details its K kernels with the most time),
+# program, then ncu details its K kernels with the most time), and
+# --sampled-source among them where NAME has "_ss_" (kf's collection less
+# ncu's per-instruction execution counts),
 # if NAME is in PLAN and NEED seconds are left. Appends "NAME RANGE GATE -jJ
 # N WALL A-PROBLEM" to out/walls.tsv, then prints `make times`, the summary
 # (id status share verdict) and each job's ncu_range.log and range_unseen.
 sweep() {
-	local name=$1 jobs=$2 n=$3 range=$4 j=$5 s e gate=0 k
+	local name=$1 jobs=$2 n=$3 range=$4 j=$5 s e gate=0 k wf=''
 	local mk=(make -s -f "$out/kf/share/kf/pipelines/sweep.mk" GPUS=0 LOCKDIR="$out/locks"
 		KF="$out/kf/bin" RUN_FLAGS="--timeout 120")
 	case " $PLAN " in *" $name "*) ;; *) return 0 ;; esac
 	case $name in *gate*) gate=1 ;; esac
-	case $name in *_top[0-9]*) k=${name##*_top} && mk+=("WRAP_FLAGS=--top ${k%%[!0-9]*}") ;; esac
+	case $name in *_top[0-9]*) k=${name##*_top} && wf="--top ${k%%[!0-9]*}" ;; esac
+	case $name in *_ss_*) wf="${wf:+$wf }--sampled-source" ;; esac
+	[ -z "$wf" ] || mk+=("WRAP_FLAGS=$wf")
 	step "$name" "$6" || return 0
 	s=$(date +%s.%N)
 	timeout 300 "${mk[@]}" JOBS="$jobs" OUT="$out/$name" RANGE="$range" GATE="$gate" -j"$j" >"$out/$name.make.log" 2>&1

@@ -22,7 +22,11 @@
 #      ncu (the floor); kb1_auto_top1 and kb2_auto_top1 sweep them with
 #      --top 1 and kf's defaults; kb1_range and kb2_range detail every
 #      launch with the range gate (RANGE=1), kb1_default and kb2_default
-#      without it
+#      without it; kb1_sampled_top1 gives level 1's jobs, by their own
+#      profiler_args, kf's collection less ncu's per-instruction execution
+#      counts (kernelbench/sampled_section.py, made before kf-wrap had
+#      --sampled-source), kb1_ss_top1 and kb2_ss_top1 sweep with --top 1
+#      --sampled-source itself
 # PLAN (names, run in the order above) picks the sweeps; ops_gate, ops_gate_j5
 # and fused_gate sweep with GATE=1 instead; fused_top2, fused_top1 and
 # alone_top2 (after fused_gate) sweep with --top 2 or 1 (each program timed
@@ -110,6 +114,8 @@ sweep kb1_auto_top1 "$out/kb1.jsonl" 20 "" 3 90
 plain kb2_plain "$out/kb2.jsonl" 14 3 50
 sweep kb2_auto_top1 "$out/kb2.jsonl" 14 "" 3 80
 sweep kb1_sampled_top1 "$out/kb1_sampled.jsonl" 20 "" 3 90
+sweep kb1_ss_top1 "$out/kb1.jsonl" 20 "" 3 90
+sweep kb2_ss_top1 "$out/kb2.jsonl" 14 "" 3 80
 sweep kb1_range "$out/kb1.jsonl" 20 1 3 100
 sweep kb2_range "$out/kb2.jsonl" 14 1 3 60
 sweep kb1_default "$out/kb1.jsonl" 20 0 3 100
