@@ -39,6 +39,9 @@ diag() {
 	# a job that names its own sections keeps them: the two do not mix
 	run bash -c 'echo {} | kf-wrap ncu --id x -o "$1" --sampled-source -a --section -a SpeedOfLight -- ./prog 2>/dev/null | jq -c "[.error.kind, .error.message]"' _ "$T/o"
 	assert_output '["bad_option","--sampled-source changes kf'"'"'s own sections, and this job names its own (--set, --section or --section-folder)"]'
+	# a report already made was collected as it was
+	run bash -c 'echo {} | kf-wrap ncu --id i -o "$1" --sampled-source --import "$2" 2>/dev/null | jq -c "[.error.kind, .error.message]"' _ "$T/o" "$T/mine.ncu-rep"
+	assert_output '["bad_option","--sampled-source chooses what a run of ncu collects, and --import reads a report already made"]'
 }
 
 @test "sampled source: kf-ncu has ncu restore its sections into the run's folder, puts kf's beside them and passes the folder to the detailed run" {

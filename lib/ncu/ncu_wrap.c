@@ -230,8 +230,16 @@ ncu_wrap(cJSON *rec, char *const *cmd, int ncmd, const struct kf_wrap_opts *o)
 		kf_fail(rec, "bad_record", "no \"output_dir\": where should ncu write its report?");
 		return -1;
 	}
-	if (kf_wrap_opt(o, "import"))
+	if (kf_wrap_opt(o, "import")) {
+		/* what a report holds was collected when it was made */
+		if (kf_wrap_opt(o, "sampled-source")) {
+			kf_fail(rec, "bad_option", "--sampled-source chooses what a run of ncu "
+			    "collects, and --import reads a report already made");
+			kf_fail_hint(rec, "leave out --sampled-source");
+			return -1;
+		}
 		return import_wrap(rec, dir, kf_wrap_opt(o, "import"), o);
+	}
 	if (ncmd < 1) {
 		kf_fail(rec, "bad_record", "no command to profile");
 		return -1;
