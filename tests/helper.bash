@@ -21,16 +21,21 @@ replay() {
 		'{id:$id, profiler:$p, output_dir:$d} + (if $pass == "" then {} else {pass:$pass} end)'
 }
 
-# replay_pages NAME DIR: an ncu job's recorded pages (DIR/*.csv.gz,
-# unpacked into $BATS_TEST_TMPDIR/NAME) through kf-read | kf-collate |
-# kf-feedback as job NAME, into $BATS_TEST_TMPDIR/NAME.json.
-replay_pages() {
-	local d="$BATS_TEST_TMPDIR/$1" f
+# unpack_pages DIR NAME: an ncu job's recorded pages (DIR/*.csv.gz) into
+# $BATS_TEST_TMPDIR/NAME.
+unpack_pages() {
+	local d="$BATS_TEST_TMPDIR/$2" f
 	mkdir -p "$d"
-	for f in "$2"/*.csv.gz; do
+	for f in "$1"/*.csv.gz; do
 		gzip -dc "$f" >"$d/$(basename "$f" .gz)"
 	done
-	replay "$1" ncu "$d" | kf-read | kf-collate | kf-feedback >"$BATS_TEST_TMPDIR/$1.json"
+}
+
+# replay_pages NAME DIR: those pages through kf-read | kf-collate |
+# kf-feedback as job NAME, into $BATS_TEST_TMPDIR/NAME.json.
+replay_pages() {
+	unpack_pages "$2" "$1"
+	replay "$1" ncu "$BATS_TEST_TMPDIR/$1" | kf-read | kf-collate | kf-feedback >"$BATS_TEST_TMPDIR/$1.json"
 }
 
 # ut_replay ID DIR [WORKER-JSON]: the replay records of a unitrace fixture,

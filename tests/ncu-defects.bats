@@ -151,11 +151,7 @@ kinds() {
 
 # unpack JOB NAME: JOB's pages into $BATS_TEST_TMPDIR/NAME, to change.
 unpack() {
-	local d="$BATS_TEST_TMPDIR/$2" f
-	mkdir -p "$d"
-	for f in "$DFIX/$1"/*.csv.gz; do
-		gzip -dc "$f" >"$d/$(basename "$f" .gz)"
-	done
+	unpack_pages "$DFIX/$1" "$2"
 }
 
 # set_raw NAME METRIC VALUE: METRIC's value on NAME's raw page (every launch).
