@@ -157,6 +157,10 @@ diag() {
 	assert_output true
 	run jq -c '.analysis.advice[0] | [.name, .section]' "$T/full-strided.json"
 	assert_output '["UncoalescedGlobalAccess","SourceCounters"]'
+	# a launch without its details' metrics says nothing of what was collected
+	replay ns ncu "$T/full-strided" | kf-read | jq -c 'del(.data.kernels[].metrics)' | kf-collate | kf-feedback >"$T/ns.json"
+	run jq -c '[(.analysis | has("sections")), .analysis.advice[0].name]' "$T/ns.json"
+	assert_output '[false,"UncoalescedGlobalAccess"]'
 	# the baseline's rule of SourceCounters, which this run did not collect
 	kf-feedback --baseline "$T/full-strided.json" <"$T/sampled-strided.json" >"$T/cmp.json"
 	run jq -c '.analysis.delta.advice' "$T/cmp.json"

@@ -520,21 +520,23 @@ by_name(const void *a, const void *b)
 /* analysis.sections: the identifiers of the sections the launch's rows say
  * ncu collected (its metrics' sections, by the names the details page
  * gives them, and its rules' sections), sorted, each once. Not made
- * without the table: a comparison then claims what it always did. */
+ * without the table or the launch's metrics: a comparison then claims
+ * what it always did. */
 static void
 put_sections(const cJSON *k, cJSON *analysis)
 {
 	const cJSON *m = kf_json_lazy(k, "metrics"), *x;
-	const cJSON *secs = cJSON_IsObject(m) ? m : NULL;
 	const char **v = NULL;
 	size_t n = 0, cap = 0, i;
 	cJSON *arr;
 
 	if (!sec_loaded)
 		load_section_names();
-	if (!sec_found)
+	/* a launch without its details' metrics says nothing of what was
+	 * collected: no list, rather than one of its rules' sections only */
+	if (!sec_found || !cJSON_IsObject(m))
 		return;
-	cJSON_ArrayForEach(x, secs)
+	cJSON_ArrayForEach(x, m)
 		for (i = 0; x->string && i < nsec; i++)
 			if (strcmp(x->string, sec_name[i]) == 0) {
 				KF_GROW(v, n + 1, cap, 16);
