@@ -58,8 +58,8 @@ export KF_NCU_GATE = 1
 endif
 # RANGE=1: a job whose ncu profiles only the program's own profiler range
 # (WRAP_FLAGS with -a --profile-from-start -a off) holds the GPU shared
-# until its range starts, beside other jobs' work before theirs, and alone
-# from then on, both runs of --top (kf-ncu, KF_NCU_RANGE). Unset: on for
+# outside its range, beside other jobs' work outside theirs, and alone
+# while the range runs, both runs of --top (kf-ncu, KF_NCU_RANGE). Unset: on for
 # --top jobs only; RANGE=0: off.
 RANGE ?=
 ifneq ($(strip $(RANGE)),)

@@ -336,6 +336,28 @@ ncu_run() {
 		(has("before_range_s") | not) and (has("range_wait_s") | not)' "$T/ev.json"
 }
 
+@test "--top with the range gate: after its range's stop each run holds the GPU shared to its end, not alone" {
+	R="$TOPFIX/programs/rn50-traced"
+	recorded "$R"
+	export KF_NCU_GPU_LOCK="$T/gpu.lock" KF_NCU_RANGE=1 FAKE_TRACED_PROBE=1 FAKE_RANGE_POST=0.5
+	chain rp --top 3 -a --profile-from-start -a off -- "$TOP/tests/fake/traced-program" "$R/trace.881.kft.gz" 0 0.3
+	run jq -r .run.stdout "$T/rp.run"
+	# the timing run and the held detailed run: alone in the range, shared after it
+	[ "$(grep -c "^traced-program: range: the GPU's lock is held$" <<<"$output")" -eq 2 ]
+	[ "$(grep -c "^traced-program: after the range: the GPU's lock is held shared$" <<<"$output")" -eq 2 ]
+	D=$(jq -r '.passes[0].output_dir' "$T/rp.json")
+	for f in ncu_timing_range ncu_range; do
+		[ "$(grep -cx 'start [0-9]*' "$D/$f.log")" -eq 1 ]
+		[ "$(grep -cx 'stop [0-9]*' "$D/$f.log")" -eq 1 ]
+		[ ! -e "$D/$f.ack" ]
+	done
+	# the GPU had alone: the two ranges, not the 0.5 s after each, which
+	# it had shared
+	jq -e '.collated.timings | .gpu_held_s < 0.5 and .gpu_shared_s >= 0.95' "$T/rp.json"
+	run jq -c '[.collated.timing.detailed_run.status, .analysis.status, .collated.kernel_count]' "$T/rp.json"
+	assert_output '["ok","ok",3]'
+}
+
 @test "--top with the range gate: a range waiting for the GPU alone goes before jobs that start their work before their ranges after it asked" {
 	R="$TOPFIX/programs/rn50-traced"
 	recorded "$R"

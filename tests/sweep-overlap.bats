@@ -81,9 +81,10 @@ ok_jobs() {
 	# one launch of 15 passes, and the sums
 	run sweep -j4 GPUS=0 times
 	assert_success
-	assert_line --index 0 "$(printf 'id\trun_s\tstartup_s\tgpu_wait_s\tdetailed_s\tprogram_s\texports_s\ttiming_run_s\tlaunches\tpasses\tpasses_per_launch\tgpu_held_s\thost_backups')"
-	# ncu backed up no job's memory in host memory: 13 columns, the last "-"
-	[ "$(awk -F'\t' 'NR > 1 && NF == 13 && $13 == "-"' "$SW/out/times.tsv" | wc -l)" -eq 5 ]
+	assert_line --index 0 "$(printf 'id\trun_s\tstartup_s\tgpu_wait_s\tdetailed_s\tprogram_s\texports_s\ttiming_run_s\tlaunches\tpasses\tpasses_per_launch\tgpu_held_s\thost_backups\tgpu_shared_s')"
+	# ncu backed up no job's memory in host memory, and no job held the lock
+	# shared (no range gate): 14 columns, the last two "-"
+	[ "$(awk -F'\t' 'NR > 1 && NF == 14 && $13 == "-" && $14 == "-"' "$SW/out/times.tsv" | wc -l)" -eq 5 ]
 	[ "$(awk -F'\t' '$1 ~ /^j[234]$/ && $3 >= 2 && $3 < 5 && $9 == 1 && $10 == 15 && $11 == 15 && $8 == "-"' "$SW/out/times.tsv" | wc -l)" -eq 3 ]
 	[ "$(awk -F'\t' '$1 == "j1" && $3 < 2 && $6 > 0.4 && $6 <= $5' "$SW/out/times.tsv" | wc -l)" -eq 1 ]
 	run awk -F'\t' '$1 == "all" { print $9, $10, $11 }' "$SW/out/times.tsv"
@@ -143,9 +144,11 @@ rangeprog() {
 	[ "$(ok_jobs)" -eq 3 ]
 	for i in 1 2 3; do
 		d="$SW/out/runs/j$i/j$i/ncu.000"
-		# the program's process asked once, kf-ncu's answer is gone
-		grep -qx 'start [0-9]*' "$d/ncu_range.log"
-		[ "$(wc -l <"$d/ncu_range.log")" -eq 1 ]
+		# the program's process asked once and said its range stopped,
+		# kf-ncu's answer is gone
+		[ "$(grep -cx 'start [0-9]*' "$d/ncu_range.log")" -eq 1 ]
+		[ "$(grep -cx 'stop [0-9]*' "$d/ncu_range.log")" -eq 1 ]
+		[ "$(wc -l <"$d/ncu_range.log")" -eq 2 ]
 		[ ! -e "$d/ncu_range.ack" ]
 		# the GPU had alone: the range and the program's end, not its
 		# work before; the range's wait is part of the wait for the GPU
@@ -163,11 +166,50 @@ rangeprog() {
 			(.stdout | contains("cudart: cudaDeviceSynchronize\ncudart: cudaProfilerStart\n"))' \
 			"$SW/out/j$i.json" >/dev/null
 	done
-	# the sweep's times show the GPU held alone
+	# the sweep's times show the GPU held alone, and shared for the second
+	# of work before each range; the sums in the last line
 	run sweep -j3 GPUS=0 RANGE=1 WRAP_FLAGS="-a --profile-from-start -a off" times
 	assert_success
-	assert_line --index 0 --partial "$(printf 'passes_per_launch\tgpu_held_s')"
-	[ "$(awk -F'\t' '$1 ~ /^j[123]$/ && $12 >= 0.4 && $12 < $6' "$SW/out/times.tsv" | wc -l)" -eq 3 ]
+	assert_line --index 0 --partial "$(printf 'passes_per_launch\tgpu_held_s\thost_backups\tgpu_shared_s')"
+	[ "$(awk -F'\t' '$1 ~ /^j[123]$/ && $12 >= 0.4 && $12 < $6 && $14 >= 0.95 && $14 < $6' "$SW/out/times.tsv" | wc -l)" -eq 3 ]
+	run awk -F'\t' '$1 ~ /^j[123]$/ { s += $14 } $1 == "all" { printf "%.2f %.2f\n", s, $14 }' "$SW/out/times.tsv"
+	[ "${output% *}" = "${output#* }" ]
+}
+
+@test "RANGE=1: a program's work after its range's stop runs beside other jobs' work before theirs, never beside a range; a second range has the GPU alone again" {
+	rangeprog
+	# two at a time: j3 and j4 start while j1's and j2's work after their
+	# ranges goes on; j4 starts a second range after its work after the first
+	jobs 4 '.cmd = ["./rangeprog", .id] | .env.FAKE_NCU_STARTUP = "0.1" | .env.RANGE_PRE = "1" |
+		.env.RANGE_POST = "2" | if .id == "j4" then .env.RANGE_AGAIN = "1" else . end'
+	run sweep -j2 GPUS=0 RANGE=1 WRAP_FLAGS="-a --profile-from-start -a off"
+	assert_success
+	[ "$(ok_jobs)" -eq 4 ]
+	[ "$(grep -c '^range ' "$SW/gpu.log")" -eq 5 ]
+	[ "$(grep -c '^post ' "$SW/gpu.log")" -eq 4 ]
+	# a range never beside another's range, nor beside any work before or
+	# after a range
+	[ "$(overlaps range range)" -eq 0 ]
+	[ "$(overlaps range pre)" -eq 0 ]
+	[ "$(overlaps range post)" -eq 0 ]
+	# the work after a range ran beside another job's work before its range
+	[ "$(overlaps post pre)" -gt 0 ]
+	for i in 1 2 3 4; do
+		d="$SW/out/runs/j$i/j$i/ncu.000" k=1
+		[ "$i" -eq 4 ] && k=2
+		# each range asked for the GPU and said it stopped
+		[ "$(grep -cx 'start [0-9]*' "$d/ncu_range.log")" -eq "$k" ]
+		[ "$(grep -cx 'stop [0-9]*' "$d/ncu_range.log")" -eq "$k" ]
+		[ ! -e "$d/ncu_range.ack" ]
+		# the GPU had alone: the ranges (0.4 s each), not the 2 s after;
+		# shared: the second before and the 2 s after
+		jq -e --argjson k "$k" '.collated.timings | .gpu_held_s >= 0.4 * $k - 0.05 and
+			.gpu_held_s < 0.4 * $k + 1 and .before_range_s >= 0.95 and
+			.gpu_shared_s >= 2.95 and .gpu_shared_s < .program_under_ncu_s and
+			(has("range_unseen") | not)' \
+			"$SW/out/j$i.json" >/dev/null
+		grep -q 'Kernel: copy_k(' "$SW/out/j$i.feedback.txt"
+	done
 }
 
 @test "RANGE=1, a range kf cannot see: the launches profiled before any range asked are taken again with the GPU held throughout, and it says so" {

@@ -23,7 +23,7 @@ setup() {
 				to_first_profiled_s: 3.09, profiling_s: 2.05, after_last_profiled_s: 0.04,
 				program_under_ncu_s: 5.1, before_range_s: 2.5,
 				exports_s: 1.46, export_details_s: 1.104, export_raw_s: 0.9,
-				gpu_held_s: 6.2, mystery_s: 0.5, launches_profiled: 3, replay_passes: 69,
+				gpu_held_s: 6.2, gpu_shared_s: 2.9, mystery_s: 0.5, launches_profiled: 3, replay_passes: 69,
 				range_unseen: 2, note: "not a number"}}}' >"$T/r.json"
 	run -1 kf-feedback --timings "$T/r.json"
 	assert_output "=== gpt2 ===
@@ -47,6 +47,7 @@ Where the time went, in seconds:
      1.10      the longest export of the details page (collated.timings.export_details_s)
      0.90      the longest export of the raw page (collated.timings.export_raw_s)
      6.20    the GPU held alone under a sweep's lock: what paces a sweep (the sum over its jobs) (collated.timings.gpu_held_s)
+     2.90    the GPU's lock held shared: the program's own GPU work outside its profiler ranges, beside other jobs' such work, never beside a range (collated.timings.gpu_shared_s)
      0.50    mystery_s (collated.timings.mystery_s)
 kf-ncu's time beyond the timing run: 9.17 s (total_s less timing_run_s).
 ncu profiled 3 launches (launches_profiled) in 69 replay passes (replay_passes), 23.0 a launch.
@@ -155,14 +156,14 @@ kf-read, kf-collate and kf-feedback come after these and are not in them."
 	jq -cn '{id: "ok", passes: [{run: {elapsed_s: 2.5}}],
 		collated: {timings: {startup_s: 1, gpu_wait_s: 0.5, detailed_s: 1.25, program_under_ncu_s: 1,
 			exports_s: 0.3, launches_profiled: 2, replay_passes: 46, gpu_held_s: 1.1,
-			replay_host_backups: 3}}}' >"$T/ok.json"
+			replay_host_backups: 3, gpu_shared_s: 0.75}}}' >"$T/ok.json"
 	printf '{"id":"half","collated":' >"$T/broken.json"
 	: >"$T/empty.json"
 	run -0 "$TOP/pipelines/kf-sweep-times" "$T" ok missing broken empty
 	assert_equal "${#lines[@]}" 6
-	assert_line -n 1 "$(printf 'ok\t2.5\t1\t0.5\t1.25\t1\t0.3\t-\t2\t46\t23\t1.1\t3')"
-	assert_line -n 2 "$(printf 'missing\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-')"
-	assert_line -n 3 "$(printf 'broken\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-')"
-	assert_line -n 4 "$(printf 'empty\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-')"
-	assert_line -n 5 "$(printf 'all\t2.50\t1.00\t0.50\t1.25\t1.00\t0.30\t-\t2.00\t46.00\t23.00\t1.10\t3')"
+	assert_line -n 1 "$(printf 'ok\t2.5\t1\t0.5\t1.25\t1\t0.3\t-\t2\t46\t23\t1.1\t3\t0.75')"
+	assert_line -n 2 "$(printf 'missing\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-')"
+	assert_line -n 3 "$(printf 'broken\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-')"
+	assert_line -n 4 "$(printf 'empty\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-')"
+	assert_line -n 5 "$(printf 'all\t2.50\t1.00\t0.50\t1.25\t1.00\t0.30\t-\t2.00\t46.00\t23.00\t1.10\t3\t0.75')"
 }

@@ -46,6 +46,8 @@ static const struct row {
 	{ "export_timing_s", 2, "the longest export of ncu's timing run's details page" },
 	{ "gpu_held_s", 1,
 	    "the GPU held alone under a sweep's lock: what paces a sweep (the sum over its jobs)" },
+	{ "gpu_shared_s", 1, "the GPU's lock held shared: the program's own GPU work outside "
+	    "its profiler ranges, beside other jobs' such work, never beside a range" },
 };
 
 /* Counts and flags, said in sentences after the table. */

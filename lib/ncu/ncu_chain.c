@@ -380,8 +380,8 @@ tracer_path(void)
  * start-up before it runs beside other jobs' profiling, as the held
  * detailed run's does (asks 1); else from the start (0). With the range
  * gate too (asks 2, where ncu_range_env gives one) it is taken shared
- * there, beside other jobs' work before their ranges, and alone from the
- * program's range on; *unseen is set when no range asked for it (the
+ * there, beside other jobs' work outside their ranges, and alone while the
+ * program's range runs; *unseen is set when no range asked for it (the
  * launches ran beside other jobs' work: the run is to be taken again
  * without the range gate). env gets the gates' variables. */
 static int

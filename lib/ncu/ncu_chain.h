@@ -29,6 +29,7 @@
 #include "env.h"
 
 #define NCU_NPORTS 8		/* ports held for one program: one a process */
+#define NCU_RANGE_PROCS 64	/* processes in ranges at once, the range gate follows */
 
 /* The range gate's variables for a program run under a sweep's lock
  * (KF_NCU_RANGE=1, ncu's --profile-from-start off; lib/ncu/gate): its
@@ -39,6 +40,10 @@ struct ncu_range {
 				 * VALUE pairs, then NULL */
 	char *keep[4];		/* their values: the library, the request's and
 				 * the answer's paths, kf-ncu's pid */
+	long off, lines;	/* the requests read so far: bytes, lines */
+	long in[NCU_RANGE_PROCS];	/* the processes in their ranges */
+	int nin;
+	int alone;		/* the GPU had alone for them */
 };
 
 struct ncu_chain {
@@ -135,8 +140,11 @@ int ncu_have_report(const struct ncu_chain *c);
  * detailed run not of the program's range, or no libkfgate.so. */
 int ncu_range_env(const struct ncu_chain *c, const char *req, const char *ack,
     struct ncu_range *r);
-/* Once its range asked (*at still 0): the GPU had alone, the answer
- * written, *at the time and *waited the wait. 0, or -1 on a stop signal. */
+/* The range gate's requests read since the last look: at a process's
+ * "start", the GPU had alone (where it was not) and the answer written
+ * (*at: when the first range asked; *waited: the waits added up); at its
+ * "stop", once no process is in a range, the GPU held shared again and
+ * the answer removed. 0, or -1 on a stop signal. */
 int ncu_range_poll(struct ncu_range *r, double *at, double *waited);
 /* Whether ncu profiled a launch before the range asked for the GPU at
  * range_at (0: it never asked): then said, with what (the run) taken
@@ -213,10 +221,18 @@ int ncu_gpu_lock_as(int op, double *waited);
  * WAITED_S"); *waited: the seconds. 0, or -1 on a stop signal. */
 int ncu_gpu_grant(const char *ack, int op, double *waited);
 void ncu_gpu_unlock(void);
+/* The lock had alone held shared from now on (Linux converts a flock in
+ * one step: no other job has it in between); nothing where it is not had
+ * alone. 0, or -1 on a stop signal. */
+int ncu_gpu_share(void);
 /* The seconds this process has had the lock alone (LOCK_EX), its timing
  * and detailed runs together: what paces a sweep; -1 when it never had
  * the lock (no sweep). */
 double ncu_gpu_alone(void);
+/* The seconds it had the lock shared (the range gate: the program's own
+ * GPU work outside its ranges, beside other jobs' such work); -1 when it
+ * never had it so. */
+double ncu_gpu_shared(void);
 
 /* ncu_ports.c */
 /* /proc/net/tcp can be read. */

@@ -28,8 +28,8 @@
  * With the range gate (KF_NCU_RANGE=1, or unset with --top, and ncu's
  * --profile-from-start off: the program profiles only its own profiler
  * range) it is held shared from the program's first CUDA call, beside
- * other jobs' work before their ranges, and exclusive from the range's
- * start (lib/ncu/gate). */
+ * other jobs' work outside their ranges, and exclusive while a range runs
+ * (lib/ncu/gate). */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -39,6 +39,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 
 #include "buf.h"
 #include "err.h"
@@ -666,13 +667,77 @@ ncu_range_env(const struct ncu_chain *c, const char *req, const char *ack, struc
 	return 0;
 }
 
+/* kf-ncu's answer to the range gate: the GPU had alone for the first
+ * r->lines lines of its requests ("locked WAITED LINES"), written whole
+ * (renamed into place) so that the gate never reads half of it. */
+static void
+range_answer(const struct ncu_range *r, double waited)
+{
+	char *tmp = xasprintf("%s.tmp", r->keep[2]);
+	FILE *f = fopen(tmp, "w");
+
+	if (f == NULL || fprintf(f, "locked %.3f %ld\n", waited, r->lines) < 0 ||
+	    fclose(f) != 0 || rename(tmp, r->keep[2]) != 0)
+		kf_warn("cannot write %s:", r->keep[2]);
+	free(tmp);
+}
+
 int
 ncu_range_poll(struct ncu_range *r, double *at, double *waited)
 {
-	if (r->keep[1] == NULL || *at > 0 || !ncu_file_nonempty(r->keep[1]))
+	char line[128];
+	struct stat st;
+	FILE *f;
+	long pid;
+	double w = 0;
+	int i, seen = 0, rc = 0;
+
+	if (r->keep[1] == NULL || stat(r->keep[1], &st) != 0 || st.st_size <= r->off ||
+	    (f = fopen(r->keep[1], "r")) == NULL)
 		return 0;
-	*at = kf_now();
-	return ncu_gpu_grant(r->keep[2], LOCK_EX, waited);
+	if (fseek(f, r->off, SEEK_SET) != 0) {
+		fclose(f);
+		return 0;
+	}
+	while (rc == 0 && fgets(line, sizeof line, f) != NULL) {
+		size_t n = strlen(line);
+
+		/* a line still being written is read at the next look */
+		if (n == 0 || line[n - 1] != '\n')
+			break;
+		r->off += (long)n;
+		r->lines++;
+		seen = 1;
+		if (sscanf(line, "start %ld", &pid) == 1) {
+			for (i = 0; i < r->nin && r->in[i] != pid; i++)
+				;
+			if (i == r->nin && r->nin < NCU_RANGE_PROCS)
+				r->in[r->nin++] = pid;
+			if (!r->alone) {
+				if (*at == 0)
+					*at = kf_now();
+				if (ncu_gpu_lock_as(LOCK_EX, &w) != 0)
+					rc = -1;
+				*waited += w;
+				r->alone = rc == 0;
+			}
+		} else if (sscanf(line, "stop %ld", &pid) == 1) {
+			for (i = 0; i < r->nin && r->in[i] != pid; i++)
+				;
+			if (i == r->nin)
+				continue;
+			r->in[i] = r->in[--r->nin];
+			if (r->nin == 0 && r->alone) {
+				rc = ncu_gpu_share();
+				r->alone = 0;
+				unlink(r->keep[2]);
+			}
+		}
+	}
+	fclose(f);
+	if (seen && r->alone)
+		range_answer(r, w);
+	return rc;
 }
 
 int

@@ -24,11 +24,11 @@
 #define NCU_TIMINGS "ncu_timings.json"		/* where kf-ncu's time went */
 #define NCU_LAUNCH_LOG "ncu_launch.log"		/* the held program's output */
 #define NCU_GATE_LOG "ncu_gate.log"		/* the gate's wait for the GPU */
-#define NCU_RANGE_REQ "ncu_range.log"		/* the range gate: "start PID" a process */
-#define NCU_RANGE_ACK "ncu_range.ack"		/* ... kf-ncu's answer: the GPU is had */
+#define NCU_RANGE_REQ "ncu_range.log"		/* the range gate: "start PID", "stop PID" */
+#define NCU_RANGE_ACK "ncu_range.ack"		/* ... kf-ncu's answer: the GPU is had alone */
 #define NCU_TIMING_REQ "ncu_timing_gpu.log"	/* the traced timing run: "cuda PID" a process */
 #define NCU_TIMING_ACK "ncu_timing_gpu.ack"	/* ... kf-ncu's answer: the GPU is had */
-#define NCU_TIMING_RANGE_REQ "ncu_timing_range.log"	/* its range gate: "start PID" */
+#define NCU_TIMING_RANGE_REQ "ncu_timing_range.log"	/* its range gate: "start PID", "stop PID" */
 #define NCU_TIMING_RANGE_ACK "ncu_timing_range.ack"	/* ... the GPU is had alone */
 #define NCU_XLA_RESULTS "xla_autotune.txt"	/* XLA's autotuning results */
 #define NCU_TRACE_DIR "trace"			/* kf's tracer's files */

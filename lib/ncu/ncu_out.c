@@ -189,6 +189,8 @@ ncu_timings_write(struct ncu_chain *c)
 	ncu_time_add(c, "total_s", kf_now() - c->t0);
 	if (ncu_gpu_alone() >= 0)
 		ncu_time_add(c, "gpu_held_s", ncu_gpu_alone());
+	if (ncu_gpu_shared() >= 0)
+		ncu_time_add(c, "gpu_shared_s", ncu_gpu_shared());
 	kf_set_num(c->timings, "launches_profiled", (double)launches);
 	kf_set_num(c->timings, "replay_passes", (double)passes);
 	if (ncu_proc_host_backups() > 0)

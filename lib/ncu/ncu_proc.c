@@ -52,6 +52,8 @@ static int lock_fd = -1;
 static int lock_op;		/* LOCK_EX or LOCK_SH, while lock_fd is had */
 static double alone_since;	/* when the lock was had alone (LOCK_EX), or 0 */
 static double alone_s = -1;	/* the seconds it was had alone before; -1: never had */
+static double shared_since;	/* when it was had shared (LOCK_SH), or 0 */
+static double shared_s = -1;	/* the seconds it was had shared before; -1: never */
 
 int
 ncu_proc_init(void)
@@ -484,6 +486,9 @@ ncu_gpu_lock_as(int op, double *waited)
 		/* from alone to shared: no one to queue behind */
 		st = lock_poll(lock_fd, op, path);
 	} else {
+		/* a lock had shared is let go before the wait for it alone */
+		if (shared_since > 0)
+			shared_s += kf_now() - shared_since, shared_since = 0;
 		if (lock_fd >= 0)
 			close(lock_fd);
 		if ((lock_fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666)) < 0) {
@@ -515,6 +520,13 @@ ncu_gpu_lock_as(int op, double *waited)
 		alone_since = kf_now();
 	else if (op != LOCK_EX && alone_since > 0)
 		alone_s += kf_now() - alone_since, alone_since = 0;
+	if (op == LOCK_SH && shared_since == 0) {
+		if (shared_s < 0)
+			shared_s = 0;
+		shared_since = kf_now();
+	} else if (op != LOCK_SH && shared_since > 0) {
+		shared_s += kf_now() - shared_since, shared_since = 0;
+	}
 	return 0;
 }
 
@@ -538,6 +550,16 @@ ncu_gpu_grant(const char *ack, int op, double *waited)
 	return 0;
 }
 
+int
+ncu_gpu_share(void)
+{
+	double waited;
+
+	if (lock_fd < 0 || lock_op != LOCK_EX)
+		return 0;
+	return ncu_gpu_lock_as(LOCK_SH, &waited);
+}
+
 void
 ncu_gpu_unlock(void)
 {
@@ -546,10 +568,18 @@ ncu_gpu_unlock(void)
 	lock_fd = -1;
 	if (alone_since > 0)
 		alone_s += kf_now() - alone_since, alone_since = 0;
+	if (shared_since > 0)
+		shared_s += kf_now() - shared_since, shared_since = 0;
 }
 
 double
 ncu_gpu_alone(void)
 {
 	return alone_s < 0 ? -1 : alone_s + (alone_since > 0 ? kf_now() - alone_since : 0);
+}
+
+double
+ncu_gpu_shared(void)
+{
+	return shared_s < 0 ? -1 : shared_s + (shared_since > 0 ? kf_now() - shared_since : 0);
 }

@@ -1,12 +1,14 @@
 /* A program that profiles its own range (tests/sweep-overlap.bats): its
  * work before the range (RANGE_PRE seconds, default 0.6), the range
  * started through CUDA's runtime, shared (tests/progs/fakecudart.c), its
- * work in the range (RANGE_IN seconds, default 0.4), the range stopped.
+ * work in the range (RANGE_IN seconds, default 0.4), the range stopped,
+ * then its work after the range (RANGE_POST seconds, default 0), and with
+ * RANGE_AGAIN=1 a second range as the first and no work after it.
  * The range is started and stopped by librangecall.so beside the program
  * (tests/progs/rangecall.c), loaded RTLD_GLOBAL, or with RANGE_LOCAL=1
- * RTLD_LOCAL as Python loads an extension. Each part goes to BENCH_LOG as "pre|range START_NS
- * END_NS GPU ID" (wall-clock nanoseconds, as date +%s%N), then "range ID
- * done" to standard output. */
+ * RTLD_LOCAL as Python loads an extension. Each part goes to BENCH_LOG as
+ * "pre|range|post START_NS END_NS GPU ID" (wall-clock nanoseconds, as date
+ * +%s%N), then "range ID done" to standard output. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdio.h>
@@ -77,6 +79,20 @@ main(int argc, char **argv)
 	e = ns();
 	stop();
 	put("range", s, e, id);
+	s = ns();
+	work("RANGE_POST", 0);
+	e = ns();
+	if (e - s > 1000000)
+		put("post", s, e, id);
+	if ((local = getenv("RANGE_AGAIN")) && strcmp(local, "1") == 0) {
+		if (start() != 0)
+			return 1;
+		s = ns();
+		work("RANGE_IN", 0.4);
+		e = ns();
+		stop();
+		put("range", s, e, id);
+	}
 	printf("range %s done\n", id);
 	return 0;
 }

@@ -26,7 +26,12 @@
 #      profiler_args, kf's collection less ncu's per-instruction execution
 #      counts (kernelbench/sampled_section.py, made before kf-wrap had
 #      --sampled-source), kb1_ss_top1 and kb2_ss_top1 sweep with --top 1
-#      --sampled-source itself
+#      --sampled-source itself; kb1_ss_range and kb2_ss_range detail every
+#      launch of each program's range with --sampled-source and no timing
+#      run (RANGE=1), kb1_ss_alone and kb2_ss_alone the same for six
+#      problems of each level one at a time (-j1), whose findings the
+#      sweeps' must repeat; kb1_plain_j5 and kb1_ss_range_j5 run level 1
+#      five at a time
 # PLAN (names, run in the order above) picks the sweeps; ops_gate, ops_gate_j5
 # and fused_gate sweep with GATE=1 instead; fused_top2, fused_top1 and
 # alone_top2 (after fused_gate) sweep with --top 2 or 1 (each program timed
@@ -98,6 +103,10 @@ case " ${PLAN:-} " in *" kb1_sampled"*)
 	;;
 esac
 jq -c 'select(.id == "softmax" or .id == "conv2d")' "$out/ops.jsonl" >"$out/alone.jsonl"
+# six of each level, alone: the longest kernels (attention, max pooling),
+# a reduction, a norm, a convolution, a matrix product
+jq -c 'select(.id | test("^level1-(97|42|47|36|63|1)$"))' "$out/kb1.jsonl" >"$out/kb1_alone.jsonl"
+jq -c 'select(.id | test("^level2-[0-9]+$"))' "$out/kb2.jsonl" | head -6 >"$out/kb2_alone.jsonl"
 jq -c 'select(.id == "conv_gn_chain" or .id == "attn_naive_bf16")' "$out/fused.jsonl" >>"$out/alone.jsonl"
 
 if step warm 30; then
@@ -110,12 +119,18 @@ fi
 PLAN=${PLAN:-ops_default ops_range fused_range fused_default alone ops_range_j5}
 : >"$out/walls.tsv"
 plain kb1_plain "$out/kb1.jsonl" 20 3 60
+plain kb1_plain_j5 "$out/kb1.jsonl" 20 5 60
+sweep kb1_ss_range_j5 "$out/kb1.jsonl" 20 1 5 100
 sweep kb1_auto_top1 "$out/kb1.jsonl" 20 "" 3 90
 plain kb2_plain "$out/kb2.jsonl" 14 3 50
 sweep kb2_auto_top1 "$out/kb2.jsonl" 14 "" 3 80
 sweep kb1_sampled_top1 "$out/kb1_sampled.jsonl" 20 "" 3 90
 sweep kb1_ss_top1 "$out/kb1.jsonl" 20 "" 3 90
 sweep kb2_ss_top1 "$out/kb2.jsonl" 14 "" 3 80
+sweep kb1_ss_range "$out/kb1.jsonl" 20 1 3 100
+sweep kb2_ss_range "$out/kb2.jsonl" 14 1 3 60
+sweep kb1_ss_alone "$out/kb1_alone.jsonl" 6 1 1 100
+sweep kb2_ss_alone "$out/kb2_alone.jsonl" 6 1 1 70
 sweep kb1_range "$out/kb1.jsonl" 20 1 3 100
 sweep kb2_range "$out/kb2.jsonl" 14 1 3 60
 sweep kb1_default "$out/kb1.jsonl" 20 0 3 100

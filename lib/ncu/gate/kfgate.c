@@ -15,18 +15,23 @@
  *
  * The range gate (KF_NCU_RANGE=1, or unset with --top; ncu's
  * --profile-from-start off): loaded into the held program. kf-ncu holds
- * the GPU's lock shared while the program does its own work before its
- * profiler range, beside other jobs' such work, and exclusive from the
- * range on. The program's first cudaProfilerStart (or the driver's
- * cuProfilerStart) of a process waits
- * for its GPU work so far to end, asks kf-ncu for the GPU (a line "start
- * PID" appended to KF_RANGE_REQ) and waits until kf-ncu holds it alone
- * (the file KF_RANGE_ACK exists), then starts the range. kf-ncu (its pid
- * is KF_RANGE_PID) keeps the GPU until the program ends; were it gone,
- * the program goes on. A range this cannot see (a program that links
- * CUDA's runtime statically) is found by kf-ncu afterwards: ncu profiled
- * a launch before the request, and the run is taken again with the GPU
- * held throughout. */
+ * the GPU's lock shared while the program does its own work outside its
+ * profiler ranges, beside other jobs' such work, and exclusive while a
+ * range runs. A process's cudaProfilerStart (or the driver's
+ * cuProfilerStart) outside a range waits for its GPU work so far to end,
+ * asks kf-ncu for the GPU (a line "start PID" appended to KF_RANGE_REQ, its
+ * Nth line) and waits until kf-ncu holds it alone for the first N lines
+ * (KF_RANGE_ACK reads "locked WAITED LINES", LINES >= N), then starts the
+ * range. Its cudaProfilerStop (cuProfilerStop) stops the range, waits for
+ * the range's GPU work to end and says so (a line "stop PID"): once no
+ * process is in a range, kf-ncu holds the GPU shared again (and removes
+ * the answer) until the program's next range or its end, so that the
+ * program's work after its range (its end, its other steps) runs beside
+ * other jobs' work before theirs, never beside a range. Were kf-ncu (its
+ * pid is KF_RANGE_PID) gone, the program goes on. A range this cannot see
+ * (a program that links CUDA's runtime statically) is found by kf-ncu
+ * afterwards: ncu profiled a launch before the request, and the run is
+ * taken again with the GPU held throughout. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <link.h>
@@ -42,7 +47,6 @@
 #include <signal.h>
 #include <sys/file.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static int held = -1;		/* the lock's descriptor, once had */
@@ -177,36 +181,105 @@ real_sym(const char *name, void *self)
 	return p;
 }
 
-/* The range gate: once a process, before its first range. sync is the
- * API's wait for the device's work so far (cudaDeviceSynchronize or
- * cuCtxSynchronize), where the process has it. */
+static int in_range;		/* this process's range has the GPU alone */
+
+/* A line "WORD PID" appended to path in one write. */
+static int
+say(const char *path, const char *word)
+{
+	char line[64];
+	int fd, n, ok;
+
+	n = snprintf(line, sizeof line, "%s %ld\n", word, (long)getpid());
+	if ((fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666)) < 0)
+		return -1;
+	ok = write(fd, line, (size_t)n) == n;
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+/* The lines of path so far. */
+static long
+lines_of(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	long n = 0;
+	int ch;
+
+	if (f == NULL)
+		return 0;
+	while ((ch = getc(f)) != EOF)
+		n += ch == '\n';
+	fclose(f);
+	return n;
+}
+
+/* kf-ncu's answer at ack has the GPU alone for the first n lines of the
+ * requests. */
+static int
+answered(const char *ack, long n)
+{
+	FILE *f = fopen(ack, "r");
+	double waited;
+	long lines;
+	int k;
+
+	if (f == NULL)
+		return 0;
+	k = fscanf(f, "locked %lf %ld", &waited, &lines);
+	fclose(f);
+	return k == 2 && lines >= n;
+}
+
+/* The work the process queued on the GPU so far ends: sync is the API's
+ * wait (cudaDeviceSynchronize or cuCtxSynchronize), where it has it. */
+static void
+drain(const char *sync)
+{
+	int (*wait)(void);
+
+	if ((*(void **)&wait = real_sym(sync, NULL)) != NULL)
+		wait();
+}
+
+/* The range gate, at a range's start outside a range. */
 static void
 range_gate(const char *sync)
 {
-	static int asked;
 	const char *req = getenv("KF_RANGE_REQ"), *ack = getenv("KF_RANGE_ACK");
 	const char *pid = getenv("KF_RANGE_PID");
 	struct timespec nap = { 0, 2000000 };
-	struct stat st;
-	int (*wait)(void);
 	pid_t kf;
-	FILE *f;
+	long n;
 
 	pthread_mutex_lock(&mu);
-	if (asked || req == NULL || ack == NULL || pid == NULL || (kf = atoi(pid)) <= 0) {
+	if (in_range || req == NULL || ack == NULL || pid == NULL || (kf = atoi(pid)) <= 0) {
 		pthread_mutex_unlock(&mu);
 		return;
 	}
-	asked = 1;
 	/* the work queued before the range ends before the GPU is let go */
-	if ((*(void **)&wait = real_sym(sync, NULL)) != NULL)
-		wait();
-	if ((f = fopen(req, "a")) != NULL) {
-		fprintf(f, "start %ld\n", (long)getpid());
-		fclose(f);
-		while (stat(ack, &st) != 0 && kill(kf, 0) == 0)
+	drain(sync);
+	if (say(req, "start") == 0) {
+		n = lines_of(req);
+		while (!answered(ack, n) && kill(kf, 0) == 0)
 			nanosleep(&nap, NULL);
 	}
+	in_range = 1;
+	pthread_mutex_unlock(&mu);
+}
+
+/* At a range's stop: its work ends, then kf-ncu is told. */
+static void
+range_end(const char *sync)
+{
+	const char *req = getenv("KF_RANGE_REQ");
+
+	pthread_mutex_lock(&mu);
+	if (in_range && req != NULL) {
+		drain(sync);
+		say(req, "stop");
+	}
+	in_range = 0;
 	pthread_mutex_unlock(&mu);
 }
 
@@ -222,8 +295,23 @@ start(int (**real)(void), const char *name, void *self, const char *sync)
 	return *real ? (*real)() : 0;
 }
 
+/* A range's stop: the call, then the gate told. */
+static int
+stop(int (**real)(void), const char *name, void *self, const char *sync)
+{
+	int st;
+
+	if (*real == NULL)
+		*(void **)real = real_sym(name, self);
+	st = *real ? (*real)() : 0;
+	range_end(sync);
+	return st;
+}
+
 int cudaProfilerStart(void);
 int cuProfilerStart(void);
+int cudaProfilerStop(void);
+int cuProfilerStop(void);
 
 int
 cudaProfilerStart(void)
@@ -240,4 +328,21 @@ cuProfilerStart(void)
 	static int (*real)(void);
 
 	return start(&real, "cuProfilerStart", (void *)cuProfilerStart, "cuCtxSynchronize");
+}
+
+int
+cudaProfilerStop(void)
+{
+	static int (*real)(void);
+
+	return stop(&real, "cudaProfilerStop", (void *)cudaProfilerStop,
+	    "cudaDeviceSynchronize");
+}
+
+int
+cuProfilerStop(void)
+{
+	static int (*real)(void);
+
+	return stop(&real, "cuProfilerStop", (void *)cuProfilerStop, "cuCtxSynchronize");
 }
