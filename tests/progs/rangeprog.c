@@ -47,6 +47,22 @@ put(const char *part, long long s, long long e, const char *id)
 	}
 }
 
+/* A range: started, its work, stopped; 0, or -1 where it did not start. */
+static int
+range(int (*start)(void), int (*stop)(void), const char *id)
+{
+	long long s, e;
+
+	if (start() != 0)
+		return -1;
+	s = ns();
+	work("RANGE_IN", 0.4);
+	e = ns();
+	stop();
+	put("range", s, e, id);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -72,27 +88,16 @@ main(int argc, char **argv)
 	work("RANGE_PRE", 0.6);
 	e = ns();
 	put("pre", s, e, id);
-	if (start() != 0)
+	if (range(start, stop, id) != 0)
 		return 1;
-	s = ns();
-	work("RANGE_IN", 0.4);
-	e = ns();
-	stop();
-	put("range", s, e, id);
 	s = ns();
 	work("RANGE_POST", 0);
 	e = ns();
 	if (e - s > 1000000)
 		put("post", s, e, id);
-	if ((local = getenv("RANGE_AGAIN")) && strcmp(local, "1") == 0) {
-		if (start() != 0)
-			return 1;
-		s = ns();
-		work("RANGE_IN", 0.4);
-		e = ns();
-		stop();
-		put("range", s, e, id);
-	}
+	if ((local = getenv("RANGE_AGAIN")) && strcmp(local, "1") == 0 &&
+	    range(start, stop, id) != 0)
+		return 1;
 	printf("range %s done\n", id);
 	return 0;
 }
