@@ -336,10 +336,10 @@ ncu_run() {
 		(has("before_range_s") | not) and (has("range_wait_s") | not)' "$T/ev.json"
 }
 
-@test "--top with the range gate: after its range's stop each run holds the GPU shared to its end, not alone" {
+@test "--top with the range gate: after its range's stop each run holds the GPU shared to its end, not alone; a long line that is no request is passed over" {
 	R="$TOPFIX/programs/rn50-traced"
 	recorded "$R"
-	export KF_NCU_GPU_LOCK="$T/gpu.lock" KF_NCU_RANGE=1 FAKE_TRACED_PROBE=1 FAKE_RANGE_POST=0.5
+	export KF_NCU_GPU_LOCK="$T/gpu.lock" KF_NCU_RANGE=1 FAKE_TRACED_PROBE=1 FAKE_RANGE_POST=0.5 FAKE_RANGE_JUNK=1
 	chain rp --top 3 -a --profile-from-start -a off -- "$TOP/tests/fake/traced-program" "$R/trace.881.kft.gz" 0 0.3
 	run jq -r .run.stdout "$T/rp.run"
 	# the timing run and the held detailed run: alone in the range, shared after it
@@ -349,6 +349,7 @@ ncu_run() {
 	for f in ncu_timing_range ncu_range; do
 		[ "$(grep -cx 'start [0-9]*' "$D/$f.log")" -eq 1 ]
 		[ "$(grep -cx 'stop [0-9]*' "$D/$f.log")" -eq 1 ]
+		[ "$(wc -l <"$D/$f.log")" -eq 3 ]
 		[ ! -e "$D/$f.ack" ]
 	done
 	# the GPU had alone: the two ranges, not the 0.5 s after each, which

@@ -685,7 +685,9 @@ range_answer(const struct ncu_range *r, double waited)
 int
 ncu_range_poll(struct ncu_range *r, double *at, double *waited)
 {
-	char line[128];
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t got;
 	struct stat st;
 	FILE *f;
 	long pid;
@@ -699,13 +701,12 @@ ncu_range_poll(struct ncu_range *r, double *at, double *waited)
 		fclose(f);
 		return 0;
 	}
-	while (rc == 0 && fgets(line, sizeof line, f) != NULL) {
-		size_t n = strlen(line);
-
-		/* a line still being written is read at the next look */
-		if (n == 0 || line[n - 1] != '\n')
+	while (rc == 0 && (got = getline(&line, &cap, f)) > 0) {
+		/* a line still being written is read at the next look; one
+		 * that is neither request is passed over */
+		if (line[got - 1] != '\n')
 			break;
-		r->off += (long)n;
+		r->off += (long)got;
 		r->lines++;
 		seen = 1;
 		if (sscanf(line, "start %ld", &pid) == 1) {
@@ -734,6 +735,7 @@ ncu_range_poll(struct ncu_range *r, double *at, double *waited)
 			}
 		}
 	}
+	free(line);
 	fclose(f);
 	if (seen && r->alone)
 		range_answer(r, w);
