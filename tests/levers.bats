@@ -274,6 +274,19 @@ run the model channels-last end to end (model.to(memory_format=torch.channels_la
 	assert_output --partial "the GPU's TF32 and FP32 peaks are not known (kf-feedback --gpu NAME), so the gain is not estimated"
 }
 
+@test "fp32_matmul and compute_bound of one FP32 GEMM: the same stake, so one order, alone and in a sweep (KernelBench level 2 problem 12, H100)" {
+	# the two findings both take the GEMM's time at the TF32 peak: equal to
+	# the tenth, the kernel's finding (made first) leads in both records;
+	# alone, the lever's last bits once put it first
+	for w in alone sweep; do
+		zcat "$FIX/ncu-h100-kernelbench/level2-12-$w.json.gz" | kf-feedback >"$T/$w.json"
+	done
+	run jq -c '[.analysis.diagnosis[0:2][] | [.kind, .impact_pct]]' "$T/alone.json"
+	assert_output '[["compute_bound",88.2],["fp32_matmul",88.2]]'
+	run jq -c '[.analysis.diagnosis[0:2][] | [.kind, .impact_pct]]' "$T/sweep.json"
+	assert_output '[["compute_bound",88.3],["fp32_matmul",88.3]]'
+}
+
 @test "launch_bound: with timestamps the idle gaps under 1 ms are a share of the traced window, and lead GPU-time findings by their share of it; without, the counts and no stake" {
 	ks='[{"name":"void gemm_a(float*)","total_ns":30000,"launches":100},{"name":"void relu_k(float*)","total_ns":10000,"launches":100},{"name":"void tanh_k(float*)","total_ns":10000,"launches":100}]'
 	tl='{"busy_ns":50000,"kernel_ns":50000,"launches":300,"median_launch_ns":160,"short_launches":{"count":300,"ns":50000},
