@@ -274,7 +274,7 @@ run the model channels-last end to end (model.to(memory_format=torch.channels_la
 	assert_output --partial "the GPU's TF32 and FP32 peaks are not known (kf-feedback --gpu NAME), so the gain is not estimated"
 }
 
-@test "fp32_matmul and compute_bound of one FP32 GEMM: the same stake, so one order, alone and in a sweep (KernelBench level 2 problem 12, H100)" {
+@test "fp32_matmul and compute_bound of one FP32 GEMM: the same stake, so one order, alone and in a sweep, and the second says it is the first's gain (KernelBench level 2 problem 12, H100)" {
 	# the two findings both take the GEMM's time at the TF32 peak: equal to
 	# the tenth, the kernel's finding (made first) leads in both records;
 	# alone, the lever's last bits once put it first
@@ -285,6 +285,16 @@ run the model channels-last end to end (model.to(memory_format=torch.channels_la
 	assert_output '[["compute_bound",88.2],["fp32_matmul",88.2]]'
 	run jq -c '[.analysis.diagnosis[0:2][] | [.kind, .impact_pct]]' "$T/sweep.json"
 	assert_output '[["compute_bound",88.3],["fp32_matmul",88.3]]'
+	# one gain said twice: the second says so, in the data and the text
+	run jq -c '[.analysis.diagnosis[] | .same_gain_as]' "$T/alone.json"
+	assert_output '[null,0,null]'
+	run kf-feedback -t "$T/alone.json"
+	assert_line --partial "2. Put the FP32 matrix math on the tensor cores: 1 kernel runs it on the FMA pipe, 98.5% of the GPU time"
+	assert_line --partial "(about 88% of the program's GPU time at stake: the same kernel and gain as 1, not more on top of it). Fix: TF32"
+	assert_line --partial "of FP32 matrix math would take 10% of this time (about 88% of the program's GPU time at stake, 90% of this kernel's). Fix: matrix math"
+	kf-report "$T/alone.json" >"$T/alone.html"
+	run grep -c "the same kernel and gain as 1, not more on top of it" "$T/alone.html"
+	assert_output 1
 }
 
 @test "launch_bound: with timestamps the idle gaps under 1 ms are a share of the traced window, and lead GPU-time findings by their share of it; without, the counts and no stake" {

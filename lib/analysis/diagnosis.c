@@ -211,6 +211,53 @@ pct_or_null(double v)
 	return isnan(v) ? cJSON_CreateNull() : cJSON_CreateNumber(round(v * 10) / 10);
 }
 
+/* Whether a and b concern the same kernels: one named by each, or the same
+ * set; neither naming one is no match. */
+static int
+same_kernels(const struct kf_finding *a, const struct kf_finding *b)
+{
+	const char *const *ka = a->kernels ? (const char *const *)a->kernels :
+	    (const char *const *)&a->kernel;
+	const char *const *kb = b->kernels ? (const char *const *)b->kernels :
+	    (const char *const *)&b->kernel;
+	size_t na = a->kernels ? a->nkernels : a->kernel != NULL;
+	size_t nb = b->kernels ? b->nkernels : b->kernel != NULL;
+	size_t i, j;
+
+	if (na == 0 || na != nb)
+		return 0;
+	for (i = 0; i < na; i++) {
+		for (j = 0; j < nb && strcmp(ka[i], kb[j]) != 0; j++)
+			;
+		if (j == nb)
+			return 0;
+	}
+	return 1;
+}
+
+/* The first finding before the i-th (sorted) that concerns the same
+ * kernels and unit with the same stake as the record shows it: one
+ * headroom said two ways (an FMA-bound FP32 GEMM's compute_bound finding
+ * and the fp32_matmul lever, both "fma"), or -1. */
+static long
+same_gain_as(const struct kf_diag *d, size_t i)
+{
+	const struct kf_finding *f = &d->v[i];
+	size_t j;
+
+	if (isnan(f->impact_pct))
+		return -1;
+	for (j = 0; j < i; j++) {
+		const struct kf_finding *e = &d->v[j];
+
+		if (!isnan(e->impact_pct) && e->basis == f->basis && e->unit && f->unit &&
+		    strcmp(e->unit, f->unit) == 0 &&
+		    round(e->impact_pct * 10) == round(f->impact_pct * 10) && same_kernels(e, f))
+			return (long)j;
+	}
+	return -1;
+}
+
 cJSON *
 kf_diag_json(const struct kf_diag *d)
 {
@@ -239,6 +286,8 @@ kf_diag_json(const struct kf_diag *d)
 		kf_set(o, "kernel_impact_pct", pct_or_null(f->kernel_impact_pct));
 		kf_set_str(o, "impact_basis", f->basis == KF_BASIS_WINDOW ? "traced_window" :
 		    "gpu_time");
+		kf_set(o, "same_gain_as", same_gain_as(d, i) >= 0 ?
+		    cJSON_CreateNumber((double)same_gain_as(d, i)) : cJSON_CreateNull());
 		for (j = 0; j < f->nev; j++) {
 			cJSON *e = cJSON_CreateObject();
 
@@ -292,9 +341,15 @@ kf_diag_text(const struct kf_diag *d, struct buf *b, size_t max)
 					buf_printf(b, ":%ld", f->line);
 			}
 			if (!isnan(f->impact_pct)) {
+				long same = same_gain_as(d, i);
+
 				if (f->file)
 					buf_puts(b, "; ");
 				put_stake(b, f);
+				if (same >= 0)
+					buf_printf(b, ": the same kernel%s and gain as %ld, not "
+					    "more on top of it", f->kernels && f->nkernels > 1 ?
+					    "s" : "", same + 1);
 			}
 			buf_putc(b, ')');
 		}

@@ -185,7 +185,7 @@ static void
 put_impact(struct buf *b, const cJSON *x)
 {
 	double pct = kf_num(x, "impact_pct", NAN), line = kf_num(x, "line", NAN);
-	double kpct = kf_num(x, "kernel_impact_pct", NAN);
+	double kpct = kf_num(x, "kernel_impact_pct", NAN), same = kf_num(x, "same_gain_as", NAN);
 	const char *file = kf_str(x, "file"), *basis = kf_str(x, "impact_basis");
 
 	if (file)
@@ -200,6 +200,10 @@ put_impact(struct buf *b, const cJSON *x)
 			html_pct(b, kpct);
 			buf_puts(b, " of the kernel's)");
 		}
+		/* one gain said by two findings (kf.7, same_gain_as) */
+		if (isfinite(same))
+			buf_printf(b, ": the same kernel%s and gain as %.0f, not more on top of it",
+			    cJSON_GetArraySize(kf_arr(x, "kernels")) > 1 ? "s" : "", same + 1);
 	}
 }
 
