@@ -263,6 +263,7 @@ kf_diag_json(const struct kf_diag *d)
 {
 	cJSON *a = cJSON_CreateArray();
 	size_t i, j;
+	long same;
 
 	for (i = 0; i < d->n; i++) {
 		const struct kf_finding *f = &d->v[i];
@@ -286,8 +287,9 @@ kf_diag_json(const struct kf_diag *d)
 		kf_set(o, "kernel_impact_pct", pct_or_null(f->kernel_impact_pct));
 		kf_set_str(o, "impact_basis", f->basis == KF_BASIS_WINDOW ? "traced_window" :
 		    "gpu_time");
-		kf_set(o, "same_gain_as", same_gain_as(d, i) >= 0 ?
-		    cJSON_CreateNumber((double)same_gain_as(d, i)) : cJSON_CreateNull());
+		same = same_gain_as(d, i);
+		kf_set(o, "same_gain_as", same >= 0 ? cJSON_CreateNumber((double)same) :
+		    cJSON_CreateNull());
 		for (j = 0; j < f->nev; j++) {
 			cJSON *e = cJSON_CreateObject();
 

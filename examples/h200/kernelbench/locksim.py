@@ -29,9 +29,17 @@ def num(s):
 
 
 def jobs_of(path):
-    with open(path) as f:
-        rows = [r for r in csv.DictReader(f, delimiter="\t")
-                if r["id"] != "all" and r.get("gpu_held_s", "-") not in ("", "-")]
+    need = ("id", "startup_s", "gpu_shared_s", "gpu_held_s", "exports_s")
+    try:
+        f = open(path)
+    except OSError as e:
+        sys.exit(f"locksim.py: {path}: {e.strerror}")
+    with f:
+        rd = csv.DictReader(f, delimiter="\t")
+        missing = [c for c in need if c not in (rd.fieldnames or [])]
+        if missing:
+            sys.exit(f"locksim.py: {path}: not make times' table (no column {', '.join(missing)})")
+        rows = [r for r in rd if r["id"] != "all" and r["gpu_held_s"] not in ("", "-")]
     return [(r["id"], num(r["startup_s"]), num(r["gpu_shared_s"]), num(r["gpu_held_s"]),
              num(r["exports_s"])) for r in rows]
 
