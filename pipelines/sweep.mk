@@ -32,7 +32,8 @@
 # WRAP_FLAGS, RUN_FLAGS, FEEDBACK_FLAGS (options of each stage), GPUS, OVERLAP,
 # GATE (1: ncu's attach started before the GPU is free, kf-wrap(1)), RANGE
 # (1: the GPU had alone only from the program's profiler range, kf-wrap(1);
-# unset: so for --top jobs; 0: never),
+# unset: so for --top jobs; 0: never), EARLY (1: with RANGE, --top's held
+# program attached at once, kf-wrap(1)),
 # LOCKDIR (the GPU locks; default /tmp/kf-gpu-locks, shared by every sweep on
 # the machine).
 
@@ -64,6 +65,14 @@ endif
 RANGE ?=
 ifneq ($(strip $(RANGE)),)
 export KF_NCU_RANGE = $(RANGE)
+endif
+# EARLY=1: with the range gate, a --top job's held program is attached to at
+# once by an ncu that profiles nothing, so that its work before its range
+# runs beside the timing run's (kf-ncu, KF_NCU_EARLY); up to twice the
+# programs on the GPU at once.
+EARLY ?= 0
+ifeq ($(EARLY),1)
+export KF_NCU_EARLY = 1
 endif
 GPULOCK = $(if $(strip $(GPUS)),'$(PIPELINES)/kf-gpu-lock' $(if $(filter 1,$(OVERLAP)),-l) -d '$(LOCKDIR)' -g '$(GPUS)' --,)
 

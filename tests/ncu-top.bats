@@ -359,6 +359,99 @@ ncu_run() {
 	assert_output '["ok","ok",3]'
 }
 
+# overlap KIND1 RUN1 KIND2 RUN2: how many pairs of such phases of
+# traced-program's FAKE_RANGE_LOG ($T/phases) overlap in time.
+overlap() {
+	awk -v a="$1" -v ra="$2" -v b="$3" -v rb="$4" '{ k[NR] = $1; s[NR] = $2; e[NR] = $3; r[NR] = $4 }
+		END { n = 0
+			for (i = 1; i <= NR; i++) for (j = 1; j <= NR; j++)
+				if (k[i] == a && r[i] == ra && k[j] == b && r[j] == rb && s[i] < e[j] && s[j] < e[i])
+					n++
+			print n }' "$T/phases"
+}
+
+@test "--top with the range gate, KF_NCU_EARLY=1: the held program, attached early by an ncu that profiles nothing, works before its range beside the timing run, never beside its range; then attached again and detailed" {
+	R="$TOPFIX/programs/rn50-traced"
+	recorded "$R"
+	export KF_NCU_GPU_LOCK="$T/gpu.lock" KF_NCU_RANGE=1 FAKE_RANGE_PRE=1.5 FAKE_RANGE_IN=0.5 \
+		FAKE_RANGE_LOG="$T/phases" KF_NCU_EARLY=1
+	chain ea --top 3 -a --profile-from-start -a off -- "$TOP/tests/fake/traced-program" "$R/trace.881.kft.gz" 0 0.3
+	run jq -c '[.collated.timing.detailed_run.status, .analysis.status, .collated.kernel_count]' "$T/ea.json"
+	assert_output '["ok","ok",3]'
+	# each run worked before its range, then ran it, once
+	run awk '{ print $1, $4 }' "$T/phases"
+	assert_line "pre timing"
+	assert_line "pre held"
+	assert_line "range timing"
+	assert_line "range held"
+	[ "${#lines[@]}" -eq 4 ]
+	# the held program's work before its range beside the timing run's
+	[ "$(overlap pre held pre timing)" -eq 1 ]
+	# ... never beside the timing run's range, nor its range beside any
+	[ "$(overlap pre held range timing)" -eq 0 ]
+	[ "$(overlap range held pre timing)" -eq 0 ]
+	[ "$(overlap range held range timing)" -eq 0 ]
+	# ncu ran three times: the held program, its first attach (a filter no
+	# kernel matches, its output in ncu_early.log), the detailing attach
+	# (kf's filter), which wrote the report
+	[ "$(grep -cx -- --mode "$FAKE_NCU_ARGV")" -eq 3 ]
+	run ncu_run 2
+	assert_line --index 0 -- --mode
+	assert_line --index 1 -- attach
+	assert_line -- 'regex:^kf-ncu-profiles-nothing$'
+	run ncu_run 3
+	assert_line --index 1 -- attach
+	refute_line -- 'regex:^kf-ncu-profiles-nothing$'
+	assert_line -- --kernel-id
+	D=$(jq -r '.passes[0].output_dir' "$T/ea.json")
+	grep -q '^==PROF== Connected to process' "$D/ncu_early.log"
+	[ ! -e "$D/ncu_early.ncu-rep" ]
+	jq -e '.collated.timings | .early_before_range_s >= 1.5 and .early_end_s >= 0 and
+		(has("before_range_s") | not) and .ncu_connect_s >= 0' "$T/ea.json"
+	# unset (as 0): the held program's work before its range waits for the choice
+	rm "$T/phases"
+	unset KF_NCU_EARLY
+	chain el --top 3 -a --profile-from-start -a off -- "$TOP/tests/fake/traced-program" "$R/trace.881.kft.gz" 0 0.3
+	[ "$(overlap pre held pre timing)" -eq 0 ]
+	[ "$(overlap pre held range timing)" -eq 0 ]
+	run jq -c '[.collated.timing.detailed_run.status, .analysis.status, .collated.kernel_count]' "$T/el.json"
+	assert_output '["ok","ok",3]'
+	E=$(jq -r '.passes[0].output_dir' "$T/el.json")
+	[ ! -e "$E/ncu_early.log" ]
+	jq -e '.collated.timings | .before_range_s >= 1.5 and (has("early_before_range_s") | not)' "$T/el.json"
+	# the same kernels chosen and detailed
+	[ "$(jq -c .chosen_keys "$D/ncu_top.json")" = "$(jq -c .chosen_keys "$E/ncu_top.json")" ]
+	[ "$(jq -c '[.collated.kernels[].name]' "$T/ea.json")" = "$(jq -c '[.collated.kernels[].name]' "$T/el.json")" ]
+}
+
+@test "--top with the range gate, KF_NCU_EARLY=1: a timing run that fails before its range while the held program works beside it is taken again alone; one that fails with the held program is not" {
+	R="$TOPFIX/programs/rn50-traced"
+	recorded "$R"
+	export KF_NCU_GPU_LOCK="$T/gpu.lock" KF_NCU_RANGE=1 FAKE_RANGE_PRE=1 FAKE_TRACED_PROBE=1 KF_NCU_EARLY=1
+	FAKE_TIMING_FAIL=5 chain tf --top 3 -a --profile-from-start -a off -- "$TOP/tests/fake/traced-program" "$R/trace.881.kft.gz" 0 0.3
+	run jq -r .run.stderr "$T/tf.run"
+	assert_line "kf-ncu: the timing run failed (status 5) before its profiler range while the program held for ncu worked beside it on the GPU, and that program reached its profiler range: the timing run is taken again alone, and the detailed run comes after it"
+	# two timing runs, then the detailed run after them (not held: no
+	# attach), which detailed the three kernels chosen
+	run jq -r .run.stdout "$T/tf.run"
+	[ "$(grep -c "^traced-program: first CUDA call: " <<<"$output")" -eq 2 ]
+	[ "$(grep -cx -- attach "$FAKE_NCU_ARGV")" -eq 1 ]
+	jq -e '.collated.timings.early_retaken == 1 and .passes[0].run.exit_code == 5' "$T/tf.json"
+	run jq -c '[.collated.timing.detailed_run.status, .collated.kernel_count]' "$T/tf.json"
+	assert_output '["ok",3]'
+	run kf-feedback --timings <"$T/tf.json"
+	assert_output --partial "taken again alone (early_retaken)."
+	# failing in both runs (status 3 after the range): its own failure,
+	# the timing run not taken again
+	: >"$FAKE_NCU_ARGV"
+	chain tb --top 3 -a --profile-from-start -a off -- "$TOP/tests/fake/traced-program" "$R/trace.881.kft.gz" 3 0.3
+	run jq -r .run.stderr "$T/tb.run"
+	refute_output --partial "taken again alone"
+	run jq -r .run.stdout "$T/tb.run"
+	[ "$(grep -c "^traced-program: first CUDA call: " <<<"$output")" -eq 1 ]
+	jq -e '(.collated.timings | has("early_retaken") | not) and .passes[0].run.exit_code == 3' "$T/tb.json"
+}
+
 @test "--top with the range gate: a range waiting for the GPU alone goes before jobs that start their work before their ranges after it asked" {
 	R="$TOPFIX/programs/rn50-traced"
 	recorded "$R"
@@ -387,19 +480,20 @@ ncu_run() {
 	done
 }
 
-@test "--top with the range gate, a range kf cannot see: the timing run and the detailed run are each taken again with the GPU held throughout, and it says so; a program that failed before any range is not run again" {
+@test "--top with the range gate, a range kf cannot see: the timing run is taken again with the GPU held throughout, the program held for the detailed run let go and detailed after it, and it says so; a program that failed before any range is not run again" {
 	R="$TOPFIX/programs/rn50-traced"
 	recorded "$R"
 	export KF_NCU_GPU_LOCK="$T/gpu.lock" KF_NCU_RANGE=1 FAKE_TRACED_PROBE=1 FAKE_RANGE=none
 	chain ru --top 3 -a --profile-from-start -a off -- "$TOP/tests/fake/traced-program" "$R/trace.881.kft.gz"
 	run jq -r .run.stderr "$T/ru.run"
 	assert_line "kf-ncu: the timing run's program reached CUDA and no profiler range of it asked for the GPU (KF_NCU_RANGE: a range kf cannot see, as with CUDA's runtime linked statically, or none); the timing run is taken again with the GPU held from its first CUDA call"
-	assert_line "kf-ncu: ncu profiled the program before its profiler range asked for the GPU (KF_NCU_RANGE: a range kf cannot see, as with CUDA's runtime linked statically); the detailed run is taken again with the GPU held throughout"
+	# the program held for the detailed run has none either: let go
+	assert_line "kf-ncu: the program held for ncu is let go: its timing run showed no profiler range kf can see, so the detailed run comes after the timing run, with the GPU held throughout"
 	run jq -r .run.stdout "$T/ru.run"
 	# the timing run taken again has the GPU alone from its first CUDA call
 	assert_line "traced-program: first CUDA call: the GPU's lock is held shared"
 	assert_line "traced-program: first CUDA call: the GPU's lock is held"
-	jq -e '.collated.timings.range_unseen == 2' "$T/ru.json"
+	jq -e '.collated.timings.range_unseen == 1' "$T/ru.json"
 	# the ranking of the run taken again alone: every launch of its trace
 	n=$(gzip -dc "$R/trace.881.kft.gz" | awk -F'\t' '$1 == "E" {
 		for (i = 2; i <= NF; i++) if ($i ~ /^kernels=/) print substr($i, 9) }')

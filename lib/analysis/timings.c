@@ -25,6 +25,11 @@ static const struct row {
 	{ "choose_s", 1, "choosing the kernels from it" },
 	{ "startup_s", 1, "the program's start-up, to its first CUDA call, where ncu holds it" },
 	{ "listen_wait_s", 1, "after the timing run, the wait for the held program to listen" },
+	{ "early_before_range_s", 1, "the held program's work before its profiler range, under a "
+	    "first attach that profiles nothing, beside the timing run" },
+	{ "early_end_s", 1, "that first attach ended, the program waiting at its range" },
+	{ "early_wait_s", 1, "the timing run's range waiting for the held program, attached "
+	    "early, to reach its own (not in the timing run's seconds)" },
 	{ "gpu_wait_s", 1, "waiting for a sweep's GPU lock" },
 	{ "range_wait_s", 2, "of it, the program's profiler range waiting for the GPU alone" },
 	{ "sections_s", 1, "ncu's own sections written beside kf's sampled source counters "
@@ -52,7 +57,7 @@ static const struct row {
 
 /* Counts and flags, said in sentences after the table. */
 static const char *const said[] = { "launches_profiled", "replay_passes", "range_unseen",
-	"replay_host_backups", NULL };
+	"replay_host_backups", "early_retaken", NULL };
 
 static int
 known(const char *key)
@@ -191,6 +196,10 @@ kf_timings_rows(struct buf *b, const cJSON *rec)
 		    "reach, so before each replay pass it restored what the kernel wrote from host "
 		    "memory, which slows the passes; fewer jobs at once on the GPU, or a program that "
 		    "holds less of its memory, leave it room.\n", backups, backups == 1 ? "" : "s");
+	if (kf_num(t, "early_retaken", 0) > 0)
+		buf_puts(b, "The timing run failed before its profiler range while the program held "
+		    "for the detailed run worked beside it on the GPU, and was taken again alone "
+		    "(early_retaken).\n");
 	if ((unseen = kf_num(t, "range_unseen", 0)) > 0)
 		buf_printf(b, "The range gate found %.0f run%s not gated (a launch profiled before the "
 		    "program's profiler range asked for the GPU alone, or a timing run in which no "

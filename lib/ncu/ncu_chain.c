@@ -120,7 +120,8 @@ remove_stale(struct ncu_chain *c)
 		NCU_TIMING_MANGLED, NCU_TOP, NCU_REPORT_REP NCU_REP_EXT, NCU_TIMING_REP NCU_REP_EXT,
 		NCU_REPORT_MANGLED, NCU_RANKING, NCU_DETAILED, NCU_TIMINGS, NCU_LAUNCH_LOG, NCU_GATE_LOG,
 		NCU_RANGE_REQ, NCU_RANGE_ACK, NCU_TIMING_REQ, NCU_TIMING_ACK, NCU_TIMING_RANGE_REQ,
-		NCU_TIMING_RANGE_ACK, NCU_XLA_RESULTS, NCU_TIMELINE, NULL };
+		NCU_TIMING_RANGE_ACK, NCU_XLA_RESULTS, NCU_TIMELINE, NCU_EARLY_LOG,
+		NCU_EARLY_REP NCU_REP_EXT, NULL };
 	static const char *const globs[] = { NCU_REPORT_REP ".[0-9]*" NCU_REP_EXT,
 		"ncu_*.csv.[0-9]*", NCU_TRACE_DIR "/*", NULL };
 	char *p;
@@ -389,12 +390,13 @@ timing_run(struct ncu_chain *c, char **argv, struct kf_env *env, int asks, int *
 {
 	const char *lock = getenv("KF_NCU_GPU_LOCK");
 	char *req = NULL, *ack = NULL, *pid = NULL;
-	double t, waited = 0, asked = 0, range_at = 0, range_wait = 0;
+	double t, waited = 0, asked = 0, range_at = 0, range_wait = 0, held_wait = 0, held_at = 0;
 	struct ncu_range r = {0};
 	int h, got, ranged = 0;
 	const char **v;
 
 	*unseen = 0;
+	c->timing_range_at = 0;
 	if (lock == NULL || *lock == '\0')
 		asks = 0;
 	if (asks) {
@@ -416,17 +418,40 @@ timing_run(struct ncu_chain *c, char **argv, struct kf_env *env, int asks, int *
 	t = kf_now();
 	h = ncu_proc_start(argv, env, STDIN_FILENO, -1, -1, 0);
 	while ((got = ncu_proc_wait(h, kf_now() + (asks ? 0.01 : 1))) == 0) {
+		int busy = 0;
+
 		if (asks && asked == 0 && ncu_file_nonempty(req)) {
 			asked = kf_now();
 			if (ncu_gpu_grant(ack, ranged ? LOCK_SH : LOCK_EX, &waited) != 0)
 				ncu_chain_stopped(c);
 		}
-		if (ranged && asked > 0 && ncu_range_poll(&r, &range_at, &range_wait) != 0)
+		/* the held program attached early works before its range: the
+		 * timing run's range waits until it reaches it */
+		if (ranged && !r.alone && (busy = ncu_early_busy(c, &r)) < 0) {
+			ncu_held_stop(c, NULL);
+			busy = 0;
+		}
+		if (busy && held_at == 0)
+			held_at = kf_now();
+		else if (!busy && held_at > 0)
+			held_wait += kf_now() - held_at, held_at = 0;
+		if (ranged && asked > 0 && !busy &&
+		    ncu_range_poll(&r, &range_at, &range_wait) != 0)
 			ncu_chain_stopped(c);
+		if (ranged)
+			ncu_early_poll(c);
 	}
 	if (got < 0)
 		ncu_chain_stopped(c);
-	ncu_gpu_unlock();
+	if (held_at > 0)
+		held_wait += kf_now() - held_at;
+	if (held_wait > 0)
+		ncu_time_add(c, "early_wait_s", held_wait);
+	/* the held program, attached early, may still work before its range */
+	if (c->early >= 0 && c->held >= 0 && !ncu_proc_done(c->held))
+		ncu_gpu_share();
+	else
+		ncu_gpu_unlock();
 	ncu_time_add(c, "gpu_wait_s", waited + range_wait);
 	if (ranged) {
 		ncu_time_add(c, "range_wait_s", range_wait);
@@ -435,14 +460,15 @@ timing_run(struct ncu_chain *c, char **argv, struct kf_env *env, int asks, int *
 		if (range_at > asked && asked > 0)
 			ncu_time_add(c, "timing_before_range_s", range_at - asked - waited);
 		*unseen = asked > 0 && range_at == 0;
+		c->timing_range_at = range_at;
 		ncu_range_done(&r, 1);
 	}
 	/* the program's own time: a wait for the GPU at its first CUDA call
 	 * is the wait's */
 	if (asked == 0)
 		waited = 0;
-	c->timing_s = lround(kf_now() - t - waited - range_wait);
-	ncu_time_add(c, "timing_run_s", kf_now() - t - waited - range_wait);
+	c->timing_s = lround(kf_now() - t - waited - range_wait - held_wait);
+	ncu_time_add(c, "timing_run_s", kf_now() - t - waited - range_wait - held_wait);
 	/* the program's start-up, off the GPU's time */
 	if (asked > 0)
 		ncu_time_add(c, "timing_before_cuda_s", asked - t);
@@ -489,7 +515,7 @@ timing_traced(struct ncu_chain *c, const char *tracer)
 	int st, ok, sel, traced, unseen, gates;
 
 	argv = ncu_argv(c, NULL, 0, 0, 1) + 1;	/* the command alone */
-	for (gates = 2;; gates = 1) {
+	for (gates = 2;;) {
 		kf_env_build(&env, c->env.v, NULL);
 		kf_env_set(&env, "CUDA_INJECTION64_PATH", tracer);
 		kf_env_set(&env, "KF_TRACE_DIR", tdir);
@@ -501,6 +527,34 @@ timing_traced(struct ncu_chain *c, const char *tracer)
 		}
 		st = timing_run(c, argv, &env, gates, &unseen);
 		kf_env_free(&env);
+		/* A timing run that failed before its range ran (so no range
+		 * asked: unseen), while the held program, attached early, worked
+		 * beside it on the GPU: where that program then reaches its range
+		 * (or does not end in the timing run's seconds and 10 more), the
+		 * failure may be the two at once (the GPU's memory is shared):
+		 * taken again alone. Where it ends too, the failure is the
+		 * program's own; one in or after the range came with the held
+		 * program waiting at its own, as other jobs' programs wait at
+		 * theirs. */
+		if (st != 0 && c->early >= 0 && c->timing_range_at == 0) {
+			int e = ncu_early_settle(c, kf_now() + (double)c->timing_s + 10);
+
+			if (e == -2)
+				ncu_chain_stopped(c);
+			if (e != 0) {
+				char *why = xasprintf("the timing run failed (status %d) before its "
+				    "profiler range while the program held for ncu worked beside it on "
+				    "the GPU, and that program %s: the timing run is taken again alone, "
+				    "and the detailed run comes after it", st,
+				    e == 1 ? "reached its profiler range" : "did not end");
+
+				ncu_held_stop(c, why);
+				free(why);
+				ncu_time_add(c, "early_retaken", 1);
+				remove_glob(c, NCU_TRACE_DIR "/*");
+				continue;
+			}
+		}
 		if (!unseen)
 			break;
 		/* A range kf's gate cannot see (CUDA's runtime linked in
@@ -515,12 +569,20 @@ timing_traced(struct ncu_chain *c, const char *tracer)
 			    "ranges, and it is not run again\n", st);
 			break;
 		}
+		/* The held program, the same program, has no range kf sees
+		 * either: held, its launches would run beside other jobs' work
+		 * and be taken again for that. */
+		if (c->held >= 0 && c->held_ranged)
+			ncu_held_stop(c, "the program held for ncu is let go: its timing run showed no "
+			    "profiler range kf can see, so the detailed run comes after the timing run, "
+			    "with the GPU held throughout");
 		fprintf(stderr, "kf-ncu: the timing run's program reached CUDA and no profiler "
 		    "range of it asked for the GPU (KF_NCU_RANGE: a range kf cannot see, as with "
 		    "CUDA's runtime linked statically, or none); the timing run is taken again "
 		    "with the GPU held from its first CUDA call\n");
 		ncu_time_add(c, "range_unseen", 1);
 		remove_glob(c, NCU_TRACE_DIR "/*");
+		gates = 1;
 	}
 	free(argv - 1);
 
@@ -569,6 +631,12 @@ timing_traced(struct ncu_chain *c, const char *tracer)
 	if (c->procs > NCU_NPORTS && c->held >= 0) {
 		char *why = xasprintf("the timing run traced %d processes, and kf holds at most %d "
 		    "for ncu to attach to: the detailed run comes after it", c->procs, NCU_NPORTS);
+
+		ncu_held_stop(c, why);
+		free(why);
+	} else if (c->procs > 1 && c->early >= 0) {
+		char *why = xasprintf("the timing run traced %d processes, and the program held for "
+		    "ncu was attached early in one: the detailed run comes after it", c->procs);
 
 		ncu_held_stop(c, why);
 		free(why);
@@ -730,6 +798,7 @@ ncu_chain_main(int argc, char **argv)
 	memset(&c, 0, sizeof c);
 	parse(&c, argc, argv);
 	c.held = -1;
+	c.early = -1;
 	c.timed_by = "ncu";
 	c.procs = 1;
 	c.t0 = kf_now();

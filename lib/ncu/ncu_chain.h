@@ -8,6 +8,9 @@
  *   ncu_chain.c   the arguments, the timing run, the choice, XLA's flags
  *   ncu_detail.c  the detailed run: held and attached, or after the timing
  *                 run, under its limit; the account of it
+ *   ncu_early.c   the held program's first attach, which profiles nothing,
+ *                 under the range gate: its work before its range beside
+ *                 the timing run's, then ended for the attach that details
  *   ncu_export.c  the pages exported side by side, a report a process
  *                 joined, kf-wrap ncu --import
  *   ncu_out.c     the output directory's paths, ncu's argv, the account
@@ -30,6 +33,7 @@
 
 #define NCU_NPORTS 8		/* ports held for one program: one a process */
 #define NCU_RANGE_PROCS 64	/* processes in ranges at once, the range gate follows */
+#define NCU_HELD_MAXC "2"	/* --max-connections of one process's port */
 
 /* The range gate's variables for a program run under a sweep's lock
  * (KF_NCU_RANGE=1, ncu's --profile-from-start off; lib/ncu/gate): its
@@ -74,6 +78,13 @@ struct ncu_chain {
 	char *xla_res, *held_xla, *xla_add;
 	struct ncu_range held_range;	/* --top's held program's range gate */
 	int held_ranged;		/* ... it has one */
+	int early;		/* its first attach (ncu_early.c): a handle, or -1 */
+	int early_tried;	/* ... started, or not to be */
+	double early_at;	/* ... when started */
+	double early_parked;	/* when the held program was seen at its range's start */
+	double timing_range_at;	/* when the traced timing run's range was had, or 0 */
+	double early_defer;	/* when the timing run's range began to wait for
+				 * the held program to reach its own, or 0 */
 	const char *xla_mem, *triton_env;
 
 	double t0;		/* when kf-ncu started */
@@ -99,6 +110,12 @@ int ncu_file_nonempty(const char *path);
  * command (with_cmd). The strings are borrowed; the array is the caller's. */
 char **ncu_argv(const struct ncu_chain *c, const char *const *pre, int with_sel, int args,
     int with_cmd);
+/* ncu --mode attach to the process held on port, its report out, with
+ * the filter's words asel and the DETAIL_ARGs, env (NULL: c->env); its
+ * output passed on and read for ncu's marks, or into the descriptor log
+ * (>= 0). A handle (ncu_proc.c). */
+int ncu_attach_start(const struct ncu_chain *c, int port, const char *out,
+    const struct buf *asel, const struct kf_env *env, int log);
 /* Add seconds to the timings' member name. */
 void ncu_time_add(struct ncu_chain *c, const char *name, double seconds);
 /* NCU_TIMINGS written: the seconds by part, ncu's own lines' split of the
@@ -153,6 +170,41 @@ int ncu_range_early(struct ncu_chain *c, double range_at, const char *what);
 /* Its strings let go and the answer removed; the request too unless kept. */
 void ncu_range_done(struct ncu_range *r, int kept);
 
+/* ncu_early.c: the held program's first attach (KF_NCU_EARLY=1; off by
+ * default), for --top's held program under the range gate. ncu holds the
+ * program at its first CUDA call until an attach connects and takes the
+ * filter an attach gives, so without it the program's work before its
+ * range waits for the choice; an attach that profiles nothing lets it do
+ * that work beside the timing run's, and at the program's range, once the
+ * choice is made, it is ended and the detailing attach connects (ncu
+ * 2025.3.1 on an H100 attached again to a program whose first attach
+ * ended by SIGINT, examples/h200/top44/reattach.sh). */
+/* Started, once, when the held program listens and the GPU's lock is had
+ * shared (its work never beside the timing run's range); its output into
+ * NCU_EARLY_LOG. */
+void ncu_early_poll(struct ncu_chain *c);
+/* Whether the timing run's range (its gate's requests: timing) must wait
+ * before it is had: 1 while it asks and the held program, attached early,
+ * runs its work before its range (the range waits for it to reach its
+ * own, where the gate holds it with its GPU work ended), 0 when not, and
+ * -1 when the wait is to end with the held program (a second process of
+ * it reached CUDA, or it did not reach its range within 30 s of the
+ * timing run's): said, and the caller stops it. */
+int ncu_early_busy(struct ncu_chain *c, const struct ncu_range *timing);
+/* After the choice: waits (to deadline) for the held program to reach its
+ * range, then ends the first attach. 0: the program waits at its range's
+ * start for the detailing attach (or the first attach had ended by itself
+ * before it connected, the program still at its first CUDA call: the
+ * detailing one connects as it would have); -1: the program ended
+ * first, or the deadline came (why says which); -2: a stop signal came. */
+int ncu_early_switch(struct ncu_chain *c, double deadline, char *why, size_t n);
+/* After a timing run that failed: waits (to until) for the held program,
+ * attached early, to reach its range (1), or to end (0: it failed too, or
+ * ended without a range); -1 at until, -2 on a stop signal. */
+int ncu_early_settle(struct ncu_chain *c, double until);
+/* The first attach ended, where it runs. */
+void ncu_early_end(struct ncu_chain *c);
+
 /* ncu_export.c */
 /* The pages of the detailed report (or of each process's, joined); 0, or
  * the status to exit with when its details page did not export. */
@@ -184,6 +236,8 @@ double ncu_proc_seconds(int h);
 /* End h's process group and every process under it: TERM, then KILL
  * after 5 s; reaped. */
 void ncu_proc_end(int h);
+/* Signal h's process group, where it runs. */
+void ncu_proc_signal(int h, int sig);
 /* End every process still running. */
 void ncu_proc_end_all(void);
 /* Sleep; -1 when a stop signal came. */
@@ -225,6 +279,8 @@ void ncu_gpu_unlock(void);
  * one step: no other job has it in between); nothing where it is not had
  * alone. 0, or -1 on a stop signal. */
 int ncu_gpu_share(void);
+/* How the lock is had now: LOCK_EX, LOCK_SH, or 0 (not had). */
+int ncu_gpu_held(void);
 /* The seconds this process has had the lock alone (LOCK_EX), its timing
  * and detailed runs together: what paces a sweep; -1 when it never had
  * the lock (no sweep). */

@@ -56,7 +56,7 @@
 #define LINGER_WAIT 10.0	/* for an attach whose program has ended and
 				 * whose report is written */
 #define HELD_END_S 5.0		/* for a held program once its attach has ended */
-#define HELD_MAXC "2"		/* --max-connections of one process's port */
+#define EARLY_CONNECT_MAX 30.0	/* for the detailing attach to connect, after an early one */
 
 
 int
@@ -79,7 +79,7 @@ ncu_held_start(struct ncu_chain *c, int top_path, const char *const *extra)
 	int fd;
 
 	snprintf(port, sizeof port, "%d", c->port);
-	snprintf(maxc, sizeof maxc, "%s", top_path ? "8" : HELD_MAXC);
+	snprintf(maxc, sizeof maxc, "%s", top_path ? "8" : NCU_HELD_MAXC);
 	if ((fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666)) < 0) {
 		kf_warn("cannot write %s:", log);
 		free(log);
@@ -120,6 +120,7 @@ ncu_held_stop(struct ncu_chain *c, const char *why)
 		return;
 	ncu_proc_end(c->held);
 	c->held = -1;
+	ncu_early_end(c);
 	log = ncu_out_path(c, NCU_LAUNCH_LOG);
 	ncu_out_file(log);
 	unlink(log);
@@ -137,6 +138,7 @@ ncu_held_drop(struct ncu_chain *c)
 	if (c->held >= 0)
 		ncu_proc_end(c->held);
 	c->held = -1;
+	ncu_early_end(c);
 	ncu_gpu_unlock();
 	p = ncu_out_path(c, NCU_LAUNCH_LOG);
 	unlink(p);
@@ -229,40 +231,6 @@ ncu_detail_run(struct ncu_chain *c, int stdin_fd, long limit)
 	return ncu_proc_status(h);
 }
 
-/* One ncu --mode attach to the process held on port, its report out,
- * with env (NULL: c->env). */
-static int
-attach_start(struct ncu_chain *c, int port, const char *out, const struct buf *asel,
-    const struct kf_env *env)
-{
-	char p[16], **argv = NULL, *s;
-	const char *pre[] = { "--mode", "attach", "--hostname", "127.0.0.1", "--port", p,
-		"--max-connections", HELD_MAXC, "-o", out, "-f", "--import-source", "yes", NULL };
-	size_t n = 0, cap = 0, i;
-	int h;
-
-	snprintf(p, sizeof p, "%d", port);
-	KF_GROW(argv, n + 1, cap, 64);
-	argv[n++] = (char *)c->ncu;
-	for (i = 0; pre[i]; i++) {
-		KF_GROW(argv, n + 1, cap, 64);
-		argv[n++] = (char *)pre[i];
-	}
-	for (s = asel->s; s && s < asel->s + asel->len; s += strlen(s) + 1) {
-		KF_GROW(argv, n + 1, cap, 64);
-		argv[n++] = s;
-	}
-	for (i = 0; i < (size_t)c->ndargs; i++) {
-		KF_GROW(argv, n + 1, cap, 64);
-		argv[n++] = c->dargs[i];
-	}
-	KF_GROW(argv, n + 1, cap, 64);
-	argv[n] = NULL;
-	h = ncu_proc_start(argv, env ? env : &c->env, -1, -1, -1, 1);
-	free(argv);
-	return h;
-}
-
 /* The choice for one process at a time: one launch of each chosen kernel
  * (ncu_top.json's ranking, NCU_RANKING). 0, or -1. */
 static int
@@ -293,6 +261,23 @@ attach_report(const struct ncu_chain *c, int i)
 	    xasprintf("%s/%s.%d%s", c->dir, NCU_REPORT_REP, i + 1, NCU_REP_EXT);
 }
 
+/* Whether the held program's range may be had: at once, or, where it was
+ * attached early and waits at its range's start, once the detailing
+ * attach (handle a, started at first) has connected (or ended, or had
+ * EARLY_CONNECT_MAX s): its range must not run unprofiled. */
+static int
+range_may(int early, int a, double first)
+{
+	double connected, dt;
+
+	if (!early)
+		return 1;
+	if (a < 0)
+		return 0;
+	ncu_proc_marks(&connected, &dt, &dt);
+	return connected > 0 || ncu_proc_done(a) || kf_now() - first >= EARLY_CONNECT_MAX;
+}
+
 /* The detailed run on the held program: one attach for each of the
  * c->procs processes the timing run traced, each started once its process
  * listens on its port (it may still be starting: up to the timing run's
@@ -313,7 +298,8 @@ attach_detail(struct ncu_chain *c)
 	double start, deadline, waited, first = 0, held_end = 0, range_at = 0, range_wait = 0;
 	double connected, dt;
 	int seen[NCU_NPORTS] = {0}, lingered[NCU_NPORTS] = {0}, ok_sel = 1;
-	int ranged = c->held_ranged;
+	int ranged = c->held_ranged, early = c->early >= 0, e;
+	double lstart;
 
 	/* with the range gate, held shared to the program's range */
 	if (ncu_gpu_lock_as(ranged ? LOCK_SH : LOCK_EX, &waited) != 0)
@@ -332,6 +318,25 @@ attach_detail(struct ncu_chain *c)
 		buf_add(&asel, c->sel.s, c->sel.len + 1);
 		asel.len = c->sel.len;
 	}
+	/* attached early: that attach ends once the program waits at its
+	 * range, and the port listens again for the detailing one */
+	if (early && ok_sel && (e = ncu_early_switch(c, deadline, why, sizeof why)) != 0) {
+		if (e == -2)
+			ncu_chain_stopped(c);
+		ok_sel = 0;
+		if (ncu_proc_done(c->held) && c->timing_st != 0) {
+			/* the program failed in the timing run too: its own failure */
+			fprintf(stderr, "kf-ncu: the program failed in the timing run (status %d) and "
+			    "ended with status %d in the detailed run held for ncu, before its profiler "
+			    "range; it is not run again\n", c->timing_st, ncu_proc_status(c->held));
+			c->st = ncu_proc_status(c->held);
+			ncu_held_stop(c, NULL);
+			ncu_gpu_unlock();
+			buf_free(&asel);
+			return;
+		}
+	}
+	lstart = kf_now();
 	while (ok_sel) {
 		np = ncu_ports_used(c->port, c->port + NCU_NPORTS - 1, 1, ports, NCU_NPORTS);
 		for (i = 0; i < np && i < NCU_NPORTS; i++) {
@@ -345,10 +350,11 @@ attach_detail(struct ncu_chain *c)
 				first = c->detail_at = kf_now();
 				ncu_proc_marks_reset();
 			}
-			hs[n++] = attach_start(c, ports[i], out, &asel, NULL);
+			hs[n++] = ncu_attach_start(c, ports[i], out, &asel, NULL, -1);
 			free(out);
 		}
-		if (ranged && ncu_range_poll(&c->held_range, &range_at, &range_wait) != 0)
+		if (ranged && range_may(early, n ? hs[0] : -1, first) &&
+		    ncu_range_poll(&c->held_range, &range_at, &range_wait) != 0)
 			ncu_chain_stopped(c);
 		if (n >= c->procs || n >= NCU_NPORTS)
 			break;
@@ -356,7 +362,7 @@ attach_detail(struct ncu_chain *c)
 			snprintf(why, sizeof why, "the held program ended first");
 			break;
 		}
-		if (kf_now() - start >= (double)wmax) {
+		if (kf_now() - lstart >= (double)wmax) {
 			snprintf(why, sizeof why, "no other listened within %ld s of the timing "
 			    "run's end", wmax);
 			break;
@@ -367,7 +373,7 @@ attach_detail(struct ncu_chain *c)
 			ncu_chain_stopped(c);
 	}
 	if (n > 0)
-		ncu_time_add(c, "listen_wait_s", first - start);
+		ncu_time_add(c, "listen_wait_s", first - lstart);
 	/* The attaches, to their end or the limit; the GPU is let go once the
 	 * program has ended. An attach that has written its report and lives
 	 * on LINGER_WAIT s after the program's end is ended: on an H100 ncu's
@@ -382,7 +388,8 @@ attach_detail(struct ncu_chain *c)
 
 			if (got < 0)
 				ncu_chain_stopped(c);
-			if (ranged && ncu_range_poll(&c->held_range, &range_at, &range_wait) != 0)
+			if (ranged && range_may(early, hs[0], first) &&
+			    ncu_range_poll(&c->held_range, &range_at, &range_wait) != 0)
 				ncu_chain_stopped(c);
 			if (held_end == 0 && ncu_proc_done(c->held)) {
 				held_end = kf_now();
@@ -433,8 +440,9 @@ attach_detail(struct ncu_chain *c)
 		ncu_time_add(c, "gpu_wait_s", range_wait);
 		if (ranged) {
 			ncu_time_add(c, "range_wait_s", range_wait);
-			/* the program's own work before its range, beside other jobs */
-			if (range_at > first)
+			/* the program's own work before its range, beside other jobs
+			 * (attached early: before this attach, early_before_range_s) */
+			if (range_at > first && !early)
 				ncu_time_add(c, "before_range_s", range_at - first);
 		}
 		ncu_time_add(c, "detailed_s", kf_now() - first - range_wait);
@@ -463,7 +471,9 @@ attach_detail(struct ncu_chain *c)
 		struct buf b = {0};
 
 		c->attached = 0;
-		if (strstr(why, "ended"))
+		if (early)
+			buf_printf(&b, "%s; the detailed run comes after the timing run", why);
+		else if (strstr(why, "ended"))
 			buf_puts(&b, "the program held for ncu ended before it reached CUDA; the "
 			    "detailed run comes after the timing run");
 		else if (strstr(why, "chose"))
@@ -792,7 +802,7 @@ ncu_held_run(struct ncu_chain *c)
 	out = ncu_out_path(c, NCU_REPORT_REP);
 	attach_at = c->detail_at = kf_now();
 	ncu_proc_marks_reset();
-	a = attach_start(c, c->port, out, &c->sel, gated ? &genv : NULL);
+	a = ncu_attach_start(c, c->port, out, &c->sel, gated ? &genv : NULL, -1);
 	if (gated)
 		kf_env_free(&genv);
 	free(out);

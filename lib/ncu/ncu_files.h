@@ -23,6 +23,8 @@
 #define NCU_DETAILED "ncu_detailed.json"	/* kf-ncu's account of the detailed run */
 #define NCU_TIMINGS "ncu_timings.json"		/* where kf-ncu's time went */
 #define NCU_LAUNCH_LOG "ncu_launch.log"		/* the held program's output */
+#define NCU_EARLY_LOG "ncu_early.log"		/* the held program's first attach's output */
+#define NCU_EARLY_REP "ncu_early"		/* ... its report, were it to profile */
 #define NCU_GATE_LOG "ncu_gate.log"		/* the gate's wait for the GPU */
 #define NCU_RANGE_REQ "ncu_range.log"		/* the range gate: "start PID", "stop PID" */
 #define NCU_RANGE_ACK "ncu_range.ack"		/* ... kf-ncu's answer: the GPU is had alone */

@@ -201,3 +201,36 @@ ncu_timings_write(struct ncu_chain *c)
 	free(text);
 	free(p);
 }
+
+int
+ncu_attach_start(const struct ncu_chain *c, int port, const char *out, const struct buf *asel,
+    const struct kf_env *env, int log)
+{
+	char p[16], **argv = NULL, *s;
+	const char *pre[] = { "--mode", "attach", "--hostname", "127.0.0.1", "--port", p,
+		"--max-connections", NCU_HELD_MAXC, "-o", out, "-f", "--import-source", "yes", NULL };
+	size_t n = 0, cap = 0, i;
+	int h;
+
+	snprintf(p, sizeof p, "%d", port);
+	KF_GROW(argv, n + 1, cap, 64);
+	argv[n++] = (char *)c->ncu;
+	for (i = 0; pre[i]; i++) {
+		KF_GROW(argv, n + 1, cap, 64);
+		argv[n++] = (char *)pre[i];
+	}
+	for (s = asel->s; s && s < asel->s + asel->len; s += strlen(s) + 1) {
+		KF_GROW(argv, n + 1, cap, 64);
+		argv[n++] = s;
+	}
+	for (i = 0; i < (size_t)c->ndargs; i++) {
+		KF_GROW(argv, n + 1, cap, 64);
+		argv[n++] = c->dargs[i];
+	}
+	KF_GROW(argv, n + 1, cap, 64);
+	argv[n] = NULL;
+	h = log >= 0 ? ncu_proc_start(argv, env ? env : &c->env, -1, log, log, 0) :
+	    ncu_proc_start(argv, env ? env : &c->env, -1, -1, -1, 1);
+	free(argv);
+	return h;
+}

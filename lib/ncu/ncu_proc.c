@@ -417,6 +417,15 @@ ncu_proc_end(int h)
 }
 
 void
+ncu_proc_signal(int h, int sig)
+{
+	struct kid *k = &kids[h];
+
+	if (k->pid > 0 && !k->done)
+		kill(-k->pid, sig);
+}
+
+void
 ncu_proc_end_all(void)
 {
 	int i;
@@ -570,6 +579,12 @@ ncu_gpu_unlock(void)
 		alone_s += kf_now() - alone_since, alone_since = 0;
 	if (shared_since > 0)
 		shared_s += kf_now() - shared_since, shared_since = 0;
+}
+
+int
+ncu_gpu_held(void)
+{
+	return lock_fd >= 0 ? lock_op : 0;
 }
 
 double

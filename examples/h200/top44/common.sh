@@ -87,17 +87,18 @@ plain() {
 # N WALL A-PROBLEM" to out/walls.tsv, then prints `make times`, the summary
 # (id status share verdict) and each job's ncu_range.log and range_unseen.
 sweep() {
-	local name=$1 jobs=$2 n=$3 range=$4 j=$5 s e gate=0 k wf=''
+	local name=$1 jobs=$2 n=$3 range=$4 j=$5 s e gate=0 k wf='' ev=(env)
 	local mk=(make -s -f "$out/kf/share/kf/pipelines/sweep.mk" GPUS=0 LOCKDIR="$out/locks"
 		KF="$out/kf/bin" RUN_FLAGS="--timeout 120")
 	case " $PLAN " in *" $name "*) ;; *) return 0 ;; esac
 	case $name in *gate*) gate=1 ;; esac
+	case $name in *_noearly*) ev=(env KF_NCU_EARLY=0) ;; *_early*) ev=(env KF_NCU_EARLY=1) ;; esac
 	case $name in *_top[0-9]*) k=${name##*_top} && wf="--top ${k%%[!0-9]*}" ;; esac
 	case $name in *_ss_*) wf="${wf:+$wf }--sampled-source" ;; esac
 	[ -z "$wf" ] || mk+=("WRAP_FLAGS=$wf")
 	step "$name" "$6" || return 0
 	s=$(date +%s.%N)
-	timeout 300 "${mk[@]}" JOBS="$jobs" OUT="$out/$name" RANGE="$range" GATE="$gate" -j"$j" >"$out/$name.make.log" 2>&1
+	"${ev[@]}" timeout 300 "${mk[@]}" JOBS="$jobs" OUT="$out/$name" RANGE="$range" GATE="$gate" -j"$j" >"$out/$name.make.log" 2>&1
 	e=$(date +%s.%N)
 	awk -v nm="$name" -v s="$s" -v e="$e" -v n="$n" -v r="$range" -v j="$j" \
 		-v g="$gate" 'BEGIN { printf "%s\tRANGE=%s GATE=%d\t-j%d\t%d problems\t%.1f s\t%.2f s a problem\n", nm, r, g, j, n, e - s, (e - s) / n }' |

@@ -32,6 +32,14 @@
 #      problems of each level one at a time (-j1), whose findings the
 #      sweeps' must repeat; kb1_plain_j5 and kb1_ss_range_j5 run level 1
 #      five at a time
+# A NAME with "_early" runs its jobs with KF_NCU_EARLY=1 (the held program of
+# --top under the range gate attached at once by an ncu that profiles
+# nothing, its work before its range beside the timing run's), one with
+# "_noearly" with KF_NCU_EARLY=0 (the default: it waits at its first CUDA
+# call for the choice); "_b" names a second sweep of the same kind, for an
+# order ABBA against another. (On 2026-12-06 the early attach was the
+# default while it was measured: then kb2_auto_top1 and kb2_auto_top1_b
+# were the sweeps now named _early.)
 # PLAN (names, run in the order above) picks the sweeps; ops_gate, ops_gate_j5
 # and fused_gate sweep with GATE=1 instead; fused_top2, fused_top1 and
 # alone_top2 (after fused_gate) sweep with --top 2 or 1 (each program timed
@@ -121,8 +129,16 @@ PLAN=${PLAN:-ops_default ops_range fused_range fused_default alone ops_range_j5}
 plain kb1_plain "$out/kb1.jsonl" 20 3 60
 plain kb1_plain_j5 "$out/kb1.jsonl" 20 5 60
 sweep kb1_ss_range_j5 "$out/kb1.jsonl" 20 1 5 100
+sweep kb2_alone_top1_noearly "$out/kb2_alone.jsonl" 6 "" 1 60
+sweep kb2_alone_top1_early "$out/kb2_alone.jsonl" 6 "" 1 60
+sweep kb1_auto_top1_noearly "$out/kb1.jsonl" 20 "" 3 90
+sweep kb1_auto_top1_early "$out/kb1.jsonl" 20 "" 3 90
 sweep kb1_auto_top1 "$out/kb1.jsonl" 20 "" 3 90
 plain kb2_plain "$out/kb2.jsonl" 14 3 50
+sweep kb2_auto_top1_noearly "$out/kb2.jsonl" 14 "" 3 80
+sweep kb2_auto_top1_early "$out/kb2.jsonl" 14 "" 3 80
+sweep kb2_auto_top1_early_b "$out/kb2.jsonl" 14 "" 3 80
+sweep kb2_auto_top1_noearly_b "$out/kb2.jsonl" 14 "" 3 80
 sweep kb2_auto_top1 "$out/kb2.jsonl" 14 "" 3 80
 sweep kb1_sampled_top1 "$out/kb1_sampled.jsonl" 20 "" 3 90
 sweep kb1_ss_top1 "$out/kb1.jsonl" 20 "" 3 90
@@ -148,6 +164,7 @@ sweep fused_top2 "$out/fused.jsonl" 6 0 3 70
 sweep fused_top1 "$out/fused.jsonl" 6 0 3 70
 sweep fused_range_top1 "$out/fused.jsonl" 6 1 3 70
 sweep ops_range_top1 "$out/ops.jsonl" 20 1 3 90
+sweep fused_auto_top1_early "$out/fused.jsonl" 6 "" 3 50
 sweep fused_auto_top1 "$out/fused.jsonl" 6 "" 3 50
 sweep ops_top1 "$out/ops.jsonl" 20 0 3 90
 sweep fused_range_top2 "$out/fused.jsonl" 6 1 3 70
