@@ -272,6 +272,53 @@ rangeprog() {
 	done
 }
 
+@test "EARLY=1, --top: each held program's work before its range runs beside its timing run's; no range beside any other work; every record right, as with EARLY=0" {
+	local R="$FIX/ncu-h200-top/programs/rn50-traced" f i
+	for f in ncu_report ncu_report_mangled ncu_raw ncu_source; do
+		gzip -dc "$R/$f.csv.gz" >"$SW/$f.csv"
+	done
+	: >"$SW/libkftrace.so"
+	for i in 1 2 3; do
+		jq -cn --arg id "j$i" --arg sw "$SW" --arg prog "$TOP/tests/fake/traced-program" \
+			--arg trace "$R/trace.881.kft.gz" \
+			'{id: $id, cmd: [$prog, $trace, "0", "0.2"], language: "cuda", arch: "H200",
+			  env: {KF_TRACE_LIB: ($sw + "/libkftrace.so"), FAKE_NCU_CSV: ($sw + "/ncu_report.csv"),
+				FAKE_NCU_MANGLED: ($sw + "/ncu_report_mangled.csv"), FAKE_NCU_RAW: ($sw + "/ncu_raw.csv"),
+				FAKE_NCU_SOURCE: ($sw + "/ncu_source.csv"), FAKE_NCU_SOURCE_ALL: "1",
+				FAKE_RANGE_PRE: "1.5", FAKE_RANGE_IN: "0.3", FAKE_RANGE_LOG: ($sw + "/phases." + $id)}}'
+	done >"$SW/jobs.jsonl"
+	run sweep -j3 GPUS=0 EARLY=1 WRAP_FLAGS="--top 3 -a --profile-from-start -a off"
+	assert_success
+	[ "$(ok_jobs)" -eq 3 ]
+	cat "$SW"/phases.j* >"$SW/gpu.log"
+	# each job's two runs: their work before their ranges side by side
+	for i in 1 2 3; do
+		[ "$(awk '$1 == "pre" { n[$4]++; s[$4] = $2; e[$4] = $3 }
+			END { print (n["timing"] == 1 && n["held"] == 1 && s["held"] < e["timing"] &&
+			    s["timing"] < e["held"]) }' "$SW/phases.j$i")" -eq 1 ]
+		d="$SW/out/runs/j$i/j$i/ncu.000"
+		grep -q '^==PROF== Connected to process' "$d/ncu_early.log"
+		jq -e '.collated.timings.early_before_range_s >= 1.4 and .collated.kernel_count == 3 and
+			.analysis.status == "ok"' "$SW/out/j$i.json" >/dev/null
+	done
+	# six ranges, never two at once, never beside any program's other work
+	[ "$(grep -c '^range ' "$SW/gpu.log")" -eq 6 ]
+	[ "$(overlaps range range)" -eq 0 ]
+	[ "$(overlaps range pre)" -eq 0 ]
+	# EARLY=0 (the default): no first attach, the same kernels detailed
+	rm -rf "$SW/out" "$SW"/phases.j*
+	run sweep -j3 GPUS=0 WRAP_FLAGS="--top 3 -a --profile-from-start -a off"
+	assert_success
+	[ "$(ok_jobs)" -eq 3 ]
+	for i in 1 2 3; do
+		[ ! -e "$SW/out/runs/j$i/j$i/ncu.000/ncu_early.log" ]
+		jq -e '(.collated.timings | has("early_before_range_s") | not) and
+			.collated.kernel_count == 3' "$SW/out/j$i.json" >/dev/null
+		[ "$(awk '$1 == "pre" && $4 == "held" { h = $2 } $1 == "range" && $4 == "timing" { t = $3 }
+			END { print (h >= t) }' "$SW/phases.j$i")" -eq 1 ]
+	done
+}
+
 @test "OVERLAP=0: the GPU held for the whole job, start-up and exports included" {
 	jobs 4
 	run sweep -j4 GPUS=0 OVERLAP=0

@@ -550,6 +550,9 @@ timing_traced(struct ncu_chain *c, const char *tracer)
 
 				ncu_held_stop(c, why);
 				free(why);
+				/* kept shared for the held program: the run taken again
+				 * asks at its first CUDA call */
+				ncu_gpu_unlock();
 				ncu_time_add(c, "early_retaken", 1);
 				remove_glob(c, NCU_TRACE_DIR "/*");
 				continue;
