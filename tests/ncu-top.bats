@@ -405,6 +405,8 @@ overlap() {
 	assert_line -- --kernel-id
 	D=$(jq -r '.passes[0].output_dir' "$T/ea.json")
 	grep -q '^==PROF== Connected to process' "$D/ncu_early.log"
+	# ended by SIGINT, as ncu says it
+	grep -qx '==WARNING== No kernels were profiled.' "$D/ncu_early.log"
 	[ ! -e "$D/ncu_early.ncu-rep" ]
 	jq -e '.collated.timings | .early_before_range_s >= 1.5 and .early_end_s >= 0 and
 		(has("before_range_s") | not) and .ncu_connect_s >= 0' "$T/ea.json"
