@@ -130,6 +130,120 @@ bench_csv() {
 	assert_output '[["Cache flushes:",9],["mm_kernel",19],["add_k",10],["init_k()",1]]'
 }
 
+# trials_trace DIR [CANDIDATES] [STEADY_SYNC]: a traced program of one
+# process (times in ns from t0) with kf's tracer's synchronisations: a()
+# twice, then an autotuner's timed runs, each block of launches followed by
+# the host's wait (cudaDeviceSynchronize, "Y 4", after a warm-up;
+# cudaEventSynchronize, "Y 1", after the timed run), as cuDNN's benchmark
+# mode runs them: t() and a candidate, for each of CANDIDATES ("x y z"),
+# twice; the first warm-up follows a() with no wait between. Then the
+# steady state, no wait: t(), y() (the winner), b(), c(), a(), three
+# times, each y() followed by a synchronisation of STEADY_SYNC's type
+# where set (2: a stream's wait for an event, no host's wait); a
+# cudaDeviceSynchronize at the end. Durations (us): a 10, t 5, x 300, y 50,
+# z 400, b 80, c 20.
+trials_trace() {
+	local clock=1000 corr=0 c i
+	declare -A id=([a]=1 [t]=2 [x]=3 [y]=4 [z]=5 [b]=6 [c]=7) us=([a]=10 [t]=5 [x]=300 [y]=50 [z]=400 [b]=80 [c]=20)
+	k() {	# NAME
+		corr=$((corr + 1))
+		kline "${id[$1]}" "$clock" "$((us[$1] * 1000))" 64 "$corr"
+		clock=$((clock + us[$1] * 1000 + 1000))
+	}
+	y() {	# TYPE: a synchronisation that ends 100 ns after the last launch's end
+		printf 'Y\t%s\t%s\t%s\t1\t7\n' "$1" "$((clock - 5000))" 4100
+		clock=$((clock + 2000))
+	}
+	mkdir -p "$1"
+	{
+		printf '#kftrace\t1\tpid=100\tppid=1\tcupti=130001\tcupti_lib=x\tt0=1000\tmax_bytes=1\tcmd=prog\n'
+		for c in a t x y z b c; do printf 'N\t%s\t_Z1%sv\t%s()\n' "${id[$c]}" "$c" "$c"; done
+		k a; k a
+		for c in ${2:-x y z}; do
+			k t; k "$c"; y 4
+			k t; k "$c"; y 1
+		done
+		for i in 1 2 3; do
+			k t; k y
+			[ -z "${3:-}" ] || y "$3"
+			k b; k c; k a
+		done
+		y 4
+		printf 'E\t%s\tend=exit\tsignal=0\tkernels=%s\n' "$clock" "$corr"
+	} >"$1/trace.100.kft"
+}
+
+@test "kf trace, --select: an autotuner's candidates each run and waited for by the host (cuDNN's benchmark mode) set aside as timed trials, only those: the program's launches before and after them ranked" {
+	trials_trace "$T/r/trace"
+	run kf-read --profiler trace --select 2 --write "$T/r/trace"
+	assert_success
+	# b() and y() (c() a spare): z() and x() ran only as candidates
+	assert_line '::regex:^(_Z1bv|_Z1yv|_Z1cv)$:1'
+	# the 12 launches of the three candidates' runs (t 6 x 5, x 2 x 300,
+	# y 2 x 50, z 2 x 400 us), the a() before the first warm-up kept
+	run jq -c '[.launches, .steady_state, [.set_aside[] | [.name[0:13], .launches, .total_ns, .kernel_count]], [.kernels[] | [.name, .launches, .total_ns]], .steady_ids]' "$T/r/ncu_ranking.json"
+	assert_output '[29,"autotuning",[["Timed trials:",12,1530000,4]],[["Timed trials: candidates run one by one, each waited for by the host",12,1530000],["b()",3,240000],["y()",3,150000],["c()",3,60000],["a()",5,50000],["t()",3,15000]],[14,28]]'
+	# the column the tracer's timing CSV gains: each launch the host waited
+	# for before the next (and the last, before the end)
+	run awk -F'","' 'NR > 2 { print $5 substr($NF, 1, length($NF) - 1) }' "$T/r/ncu_timing.csv"
+	assert_output "$(printf '%s\n' 'a()' 'a()' 't()' 'x()yes' 't()' 'x()yes' 't()' 'y()yes' 't()' 'y()yes' 't()' 'z()yes' 't()' 'z()yes' \
+		't()' 'y()' 'b()' 'c()' 'a()' 't()' 'y()' 'b()' 'c()' 'a()' 't()' 'y()' 'b()' 'c()' 'a()yes')"
+	# the feedback says what they were, and ranks the rest
+	mkdir -p "$T/d"
+	cp "$T/r/ncu_timing.csv" "$T/r/ncu_timing_mangled.csv" "$T/d/"
+	cp "$H200/detailed-copy.csv" "$T/d/ncu_report.csv"
+	replay d ncu "$T/d" | kf-read | kf-collate | kf-feedback >"$T/d.json"
+	run jq -r .feedback "$T/d.json"
+	assert_line --partial 'one of them "Timed trials: candidates run one by one, each waited for by the host": 12 launches of 4 kernels in runs of blocks of a few launches, each waited for by the host, their kernels changing from block to block: an autotuner'"'"'s candidates (cuDNN'"'"'s benchmark mode times each algorithm of a convolution so); the ranking below and every share, the findings'"'"' included, are of the other 17 launches, its steady state (515.0 µs))'
+	assert_line 'Note: 74.8% of the timing run'"'"'s GPU time was an autotuner'"'"'s timed trials of candidates (set aside above: 12 launches), so the kernels ranked are the program'"'"'s own work beside them.'
+	run jq -c '[.analysis.ranking.total_ns, [.analysis.ranking.kernels[] | [.short_name, .launches]]]' "$T/d.json"
+	assert_output '[515000,[["b()",3],["y()",3],["c()",3],["a()",5],["t()",3]]]'
+}
+
+@test "kf trace, --select: timed runs that never change kernels (a benchmark's loop, PyTorch's TunableOp), and a stream's waits for events, are the program's own: nothing set aside" {
+	trials_trace "$T/r/trace" "y y"
+	run kf-read --profiler trace --select 1 --write "$T/r/trace"
+	assert_success
+	run jq -c '[.launches, .steady_state, .set_aside, [.kernels[] | [.name, .launches]]]' "$T/r/ncu_ranking.json"
+	assert_output '[25,"all",null,[["y()",7],["b()",3],["c()",3],["a()",5],["t()",7]]]'
+	trials_trace "$T/s/trace" "x y z" 2
+	run kf-read --profiler trace --select 1 --write "$T/s/trace"
+	assert_success
+	run jq -c '[.launches, .steady_state, [.set_aside[].launches]]' "$T/s/ncu_ranking.json"
+	assert_output '[29,"autotuning",[12]]'
+}
+
+@test "kf trace, --select on real timing runs (H100): ResNet-18 under cudnn.benchmark ranks the kernels PyTorch's profiler saw after the first step, its candidates set aside; TunableOp's candidates, one kernel in one configuration, stay" {
+	TR="$FIX/ncu-h100-top/trials"
+	for n in cudnn4 cudnn1 tunableop; do
+		mkdir -p "$T/$n/trace"
+		gzip -dc "$TR/$n.kft.gz" >"$T/$n/trace/trace.1.kft"
+		kf-read --profiler trace --select 3 --write "$T/$n/trace" >/dev/null
+	done
+	# 4 steps: 2,625 launches of 97 kernels in the candidates' runs, 75.9%
+	# of the GPU time; ranked without them, the 55 kernels PyTorch's
+	# profiler saw in steps 2-4 (oracle.txt: "rest: 55 kernels"), and the
+	# three chosen its first three (the NCHW to NHWC conversion 10.1%, the
+	# two batch-norm backward kernels 8.5% and 8.1%; here 10.0, 8.9, 8.6%)
+	run jq -c '[.launches, .steady_state, [.set_aside[] | [.launches, .total_ns, .kernel_count]], .total_ns, .steady_ids,
+		([.kernels[] | select(.name | startswith("Timed trials:") | not)] | length),
+		[.kernels[1:4][] | [.name[0:40], .launches, .total_ns]]]' "$T/cudnn4/ncu_ranking.json"
+	assert_output '[4048,"autotuning",[[2625,89730497,97]],118173103,[2899,4047],55,[["void cudnn::engines_precompiled::nchwToN",340,2849844],["void cudnn::bn_bw_1C11_kernel_new<float,",16,2540109],["void cudnn::bn_bw_1C11_kernel_new<float,",4,2452556]]]'
+	run jq -r '.chosen_keys[]' "$T/cudnn4/ncu_top.json"
+	assert_output "$(printf '%s\n' _ZN5cudnn19engines_precompiled16nchwToNhwcKernelIfffLb0ELb1EL21cudnnKernelDataType_t0EEEvNS0_18nchw2nhwc_params_tIT1_EEPKT_PT0_ \
+		_ZN5cudnn21bn_bw_1C11_kernel_newIff6float2Li128ELb1ELi1EEEvT0_S2_S2_S2_17cudnnTensorStructPKT_S3_S6_S3_PS4_PKS2_PS2_SA_S9_S9_S2_ \
+		_ZN5cudnn21bn_bw_1C11_kernel_newIff6float2Li512ELb1ELi1EEEvT0_S2_S2_S2_17cudnnTensorStructPKT_S3_S6_S3_PS4_PKS2_PS2_SA_S9_S9_S2_)"
+	# the candidates that ran only in the first step are none of those ranked
+	run jq -r '.kernels[] | select(.name | startswith("wgrad2d_grouped") or startswith("void cudnn::cnn::wgrad2d_grouped")) | .name' "$T/cudnn4/ncu_ranking.json"
+	assert_output ''
+	# 1 step: the candidates 94.3% of its GPU time, the rest its own work
+	run jq -c '[.launches, [.set_aside[] | [.launches, .total_ns]], .total_ns, [.kernels[1:4][] | [.name[0:40], .launches]]]' "$T/cudnn1/ncu_ranking.json"
+	assert_output '[2901,[[2628,89576392]],94999984,[["void cudnn::bn_bw_1C11_kernel_new<float,",4],["void cudnn::bn_bw_1C11_kernel_new<float,",1],["void cudnn::engines_precompiled::nchwToN",57]]]'
+	# TunableOp: nothing set aside, its candidates counted with the GEMMs
+	run jq -c '[.steady_state, .set_aside, [.kernels[0:3][] | [.name, .launches]]]' "$T/tunableop/ncu_ranking.json"
+	assert_output '["all",null,[["nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NTT",252],["nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_bias_TNT",252],["nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT",248]]]'
+}
+
 # multi_reordered: bench multi's recorded details page with sgemm_naive_k
 # first (ID 0), then copy_k, fma_k, copy_k: the order in which the
 # program launched them.

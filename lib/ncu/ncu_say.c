@@ -97,6 +97,12 @@ ncu_xla_note(struct kf_fb *fb, const struct kf_rank *rank, const cJSON *t)
 		if (rank->v[i].machine && strcmp(rank->v[i].machine->framework, "XLA") == 0)
 			ns += rank->v[i].total_ns;
 	share = all > 0 ? 100 * ns / all : 0;
+	if ((e = aside_entry(t, TRIAL_NAME)) != NULL && all > 0 &&
+	    100 * kf_num(e, "total_ns", 0) / all >= 50)
+		kf_fb_add(fb, FB_KEY, "Note: %.1f%% of the timing run's GPU time was an autotuner's "
+		    "timed trials of candidates (set aside above: %.0f launches), so the kernels "
+		    "ranked are the program's own work beside them.",
+		    100 * kf_num(e, "total_ns", 0) / all, kf_num(e, "launches", 0));
 	if (share < 50)
 		return;
 	wn = warm ? kf_str(warm, "name") : NULL;
@@ -292,6 +298,10 @@ timing_head(struct buf *b, const cJSON *t)
 		else if (strcmp(n, BENCH_NAME) == 0)
 			buf_puts(b, " up to the last change of candidate among timed runs between "
 			    "cache flushes, an autotuner's");
+		else if (strcmp(n, TRIAL_NAME) == 0)
+			buf_puts(b, " in runs of blocks of a few launches, each waited for by the host, "
+			    "their kernels changing from block to block: an autotuner's candidates "
+			    "(cuDNN's benchmark mode times each algorithm of a convolution so)");
 		else if (strcmp(n, OUTSIDE_NAME) == 0)
 			buf_puts(b, " outside the program's own profiler range");
 	}

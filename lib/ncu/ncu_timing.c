@@ -64,7 +64,7 @@ timing_hdr(struct timing_rd *t)
 
 	t->c_pid = t->c_name = t->c_block = t->c_grid = t->c_stream = t->c_sec = -1;
 	t->c_metric = -1;
-	t->c_unit = t->c_value = t->c_raw = t->c_range = -1;
+	t->c_unit = t->c_value = t->c_raw = t->c_range = t->c_wait = -1;
 	t->c_id = 0;
 	for (i = 0; i < t->row.n; i++) {
 		const char *f = kf_csvrow_field(&t->row, i, NULL);
@@ -78,7 +78,8 @@ timing_hdr(struct timing_rd *t)
 		    strcmp(f, "Metric Unit") == 0 ? &t->c_unit :
 		    strcmp(f, "Metric Value") == 0 ? &t->c_value :
 		    strcmp(f, "gpu__time_duration.sum") == 0 ? &t->c_raw :
-		    strcmp(f, KF_RANGE_COL) == 0 ? &t->c_range : NULL;
+		    strcmp(f, KF_RANGE_COL) == 0 ? &t->c_range :
+		    strcmp(f, KF_WAIT_COL) == 0 ? &t->c_wait : NULL;
 
 		if (c && *c < 0)
 			*c = (long)i;
@@ -129,6 +130,7 @@ row_call(struct timing_rd *t, const char *name, double ns)
 	r.grid = col(t, t->c_grid) ? col(t, t->c_grid) : "";
 	r.stream = col(t, t->c_stream) ? col(t, t->c_stream) : "";
 	r.range = col(t, t->c_range);
+	r.waited = col(t, t->c_wait) && strcmp(col(t, t->c_wait), "yes") == 0;
 	r.ns = ns;
 	t->fn(t->arg, &r);
 	t->launches++;
@@ -261,6 +263,8 @@ struct build {
 	size_t n, cap;
 	double total;
 	long steady_first, steady_last;	/* the steady state's launch IDs; -1: none */
+	long after_trials;	/* the first of them after the last timed trial */
+	int trials;		/* timed trials were set aside */
 };
 
 static struct tcount *
@@ -359,11 +363,17 @@ build_launch(void *arg, const struct trow *r)
 	double id;
 
 	build_add(b, r, aside);
+	if (aside && strcmp(aside, TRIAL_NAME) == 0) {
+		b->trials = 1;
+		b->after_trials = -1;
+	}
 	if (aside == NULL && kf_parse_number(r->id, &id)) {
 		if (b->steady_first < 0 || (long)id < b->steady_first)
 			b->steady_first = (long)id;
 		if ((long)id > b->steady_last)
 			b->steady_last = (long)id;
+		if (b->after_trials < 0)
+			b->after_trials = (long)id;
 	}
 }
 
@@ -491,18 +501,20 @@ build_free(struct build *b)
 }
 
 /* The launches set aside by the steady state: for each entry of them,
- * {"name", "launches", "total_ns", "kernel_count"}; the one of autotuning
- * also as "autotuning". */
+ * {"name", "launches", "total_ns", "kernel_count"}; the one before the
+ * steady state also as "autotuning". */
 static void
 aside_json(const struct build *b, cJSON *o)
 {
-	static const char *const names[] = { TUNE_NAME, BENCH_NAME, FLUSH_NAME, OUTSIDE_NAME };
-	static const char *const keys[] = { "autotuning", "autotuning", "flushes", "outside_range" };
+	static const char *const names[] = { TUNE_NAME, BENCH_NAME, FLUSH_NAME, TRIAL_NAME,
+		OUTSIDE_NAME };
+	static const char *const keys[] = { "autotuning", "autotuning", "flushes", NULL,
+		"outside_range" };
 	cJSON *a = NULL, *e;
 	size_t i, k;
 
 	cJSON_AddStringToObject(o, "steady_state", ncu_steady_from(b->steady));
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < sizeof names / sizeof *names; i++) {
 		if ((k = (size_t)kf_map_get(&b->bykey, names[i])) == 0)
 			continue;
 		e = cJSON_CreateObject();
@@ -510,7 +522,7 @@ aside_json(const struct build *b, cJSON *o)
 		cJSON_AddNumberToObject(e, "launches", (double)b->v[k - 1].launches);
 		cJSON_AddNumberToObject(e, "total_ns", b->v[k - 1].ns);
 		cJSON_AddNumberToObject(e, "kernel_count", (double)b->v[k - 1].inner.n);
-		if (!cJSON_GetObjectItemCaseSensitive(o, keys[i]))
+		if (keys[i] && !cJSON_GetObjectItemCaseSensitive(o, keys[i]))
 			cJSON_AddItemToObject(o, keys[i], cJSON_Duplicate(e, 1));
 		if (a == NULL)
 			a = cJSON_AddArrayToObject(o, "set_aside");
@@ -518,18 +530,24 @@ aside_json(const struct build *b, cJSON *o)
 	}
 }
 
-/* Each launch of the timing run inside the program's profiler range (all
- * where it has none), in ID order, into the chains (chains.h) by process
- * and stream. */
+struct chain_scan {
+	struct kf_chains *chains;
+	struct ncu_steady *steady;
+};
+
+/* Each launch of the timing run's steady state (inside the program's
+ * profiler range, none set aside), in ID order, into the chains (chains.h)
+ * by process and stream. */
 static void
 chain_launch(void *arg, const struct trow *r)
 {
+	struct chain_scan *c = arg;
 	char *key;
 
-	if (r->range && strcmp(r->range, "out") == 0)
+	if (ncu_steady_entry(c->steady, r) != NULL)
 		return;
 	key = xasprintf("%s/%s", r->pid, r->stream);
-	kf_chains_launch(arg, key, r->name, r->ns);
+	kf_chains_launch(c->chains, key, r->name, r->ns);
 	free(key);
 }
 
@@ -538,7 +556,7 @@ static int
 build_scan(struct build *b, const char *path, struct timing_rd *t)
 {
 	b->steady = ncu_steady_new();
-	b->steady_first = b->steady_last = -1;
+	b->steady_first = b->steady_last = b->after_trials = -1;
 	if (ncu_timing_scan(path, steady_launch, b, t, 0) < 0)
 		return -1;
 	ncu_steady_end(b->steady);
@@ -555,7 +573,7 @@ ncu_ranking_csv(const char *csv)
 	struct timing_rd t, tn;
 	char *mpath = mangled_path(csv), *slash = strrchr(csv, '/');
 	struct tk **order;
-	struct kf_chains *chains;
+	struct chain_scan cs;
 	cJSON *o, *a;
 	size_t i;
 	int mangled = 1;
@@ -588,7 +606,11 @@ ncu_ranking_csv(const char *csv)
 	cJSON_AddNumberToObject(o, "kernel_count", (double)b.n);
 	aside_json(&b, o);
 	/* where the steady state lies among the launches, when some were set
-	 * aside: a traced timeline's window (trace_select.c) */
+	 * aside: a traced timeline's window (trace_select.c); after timed
+	 * trials, from the first launch after the last of them, the time the
+	 * host spent choosing among candidates left out */
+	if (b.trials && b.after_trials >= 0)
+		b.steady_first = b.after_trials;
 	if (kf_arr(o, "set_aside") && b.steady_first >= 0) {
 		cJSON *ids = cJSON_AddArrayToObject(o, "steady_ids");
 
@@ -603,11 +625,13 @@ ncu_ranking_csv(const char *csv)
 	a = cJSON_AddArrayToObject(o, "kernels");
 	for (i = 0; i < b.n && i < MAX_LISTED; i++)
 		cJSON_AddItemToArray(a, tk_json(&b, order[i], b.total));
-	chains = kf_chains_new();
-	if (ncu_timing_scan(csv, chain_launch, chains, &tn, 0) == 0)
-		cJSON_AddItemToObject(o, "chains", kf_chains_json(chains, "ncu's timing run: the "
+	cs.chains = kf_chains_new();
+	cs.steady = b.steady;
+	ncu_steady_rewind(b.steady);
+	if (ncu_timing_scan(csv, chain_launch, &cs, &tn, 0) == 0)
+		cJSON_AddItemToObject(o, "chains", kf_chains_json(cs.chains, "ncu's timing run: the "
 		    "launches in the order of their IDs on each stream"));
-	kf_chains_free(chains);
+	kf_chains_free(cs.chains);
 	free(order);
 	build_free(&b);
 	free(mpath);

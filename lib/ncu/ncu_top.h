@@ -17,16 +17,19 @@
 /* The ranking's entries of launches set aside, each one entry of framework
  * machinery (machinery.tsv names them): before the steady state, after
  * XLA's autotuning or after other autotuning timed between cache flushes;
- * the flushes; outside the program's profiler range (ncu_steady.c). */
+ * the flushes; an autotuner's candidates timed one by one (cuDNN's
+ * benchmark mode); outside the program's profiler range (ncu_steady.c). */
 #define TUNE_NAME "XLA autotuning: the launches before the steady state"
 #define BENCH_NAME "Autotuning: the launches before the steady state"
 #define FLUSH_NAME "Cache flushes: fills of a scratch buffer between timed runs"
+#define TRIAL_NAME "Timed trials: candidates run one by one, each waited for by the host"
 #define OUTSIDE_NAME "Outside the profiler range: launches before cudaProfilerStart or after cudaProfilerStop"
 
 /* One launch with a duration, as a row of the CSV gives it. */
 struct trow {
 	const char *id, *name, *pid, *block, *grid, *stream;
 	const char *range;	/* KF_RANGE_COL's: "in", "out", "" or NULL */
+	int waited;		/* KF_WAIT_COL's "yes": the host waited after it */
 	double ns;
 };
 typedef void launch_fn(void *arg, const struct trow *r);
@@ -37,7 +40,7 @@ struct timing_rd {
 	launch_fn *fn;
 	void *arg;
 	long c_id, c_pid, c_name, c_block, c_grid, c_stream, c_sec, c_metric, c_unit, c_value;
-	long c_raw, c_range;
+	long c_raw, c_range, c_wait;
 	char *raw_unit;		/* raw page: the unit of gpu__time_duration.sum */
 	char *last_id;		/* ids_only: the launch of the rows before */
 	int have_hdr, want_units, ids_only;
@@ -53,12 +56,15 @@ int ncu_timing_scan(const char *path, launch_fn *fn, void *arg, struct timing_rd
  * (ncu_steady_see), then ncu_steady_end, then each launch again in the same
  * order for the entry it goes to (ncu_steady_entry: NULL its kernel's, or
  * one of the names above). ncu_steady_from says what set the steady
- * state's start: "xla_autotuning", "autotuning", "profiler_range" or "all". */
+ * state's start: "xla_autotuning", "autotuning" (an autotuner's timed runs
+ * set aside), "profiler_range" or "all". */
 struct ncu_steady;
 struct ncu_steady *ncu_steady_new(void);
 void ncu_steady_see(struct ncu_steady *s, const struct trow *r);
 void ncu_steady_end(struct ncu_steady *s);
 const char *ncu_steady_entry(struct ncu_steady *s, const struct trow *r);
+/* Each launch again from the first, for ncu_steady_entry. */
+void ncu_steady_rewind(struct ncu_steady *s);
 const char *ncu_steady_from(const struct ncu_steady *s);
 int ncu_steady_ranges(const struct ncu_steady *s);
 void ncu_steady_free(struct ncu_steady *s);

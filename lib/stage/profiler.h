@@ -108,6 +108,12 @@ typedef cJSON *kf_collate_fn(cJSON *out, cJSON *const *passes, int n);
  * program's own profiler range (cudaProfilerStart/Stop), "" for a process
  * without one. */
 #define KF_RANGE_COL "KF Profiler Range"
+/* Another: "yes" where the host waited for the GPU (cudaEventSynchronize,
+ * cudaStreamSynchronize, cudaDeviceSynchronize: kf trace's synchronisations)
+ * after the launch started and before the next launch of its process, ""
+ * where it did not; there where some process of the program waited so. An
+ * autotuner's timed runs of candidates are waited for one by one. */
+#define KF_WAIT_COL "KF Host Waited"
 enum { KF_SELECT_WRITE = 1, KF_SELECT_IDS = 2, KF_SELECT_PER_PROCESS = 4 };
 enum { KF_SELECT_NONE = 2 };	/* what a selector returns: above */
 /* With KF_SELECT_WRITE, a timing source that has timestamps (kf trace)

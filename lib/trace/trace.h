@@ -68,7 +68,16 @@ struct trace_op {
 	char kind;
 	char copy[8];		/* "HtoD", ...; "" for sets and syncs */
 	uint32_t device, stream;
+	uint32_t sync;		/* a synchronisation's CUPTI type, else 0: below */
 };
+
+/* CUPTI's types of synchronisation (CUpti_ActivitySynchronizationType):
+ * all but a stream's wait for an event are the host waiting for the GPU
+ * (cudaEventSynchronize, cudaStreamSynchronize, cudaDeviceSynchronize). */
+enum { TRACE_SYNC_EVENT = 1, TRACE_SYNC_STREAM_WAIT = 2, TRACE_SYNC_STREAM = 3,
+	TRACE_SYNC_CONTEXT = 4 };
+#define TRACE_HOST_WAITS(o) ((o)->kind == 'Y' && (o)->sync != TRACE_SYNC_STREAM_WAIT && \
+	(o)->sync != 0)
 
 struct trace_marker {
 	int64_t time;

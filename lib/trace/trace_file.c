@@ -198,6 +198,7 @@ op_line(struct trace_file *f, const struct fields *fl, char kind)
 	if (kind == 'C')
 		strcpy(o->copy, fl->v[1]);
 	o->bytes = kind == 'Y' ? 0 : (uint64_t)v[0];
+	o->sync = kind == 'Y' && v[0] <= UINT32_MAX ? (uint32_t)v[0] : 0;
 	o->device = kind == 'Y' ? 0 : (uint32_t)(v[3] & 0xffffffff);
 	o->stream = (uint32_t)(v[4] & 0xffffffff);
 	f->nops++;

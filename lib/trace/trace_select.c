@@ -9,6 +9,7 @@
  * KF_SELECT_WRITE the CSVs go into a folder of their own in TMPDIR, removed
  * after: the folder read is not written. */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,8 @@
 struct launch_in_file {
 	const struct trace_kernel *k;
 	const struct trace_file *f;
+	size_t fi;		/* f's index among the files */
+	int waited;		/* KF_WAIT_COL's "yes" */
 };
 
 static int
@@ -50,12 +53,75 @@ csv_field(FILE *out, const char *s, int last)
 	fputs(last ? "\"\n" : "\",", out);
 }
 
+static int
+cmp_time(const void *x, const void *y)
+{
+	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+/* Whether one of the n sorted times e lies in [from, to). */
+static int
+any_in(const int64_t *e, size_t n, int64_t from, int64_t to)
+{
+	size_t lo = 0, hi = n, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (e[mid] < from)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && e[lo] < to;
+}
+
+/* Each launch of l (n, in the order of their starts) waited for when a
+ * synchronisation of the host ended in its process from its start to the
+ * start of the process's next launch (or the trace's end): the end of a
+ * host's wait comes after the GPU work it waited for, and a launch it
+ * makes after it starts later. 1 when some launch was, else 0. */
+static int
+mark_waits(struct trace_file *const *f, size_t nf, struct launch_in_file *l, size_t n)
+{
+	int64_t **ends = xcalloc(nf + 1, sizeof *ends);
+	size_t *ne = xcalloc(nf + 1, sizeof *ne), *last = xcalloc(nf + 1, sizeof *last);
+	size_t i, j, fi;
+	int any = 0;
+
+	for (fi = 0; fi < nf; fi++) {
+		ends[fi] = xcalloc(f[fi]->nops + 1, sizeof **ends);
+		for (j = 0; j < f[fi]->nops; j++)
+			if (TRACE_HOST_WAITS(&f[fi]->ops[j]))
+				ends[fi][ne[fi]++] = f[fi]->ops[j].end;
+		if (ne[fi] > 1)
+			kf_sort(ends[fi], ne[fi], sizeof **ends, cmp_time);
+		last[fi] = SIZE_MAX;
+	}
+	for (i = 0; i < n; i++) {
+		fi = l[i].fi;
+		if (last[fi] != SIZE_MAX && any_in(ends[fi], ne[fi], l[last[fi]].k->start, l[i].k->start))
+			any = l[last[fi]].waited = 1;
+		last[fi] = i;
+	}
+	for (fi = 0; fi < nf; fi++) {
+		if (last[fi] != SIZE_MAX && any_in(ends[fi], ne[fi], l[last[fi]].k->start, INT64_MAX))
+			any = l[last[fi]].waited = 1;
+		free(ends[fi]);
+	}
+	free(ends);
+	free(ne);
+	free(last);
+	return any;
+}
+
 /* With ranges (a process of the program had its own profiler range), a
- * last column, RANGE_COL: "in" or "out" of its process's range, "" for a
- * process without one. */
+ * column RANGE_COL: "in" or "out" of its process's range, "" for a
+ * process without one; with waits, a last column KF_WAIT_COL. */
 static int
 write_csv(const char *path, const char *from, const struct launch_in_file *l, size_t n, int mangled,
-    int ranges)
+    int ranges, int waits)
 {
 	FILE *out = fopen(path, "w");
 	size_t i;
@@ -68,7 +134,8 @@ write_csv(const char *path, const char *from, const struct launch_in_file *l, si
 	fputs("\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"Context\","
 	    "\"Stream\",\"Block Size\",\"Grid Size\",\"Device\",\"CC\",\"Section Name\","
 	    "\"Metric Name\",\"Metric Unit\",\"Metric Value\"", out);
-	fputs(ranges ? ",\"" KF_RANGE_COL "\"\n" : "\n", out);
+	fputs(ranges ? ",\"" KF_RANGE_COL "\"" : "", out);
+	fputs(waits ? ",\"" KF_WAIT_COL "\"\n" : "\n", out);
 	for (i = 0; i < n; i++) {
 		const struct trace_kernel *k = l[i].k;
 		const struct trace_name *nm = &l[i].f->names[k->name];
@@ -81,7 +148,8 @@ write_csv(const char *path, const char *from, const struct launch_in_file *l, si
 		fprintf(out, "\"\",\"%u\",\"%s\",\"%s\",\"%u\",\"\",\"Command line profiler metrics\","
 		    "\"gpu__time_duration.sum\",\"ns\",\"%s\"", k->stream, b[0], b[1], k->device, b[2]);
 		in = ranges ? trace_in_range(l[i].f, k) : -1;
-		fputs(in < 0 ? (ranges ? ",\"\"\n" : "\n") : in ? ",\"in\"\n" : ",\"out\"\n", out);
+		fputs(in < 0 ? (ranges ? ",\"\"" : "") : in ? ",\"in\"" : ",\"out\"", out);
+		fputs(!waits ? "\n" : l[i].waited ? ",\"yes\"\n" : ",\"\"\n", out);
 	}
 	ok = !ferror(out);
 	if (fclose(out) != 0)
@@ -111,7 +179,7 @@ timing_csvs(const char *dir, const char *up, struct trace_file *const *f, size_t
 	struct launch_in_file *l = NULL;
 	size_t n = 0, cap = 0, i, j;
 	char *mangled;
-	int st = 0, ranges = 0;
+	int st = 0, ranges = 0, waits;
 
 	for (i = 0; i < nf; i++)
 		ranges |= f[i]->nr > 0;
@@ -119,16 +187,19 @@ timing_csvs(const char *dir, const char *up, struct trace_file *const *f, size_t
 		for (j = 0; j < f[i]->nk; j++) {
 			KF_GROW(l, n, cap, 1024);
 			l[n].k = &f[i]->k[j];
+			l[n].fi = i;
+			l[n].waited = 0;
 			l[n++].f = f[i];
 		}
 	if (n > 1)
 		kf_sort(l, n, sizeof *l, cmp_launch);
+	waits = mark_waits(f, nf, l, n);
 	*csv = kf_path_join(up, TIMING_CSV);
 	mangled = kf_path_join(up, TIMING_MANGLED_CSV);
-	if (write_csv(*csv, dir, l, n, 0, ranges) != 0) {
+	if (write_csv(*csv, dir, l, n, 0, ranges, waits) != 0) {
 		kf_warn("cannot write %s:", *csv);
 		st = -1;
-	} else if (write_csv(mangled, dir, l, n, 1, ranges) != 0) {
+	} else if (write_csv(mangled, dir, l, n, 1, ranges, waits) != 0) {
 		kf_warn("cannot write %s:", mangled);
 		st = -1;
 	}

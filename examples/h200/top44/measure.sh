@@ -14,7 +14,9 @@
 #      GPT-2 generation, ResNet-50 training, two worker processes, the
 #      CUDA-graph MLP, a Flax CNN (JAX), a timm/torchvision model built
 #      from its config, a Triton kernel tuned by triton.autotune, a
-#      single op inside its own profiler range
+#      single op inside its own profiler range; ResNet-18 under
+#      cudnn.benchmark (4 steps, and 1), an MLP under PyTorch's TunableOp
+#      (and "oracle": both under PyTorch's profiler, first step and rest)
 #   5. the manual way on GPT-2, side by side with kf: PyTorch's profiler to
 #      rank (manual_rank.py), then ncu -k regex:^(A|B|C)$ -c 3 with kf's
 #      sections and metrics, then its details page exported
@@ -162,6 +164,16 @@ program two_procs 60 90 $py "$p/top/two_procs.py"
 program tv_model 60 90 $py "$here/tv_model.py"
 program gpt2 70 90 $py "$p/top/gpt2.py"
 program flax 70 120 $py "$p/top/flax_cnn.py"
+# libraries that time candidates themselves, with no cache flush between
+# them: cudnn.benchmark (each candidate twice), PyTorch's TunableOp
+program cudnn4 60 90 env STEPS=4 $py "$p/top/cudnn_bench.py"
+program cudnn1 50 90 env STEPS=1 $py "$p/top/cudnn_bench.py"
+program tunableop 60 120 $py "$p/top/tunableop.py"
+# their steady state by PyTorch's profiler: the first step, then the others
+if want oracle && step oracle 40; then
+	timed cudnn_oracle oracle 90 env ORACLE=1 STEPS=4 $py "$p/top/cudnn_bench.py"
+	timed tunableop_oracle oracle 120 env ORACLE=1 $py "$p/top/tunableop.py"
+fi
 
 # 5. the manual way on GPT-2: rank with PyTorch's profiler, then ncu on
 # the names (function names, as a user types them), then its details page

@@ -37,7 +37,7 @@ def fmt(v, p=2):
     return "-" if v is None else ("%.*f" % (p, v) if isinstance(v, float) else str(v))
 
 
-progs = ["graph_mlp", "op_range", "triton", "resnet50", "two_procs", "tv_model", "gpt2", "flax"]
+progs = ["graph_mlp", "op_range", "triton", "resnet50", "two_procs", "tv_model", "gpt2", "flax", "cudnn4", "cudnn1", "tunableop"]
 print()
 print("=== issue 44: kf --json ncu --top 3 -a --clock-control -a none against the plain run (wall s)")
 print("plain: the program alone before and after; ratio: kf / their mean; chosen: kernels chosen;")
