@@ -233,6 +233,16 @@ trials_trace() {
 	assert_output "$(printf '%s\n' _ZN5cudnn19engines_precompiled16nchwToNhwcKernelIfffLb0ELb1EL21cudnnKernelDataType_t0EEEvNS0_18nchw2nhwc_params_tIT1_EEPKT_PT0_ \
 		_ZN5cudnn21bn_bw_1C11_kernel_newIff6float2Li128ELb1ELi1EEEvT0_S2_S2_S2_17cudnnTensorStructPKT_S3_S6_S3_PS4_PKS2_PS2_SA_S9_S9_S2_ \
 		_ZN5cudnn21bn_bw_1C11_kernel_newIff6float2Li512ELb1ELi1EEEvT0_S2_S2_S2_17cudnnTensorStructPKT_S3_S6_S3_PS4_PKS2_PS2_SA_S9_S9_S2_)"
+	# the spares: kernels whose first launch, in the steady state or in the
+	# trials the detailed run runs again, follows the chosen ones' (the
+	# conversion's at launch 74, a trial's; the batch norms' at 2592 and
+	# 2830): only the optimizer's step, first at 2904. On the H100 the
+	# forward batch norm and a convolution, first launched in the
+	# detailed run's trials, took two chosen kernels' places
+	run jq -c '[.kernels[1:4][] | [.first_id, .first_trial_id]]' "$T/cudnn4/ncu_ranking.json"
+	assert_output '[["382","74"],["2592",null],["2830",null]]'
+	run jq -r '.spares[] | .[0:50]' "$T/cudnn4/ncu_top.json"
+	assert_output 'void at::native::(anonymous namespace)::multi_tens'
 	# the candidates that ran only in the first step are none of those ranked
 	run jq -r '.kernels[] | select(.name | startswith("wgrad2d_grouped") or startswith("void cudnn::cnn::wgrad2d_grouped")) | .name' "$T/cudnn4/ncu_ranking.json"
 	assert_output ''
@@ -242,6 +252,33 @@ trials_trace() {
 	# TunableOp: nothing set aside, its candidates counted with the GEMMs
 	run jq -c '[.steady_state, .set_aside, [.kernels[0:3][] | [.name, .launches]]]' "$T/tunableop/ncu_ranking.json"
 	assert_output '["all",null,[["nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NTT",252],["nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_bias_TNT",252],["nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT",248]]]'
+}
+
+@test "kf trace's own record: an autotuner's timed trials set aside from its kernels and chains, its window after the last of them; the same on ResNet-18 under cudnn.benchmark (H100) as --top ranks" {
+	trials_trace "$T/r"
+	replay t trace "$T/r" | kf-read >"$T/t.json"
+	# the 12 launches of the candidates' runs apart; b, y, c, a, t of the
+	# rest (3 x 80, 3 x 50, 3 x 20, 5 x 10, 3 x 5 us); the window from the
+	# first launch after the last of them, the winner's t() (the 15 launches
+	# of the steady state)
+	run jq -c '.data | [.launches, .kernel_count, .total_ns, .set_aside, [.kernels[] | [.name, .launches]], .timeline.window.from, .timeline.window.launches, .timeline.launches]' "$T/t.json"
+	assert_output '[29,5,515000,[{"name":"Timed trials: candidates run one by one, each waited for by the host","launches":12,"total_ns":1530000,"kernel_count":4}],[["b()",3],["y()",3],["c()",3],["a()",5],["t()",3]],"steady_state",15,29]'
+	# the chains hold none of them: 17 launches, not 29
+	run jq -c '.data.chains.launches' "$T/t.json"
+	assert_output 17
+	kf-collate <"$T/t.json" | kf-feedback --text >"$T/t.txt"
+	run cat "$T/t.txt"
+	assert_line --partial 'kf trace (CUPTI) timed every GPU activity of 1 process: 29 kernel launches (2.04 ms of GPU time); 12 of them (1.53 ms, 4 kernels) in runs of blocks of a few launches, each waited for by the host, their kernels changing from block to block: an autotuner'"'"'s candidates (cuDNN'"'"'s benchmark mode times each algorithm of a convolution so), set aside as "Timed trials: candidates run one by one, each waited for by the host"; the kernels below and every share are of the other 17 launches (515.0 µs in 5 kernels), and the traced window begins after the last of them.'
+	assert_line 'Kernels by total GPU time (5 kernels, 17 launches, 515.0 µs in all):'
+	# without them (the candidates never change): nothing set aside
+	trials_trace "$T/s" "y y"
+	replay s trace "$T/s" | kf-read | jq -e '.data | (has("set_aside") | not) and .timeline.window.from == "top_kernel"'
+	# the recorded H100 trace: the ranking --top makes (the test above)
+	mkdir -p "$T/rn"
+	gzip -dc "$FIX/ncu-h100-top/trials/cudnn4.kft.gz" >"$T/rn/trace.1355.kft"
+	replay rn trace "$T/rn" | kf-read >"$T/rn.json"
+	run jq -c '.data | [.launches, .kernel_count, .total_ns, [.set_aside[] | [.launches, .total_ns, .kernel_count]], [.kernels[0:3][] | [.name[0:40], .launches, .total_ns]], .timeline.window.from, .timeline.window.launches]' "$T/rn.json"
+	assert_output '[4048,55,28442606,[[2625,89730497,97]],[["void cudnn::engines_precompiled::nchwToN",340,2849844],["void cudnn::bn_bw_1C11_kernel_new<float,",16,2540109],["void cudnn::bn_bw_1C11_kernel_new<float,",4,2452556]],"steady_state",1149]'
 }
 
 # multi_reordered: bench multi's recorded details page with sgemm_naive_k

@@ -93,16 +93,23 @@ top_pick(const cJSON *rk, size_t k, const cJSON **pick)
 	return n;
 }
 
+/* A kernel's first launch that the detailed run repeats: in the steady
+ * state, or before it in an autotuner's timed trials, which the program
+ * runs again (cuDNN's benchmark mode chooses anew in each process). */
 static double
 first_launch(const cJSON *e)
 {
-	double v;
+	double v, t;
 
-	return kf_str(e, "first_id") && kf_parse_number(kf_str(e, "first_id"), &v) ? v : -1;
+	if (!kf_str(e, "first_id") || !kf_parse_number(kf_str(e, "first_id"), &v))
+		return -1;
+	if (kf_str(e, "first_trial_id") && kf_parse_number(kf_str(e, "first_trial_id"), &t) && t < v)
+		return t;
+	return v;
 }
 
 /* Up to n spares into spare: the kernels next by time whose first launch
- * (in the steady state) comes after the first launches of all n chosen.
+ * (first_launch) comes after the first launches of all n chosen.
  * The detailed run ends the program once as many launches as chosen are
  * profiled, in launch order: a spare is reached only when a chosen kernel
  * did not run (the detailed run runs other kernels: shapes, autotuning,

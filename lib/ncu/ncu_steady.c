@@ -20,20 +20,10 @@
  *   timed so), the candidates are being tried, and the steady state begins
  *   with the last candidate's runs. The fills themselves are set aside.
  * - Timed runs of candidates, each waited for by the host (KF_WAIT_COL,
- *   kf's tracer's synchronisations): cuDNN's benchmark mode
- *   (torch.backends.cudnn.benchmark) runs each candidate algorithm of a
- *   convolution twice, a warm-up and a timed run, each followed by the
- *   host's wait (cudaDeviceSynchronize, cudaEventSynchronize), the first
- *   time the program meets its shape, then the fastest. So a run of
- *   MIN_TRIALS or more such blocks of at most TRIAL_MAX launches, one after
- *   the other, in which the kernels run change (another candidate), is set
- *   aside: only those launches, not what comes before, since the program's
- *   first step holds its own work between one convolution's trials and the
- *   next's. A block whose tail is the next block is that candidate's
- *   warm-up after launches of the program's own, which stay. Timed runs
- *   that never change kernels (a benchmark's loop, PyTorch's TunableOp,
- *   whose candidates launch the same kernel in the same configuration) are
- *   the program's.
+ *   kf's tracer's synchronisations), their kernels changing: cuDNN's
+ *   benchmark mode's trials (trials.h). Only those launches are set aside,
+ *   not what came before them: the program's first step holds its own
+ *   work between one convolution's trials and the next's.
  *
  * When nothing is left after the autotuning, every launch is the steady
  * state. Memory grows with the processes and their runs of flushes and of
@@ -46,30 +36,16 @@
 #include "mem.h"
 #include "ncu_top.h"
 #include "record.h"
+#include "trials.h"
 
 #define RUN_GAP 8		/* launches after a flush that belong to its run */
 #define MIN_FLUSHES 3		/* flushes, each within RUN_GAP of the last: a benchmark */
 #define FLUSH_BLOCKS 16384	/* a fill of at least this many blocks: 32 MB and up */
-#define TRIAL_MAX 8		/* launches in one timed run of a candidate, at most */
-#define MIN_TRIALS 4		/* timed runs in a row, of two candidates or more */
-#define RING (2 * TRIAL_MAX)	/* the launches remembered: a run and the one before */
 
 struct region {
 	long first, last;	/* its first and last flush (launch) */
 };
 
-struct trials {			/* a process's timed runs waited for by the host */
-	unsigned long ring[RING];	/* each launch's hash, by position % RING */
-	long blk_start;		/* the block since the last wait */
-	int blk_len;
-	long first, last;	/* the open run of them, first < 0: none */
-	int runs, changed;
-	unsigned long sig;	/* the last run's kernels */
-	long prev_start;	/* the last run's block */
-	int prev_len, prev_changed;	/* ... and changed before it */
-	struct region *r;	/* those found */
-	size_t nr, capr;
-};
 
 struct phase {			/* one process */
 	long pos, pos2;		/* its launches so far, in each pass */
@@ -88,7 +64,7 @@ struct phase {			/* one process */
 	size_t nr, capr;
 	long steady_from;
 	const char *entry;	/* what the launches before steady_from are */
-	struct trials t;
+	struct kf_trials *t;	/* its timed trials (trials.h) */
 };
 
 struct ncu_steady {
@@ -112,7 +88,7 @@ phase_of(struct ncu_steady *s, const char *pid)
 	if (e->val == NULL) {
 		e->val = p = xcalloc(1, sizeof *p);
 		p->xla_last = p->last_flush = -1;
-		p->t.first = -1;
+		p->t = kf_trials_new();
 	}
 	return e->val;
 }
@@ -144,14 +120,6 @@ is_flush(const struct trow *r)
 		g[i] = strtol(p, (char **)&p, 10);
 	}
 	return g[0] * g[1] * g[2] >= FLUSH_BLOCKS;
-}
-
-static unsigned long
-mix(unsigned long h, const char *s)
-{
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 1099511628211ul;
-	return (h ^ 0xff) * 1099511628211ul;
 }
 
 /* A timed run of a qualifying region: its signature against the last. */
@@ -209,127 +177,6 @@ region_end(struct phase *p)
 	p->prev_len = 0;
 }
 
-static unsigned long
-launch_hash(const struct trow *r)
-{
-	return mix(mix(mix(14695981039346656037ul, r->name), r->block), r->grid);
-}
-
-static int
-cmp_ul(const void *x, const void *y)
-{
-	unsigned long a = *(const unsigned long *)x, b = *(const unsigned long *)y;
-
-	return a < b ? -1 : a > b;
-}
-
-/* The kernels (with their configurations) of the n launches from
- * position at: the same whatever their order and count. */
-static unsigned long
-run_sig(const struct trials *t, long at, int n)
-{
-	unsigned long v[TRIAL_MAX], h = 14695981039346656037ul;
-	int i;
-
-	for (i = 0; i < n; i++)
-		v[i] = t->ring[(at + i) % RING];
-	kf_sort(v, (size_t)n, sizeof *v, cmp_ul);
-	for (i = 0; i < n; i++)
-		if (i == 0 || v[i] != v[i - 1])
-			h = (h ^ v[i]) * 1099511628211ul;
-	return h;
-}
-
-/* The n launches from position a are those from b, one by one. */
-static int
-same_launches(const struct trials *t, long a, long b, int n)
-{
-	int i;
-
-	for (i = 0; i < n; i++)
-		if (t->ring[(a + i) % RING] != t->ring[(b + i) % RING])
-			return 0;
-	return 1;
-}
-
-/* The open run of timed runs ends at last: kept when it is trials. */
-static void
-trials_close(struct trials *t, long last, int runs, int changed)
-{
-	if (t->first >= 0 && last >= t->first && runs >= MIN_TRIALS && changed) {
-		KF_GROW(t->r, t->nr, t->capr, 4);
-		t->r[t->nr].first = t->first;
-		t->r[t->nr++].last = last;
-	}
-	t->first = -1;
-}
-
-/* A block of n launches from position at, waited for after its last. */
-static void
-trials_run(struct trials *t, long at, int n)
-{
-	unsigned long sig = run_sig(t, at, n);
-	int changed = t->changed;
-
-	if (t->first >= 0 && t->prev_len > n && same_launches(t, at - n, at, n)) {
-		/* the last block ended with this one: its launches before
-		 * that are the program's, and the trials start again */
-		trials_close(t, t->prev_start - 1, t->runs - 1, t->prev_changed);
-		t->first = at - n;
-		t->runs = 2;
-		t->changed = 0;
-	} else if (t->first >= 0) {
-		t->runs++;
-		t->changed |= sig != t->sig;
-	} else {
-		/* a first run; the end of the long block before it may be
-		 * its warm-up */
-		t->first = at;
-		t->runs = 1;
-		t->changed = 0;
-		if (at >= n && t->prev_len == 0 && same_launches(t, at - n, at, n)) {
-			t->first = at - n;
-			t->runs = 2;
-		}
-	}
-	t->prev_changed = changed;
-	t->prev_start = at;
-	t->prev_len = n;
-	t->sig = sig;
-	t->last = at + n - 1;
-}
-
-/* Each launch at position pos: the blocks between the host's waits. */
-static void
-trials_see(struct trials *t, const struct trow *r, long pos)
-{
-	t->ring[pos % RING] = launch_hash(r);
-	if (t->blk_len == 0)
-		t->blk_start = pos;
-	if (++t->blk_len == TRIAL_MAX + 1) {
-		/* no timed run is this long: what was open ends */
-		if (t->first >= 0)
-			trials_close(t, t->last, t->runs, t->changed);
-		t->prev_len = 0;
-	}
-	if (r->waited) {
-		if (t->blk_len <= TRIAL_MAX)
-			trials_run(t, t->blk_start, t->blk_len);
-		t->blk_len = 0;
-	}
-}
-
-static int
-in_trials(const struct trials *t, long pos)
-{
-	size_t i;
-
-	for (i = 0; i < t->nr; i++)
-		if (pos >= t->r[i].first && pos <= t->r[i].last)
-			return 1;
-	return 0;
-}
-
 void
 ncu_steady_see(struct ncu_steady *s, const struct trow *r)
 {
@@ -339,7 +186,8 @@ ncu_steady_see(struct ncu_steady *s, const struct trow *r)
 
 	if (r->range && *r->range)
 		s->ranges = 1;
-	trials_see(&p->t, r, pos);
+	kf_trials_see(p->t, kf_trials_mix(kf_trials_mix(kf_trials_mix(KF_TRIALS_HASH0, r->name),
+	    r->block), r->grid), r->waited);
 	if (xla_autotuner(r->name))
 		p->xla_last = pos;
 	if (is_flush(r)) {
@@ -358,8 +206,8 @@ ncu_steady_see(struct ncu_steady *s, const struct trow *r)
 		p->run_open = 1;
 	} else if (p->run_open) {
 		if (pos - p->last_flush <= RUN_GAP) {
-			p->run_sig[p->run_len] = mix(mix(mix(p->run_len ? p->run_sig[p->run_len - 1] :
-			    14695981039346656037ul, r->name), r->block), r->grid);
+			p->run_sig[p->run_len] = kf_trials_mix(kf_trials_mix(kf_trials_mix(p->run_len ?
+			    p->run_sig[p->run_len - 1] : KF_TRIALS_HASH0, r->name), r->block), r->grid);
 			p->run_len++;
 		} else {
 			region_end(p);
@@ -378,8 +226,7 @@ ncu_steady_end(struct ncu_steady *s)
 		if (p == NULL)
 			continue;
 		region_end(p);
-		if (p->t.first >= 0)
-			trials_close(&p->t, p->t.last, p->t.runs, p->t.changed);
+		kf_trials_end(p->t);
 		p->steady_from = 0;
 		p->entry = NULL;
 		if (p->xla_last >= 0) {
@@ -421,7 +268,7 @@ ncu_steady_entry(struct ncu_steady *s, const struct trow *r)
 		return FLUSH_NAME;
 	if (pos < p->steady_from)
 		return p->entry;
-	if (p->t.nr > 0 && in_trials(&p->t, pos))
+	if (kf_trials_has(p->t, pos))
 		return TRIAL_NAME;
 	return NULL;
 }
@@ -445,7 +292,7 @@ ncu_steady_from(const struct ncu_steady *s)
 	for (i = 0; i < s->procs.cap; i++) {
 		const struct phase *p = s->procs.ent[i].key ? s->procs.ent[i].val : NULL;
 
-		if (p && ((p->entry && strcmp(p->entry, BENCH_NAME) == 0) || p->t.nr > 0))
+		if (p && ((p->entry && strcmp(p->entry, BENCH_NAME) == 0) || kf_trials_runs(p->t) > 0))
 			why = "autotuning";
 		else if (p && p->entry && strcmp(p->entry, TUNE_NAME) == 0 && why == NULL)
 			why = "xla_autotuning";
@@ -471,7 +318,7 @@ ncu_steady_free(struct ncu_steady *s)
 			struct phase *p = s->procs.ent[i].val;
 
 			free(p->r);
-			free(p->t.r);
+			kf_trials_free(p->t);
 			free(p);
 		}
 	kf_map_free(&s->procs);

@@ -258,6 +258,7 @@ struct build {
 	struct kf_map byfirst;	/* first launch's ID: index + 1 */
 	struct kf_map pids;	/* every process: struct tcount */
 	struct kf_map firsts;	/* key: the ID of its first launch, set aside or not */
+	struct kf_map trial_firsts;	/* key: the ID of its first launch in timed trials */
 	struct ncu_steady *steady;
 	struct tk *v;
 	size_t n, cap;
@@ -315,6 +316,11 @@ build_add(struct build *b, const struct trow *r, const char *aside)
 	e = kf_map_slot(&b->firsts, r->name, &created);
 	if (created)
 		e->val = xstrdup(r->id);
+	if (aside && strcmp(aside, TRIAL_NAME) == 0) {
+		e = kf_map_slot(&b->trial_firsts, r->name, &created);
+		if (created)
+			e->val = xstrdup(r->id);
+	}
 	if (i == 0) {
 		if (b->n == b->cap) {
 			b->cap = b->cap ? 2 * b->cap : 64;
@@ -456,6 +462,8 @@ tk_json(const struct build *b, const struct tk *k, double total)
 {
 	cJSON *o = cJSON_CreateObject();
 	const char *any = kf_map_get(&b->firsts, k->key);
+	const char *trial = kf_map_get(&b->trial_firsts, k->key);
+	double t, f;
 
 	cJSON_AddStringToObject(o, "key", k->key);
 	cJSON_AddStringToObject(o, "name", k->name ? k->name : k->key);
@@ -468,6 +476,10 @@ tk_json(const struct build *b, const struct tk *k, double total)
 	/* its first launch of all, when one was set aside before it */
 	if (any && strcmp(any, k->first) != 0)
 		cJSON_AddStringToObject(o, "first_any_id", any);
+	/* ... and in an autotuner's timed trials, which the detailed run
+	 * runs again, when one came before its first in the steady state */
+	if (trial && kf_parse_number(trial, &t) && kf_parse_number(k->first, &f) && t < f)
+		cJSON_AddStringToObject(o, "first_trial_id", trial);
 	cJSON_AddNumberToObject(o, "process_count", (double)k->pids.n);
 	cJSON_AddItemToObject(o, "processes", counts_json(&k->pids, "pid", MAX_PROCS, 0));
 	cJSON_AddNumberToObject(o, "config_count", (double)k->cfgs.n);
@@ -496,6 +508,10 @@ build_free(struct build *b)
 		if (b->firsts.ent[i].key)
 			free(b->firsts.ent[i].val);
 	kf_map_free(&b->firsts);
+	for (i = 0; i < b->trial_firsts.cap; i++)
+		if (b->trial_firsts.ent[i].key)
+			free(b->trial_firsts.ent[i].val);
+	kf_map_free(&b->trial_firsts);
 	ncu_steady_free(b->steady);
 	memset(b, 0, sizeof *b);
 }

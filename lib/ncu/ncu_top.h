@@ -12,6 +12,7 @@
 
 #include "csvrow.h"
 #include "lines.h"
+#include "trials.h"
 
 #define MAX_LISTED 1000		/* kernels listed in the ranking */
 /* The ranking's entries of launches set aside, each one entry of framework
@@ -22,7 +23,7 @@
 #define TUNE_NAME "XLA autotuning: the launches before the steady state"
 #define BENCH_NAME "Autotuning: the launches before the steady state"
 #define FLUSH_NAME "Cache flushes: fills of a scratch buffer between timed runs"
-#define TRIAL_NAME "Timed trials: candidates run one by one, each waited for by the host"
+#define TRIAL_NAME KF_TRIALS_NAME	/* trials.h */
 #define OUTSIDE_NAME "Outside the profiler range: launches before cudaProfilerStart or after cudaProfilerStop"
 
 /* One launch with a duration, as a row of the CSV gives it. */

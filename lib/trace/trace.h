@@ -125,6 +125,16 @@ extern const char *const trace_drop_kinds[6];
  * the program has none (no P line). */
 int trace_in_range(const struct trace_file *f, const struct trace_kernel *k);
 
+/* f's launches in the order of their starts (indices into f->k; equal
+ * starts in the file's order); the caller frees it. */
+size_t *trace_launch_order(const struct trace_file *f);
+/* For each launch of f (waited[i] for f->k[i]; order from
+ * trace_launch_order): 1 where a synchronisation of the host ended from
+ * its start to the start of the next launch (or the trace's end). The end
+ * of a host's wait comes after the GPU work it waited for, and a launch
+ * made after it starts later. 1 when some launch was, else 0. */
+int trace_waits(const struct trace_file *f, const size_t *order, char *waited);
+
 /* The trace.*.kft files of dir, sorted; NULL-terminated; NULL with errno
  * when dir cannot be read. */
 char **trace_list(const char *dir, size_t *n);

@@ -1,5 +1,6 @@
 /* kf trace: the files of one run as kf-read's "data": every kernel by
- * total GPU time (by mangled name, the identity ncu's filters use too), and
+ * total GPU time (by mangled name, the identity ncu's filters use too; an
+ * autotuner's timed trials of candidates, trials.h, set aside), and
  * the timeline facts a counter profiler cannot give: how much of the time
  * the GPU was busy, the idle gaps and where they fall, copies, sets,
  * synchronisation, launch rate and size, NVTX ranges. Times are CUPTI's,
@@ -15,6 +16,7 @@
 #include "mem.h"
 #include "record.h"
 #include "trace.h"
+#include "trials.h"
 
 #define MAX_LISTED 1000		/* kernels listed */
 #define NGAPS 5			/* largest gaps listed */
@@ -67,7 +69,64 @@ struct acc {
 				 * range: the first's start, the last's end */
 	int64_t sfirst, slast;	/* the steady state a choice found, the caller's */
 	struct kf_chains *chains;
+	double trial_n, trial_ns;	/* an autotuner's timed trials (trials.h) */
+	struct kf_map trial_names;
+	int64_t trial_end;	/* the last one's end */
 };
+
+/* For each launch of f (by index into f->k), whether it was one of an
+ * autotuner's timed trials (trials.h), the host's waits from the
+ * trace's synchronisations; the caller frees it. */
+static char *
+file_trials(struct acc *a, const struct trace_file *f)
+{
+	size_t *o = trace_launch_order(f), i;
+	char *w = xcalloc(f->nk + 1, 1), *t = xcalloc(f->nk + 1, 1), cfg[96];
+	struct kf_trials *tr = kf_trials_new();
+
+	trace_waits(f, o, w);
+	for (i = 0; i < f->nk; i++) {
+		const struct trace_kernel *k = &f->k[o[i]];
+
+		snprintf(cfg, sizeof cfg, "%d %d %d/%d %d %d", k->grid[0], k->grid[1], k->grid[2],
+		    k->block[0], k->block[1], k->block[2]);
+		kf_trials_see(tr, kf_trials_mix(kf_trials_mix(KF_TRIALS_HASH0,
+		    f->names[k->name].mangled), cfg), w[o[i]]);
+	}
+	kf_trials_end(tr);
+	for (i = 0; i < f->nk; i++)
+		if (kf_trials_has(tr, (long)i)) {
+			t[o[i]] = 1;
+			if (f->k[o[i]].end > a->trial_end)
+				a->trial_end = f->k[o[i]].end;
+		}
+	kf_trials_free(tr);
+	free(w);
+	free(o);
+	return t;
+}
+
+/* Where timed trials were, and no caller gave the window: the steady state
+ * from the first launch that starts after the last of them, within the
+ * program's profiler range where it has one. */
+static void
+after_trials(struct acc *a, struct trace_file *const *f, size_t n, char *const *trial)
+{
+	int64_t from = 0, to = a->rlast > a->rfirst ? a->rlast : a->klast;
+	size_t i, j;
+
+	if (a->trial_n == 0 || a->slast > a->sfirst)
+		return;
+	for (i = 0; i < n; i++)
+		for (j = 0; trial[i] && j < f[i]->nk; j++)
+			if (!trial[i][j] && f[i]->k[j].start > a->trial_end &&
+			    (from == 0 || f[i]->k[j].start < from))
+				from = f[i]->k[j].start;
+	if (from == 0 || from >= to || (a->rlast > a->rfirst && from < a->rfirst))
+		return;
+	a->sfirst = from;
+	a->slast = to;
+}
 
 static struct kagg *
 kagg_of(struct acc *a, const struct trace_name *nm, long pid)
@@ -114,7 +173,7 @@ cmp_stream_start(const void *x, const void *y)
 
 /* The file's launches in order on each stream, into the chains. */
 static void
-add_chains(struct acc *a, const struct trace_file *f)
+add_chains(struct acc *a, const struct trace_file *f, const char *trial)
 {
 	const struct trace_kernel **o = xcalloc(f->nk ? f->nk : 1, sizeof *o);
 	char key[64];
@@ -125,6 +184,8 @@ add_chains(struct acc *a, const struct trace_file *f)
 	if (f->nk > 1)
 		kf_sort(o, f->nk, sizeof *o, cmp_stream_start);
 	for (i = 0; i < f->nk; i++) {
+		if (trial[o[i] - f->k])
+			continue;
 		snprintf(key, sizeof key, "%ld/%u/%u", f->pid, o[i]->device, o[i]->stream);
 		kf_chains_launch(a->chains, key, f->names[o[i]->name].demangled,
 		    (double)(o[i]->end - o[i]->start));
@@ -133,28 +194,45 @@ add_chains(struct acc *a, const struct trace_file *f)
 }
 
 static void
-add_kernels(struct acc *a, const struct trace_file *f)
+add_kernels(struct acc *a, const struct trace_file *f, const char *trial)
 {
 	size_t i;
+	int created;
 
 	for (i = 0; i < f->nk; i++) {
 		const struct trace_kernel *k = &f->k[i];
-		struct kagg *g = kagg_of(a, &f->names[k->name], f->pid);
+		const struct trace_name *nm = &f->names[k->name];
 		double ns = (double)(k->end - k->start);
+		struct kagg *g;
 
-		g->launches++;
-		g->graph_launches += k->graph != 0;
-		g->total += ns;
-		if (ns < g->min)
-			g->min = ns;
-		if (g->longest == NULL || ns > g->max) {
-			g->max = ns;
-			g->longest = k;
+		if (trial[i]) {
+			/* GPU work on the timeline, not one of the program's
+			 * kernels */
+			a->trial_n++;
+			a->trial_ns += ns;
+			kf_map_slot(&a->trial_names, nm->mangled, &created);
+		} else {
+			g = kagg_of(a, nm, f->pid);
+			g->launches++;
+			g->graph_launches += k->graph != 0;
+			g->total += ns;
+			if (ns < g->min)
+				g->min = ns;
+			if (g->longest == NULL || ns > g->max) {
+				g->max = ns;
+				g->longest = k;
+			}
+			if (g->pid != f->pid)
+				g->pid = -1;
+			if (g->first == 0 || k->start < g->first)
+				g->first = k->start;
 		}
-		if (g->pid != f->pid)
-			g->pid = -1;
-		if (g->first == 0 || k->start < g->first)
-			g->first = k->start;
+		if (trace_in_range(f, k) == 1) {
+			if (a->rfirst == 0 || k->start < a->rfirst)
+				a->rfirst = k->start;
+			if (k->end > a->rlast)
+				a->rlast = k->end;
+		}
 		if (a->ndur == a->capdur) {
 			a->capdur = kf_grow_cap(a->capdur, a->ndur + 1, 1024);
 			a->dur = xrealloc(a->dur, a->capdur * sizeof *a->dur);
@@ -164,15 +242,9 @@ add_kernels(struct acc *a, const struct trace_file *f)
 		a->dstart[a->ndur] = k->start;
 		a->dend[a->ndur] = k->end;
 		a->dur[a->ndur++] = ns;
-		add_span(a, k->start, k->end, g->demangled);
+		add_span(a, k->start, k->end, nm->demangled);
 		if (k->end > a->klast)
 			a->klast = k->end;
-		if (trace_in_range(f, k) == 1) {
-			if (a->rfirst == 0 || k->start < a->rfirst)
-				a->rfirst = k->start;
-			if (k->end > a->rlast)
-				a->rlast = k->end;
-		}
 	}
 }
 
@@ -617,6 +689,7 @@ acc_free(struct acc *a)
 	free(a->dend);
 	free(a->r);
 	kf_map_free(&a->byname);
+	kf_map_free(&a->trial_names);
 	cJSON_Delete(a->copies);
 	kf_chains_free(a->chains);
 }
@@ -630,10 +703,11 @@ trace_data(struct trace_file *const *f, size_t n)
 cJSON *
 trace_data_window(struct trace_file *const *f, size_t n, int64_t from, int64_t to)
 {
-	cJSON *data = cJSON_CreateObject(), *files, *ks, *sets, *syncs;
+	cJSON *data = cJSON_CreateObject(), *files, *ks, *sets, *syncs, *e;
 	struct acc a = {0};
 	int64_t t0 = 0, t1 = 0;
 	double total = 0;
+	char **trial = xcalloc(n + 1, sizeof *trial);
 	size_t i;
 
 	a.sfirst = from;
@@ -650,11 +724,16 @@ trace_data_window(struct trace_file *const *f, size_t n, int64_t from, int64_t t
 			t0 = f[i]->t0;
 		if (f[i]->t1 > t1)
 			t1 = f[i]->t1;
-		add_kernels(&a, f[i]);
-		add_chains(&a, f[i]);
+		trial[i] = file_trials(&a, f[i]);
+		add_kernels(&a, f[i], trial[i]);
+		add_chains(&a, f[i], trial[i]);
 		add_ops(&a, f[i]);
 		add_ranges(&a, f[i]);
 	}
+	after_trials(&a, f, n, trial);
+	for (i = 0; i < n; i++)
+		free(trial[i]);
+	free(trial);
 	if (a.nk > 1)
 		kf_sort(a.k, a.nk, sizeof *a.k, cmp_kagg);
 	for (i = 0; i < a.nk; i++)
@@ -667,6 +746,14 @@ trace_data_window(struct trace_file *const *f, size_t n, int64_t from, int64_t t
 	for (i = 0; i < a.nk && i < MAX_LISTED; i++)
 		cJSON_AddItemToArray(ks, kernel_json(a.k[i], total));
 	cJSON_AddBoolToObject(data, "kernels_cut", a.nk > MAX_LISTED);
+	if (a.trial_n > 0) {
+		e = cJSON_CreateObject();
+		cJSON_AddStringToObject(e, "name", KF_TRIALS_NAME);
+		cJSON_AddNumberToObject(e, "launches", a.trial_n);
+		cJSON_AddNumberToObject(e, "total_ns", a.trial_ns);
+		cJSON_AddNumberToObject(e, "kernel_count", (double)a.trial_names.n);
+		cJSON_AddItemToArray(cJSON_AddArrayToObject(data, "set_aside"), e);
+	}
 	cJSON_AddItemToObject(data, "timeline", timeline(&a, t0, t1));
 	cJSON_AddItemToObject(data, "copies", a.copies);
 	a.copies = NULL;

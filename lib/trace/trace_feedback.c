@@ -37,16 +37,31 @@ gap_n(const cJSON *tl, const char *bucket)
 static void
 say_head(struct kf_fb *fb, const cJSON *d)
 {
-	const cJSON *tl = kf_obj(d, "timeline"), *w;
+	const cJSON *tl = kf_obj(d, "timeline"), *w, *tr = cJSON_GetArrayItem(kf_arr(d, "set_aside"), 0);
 	struct buf b = {0};
-	double procs = kf_num(d, "processes", 0);
+	double procs = kf_num(d, "processes", 0), n = kf_num(d, "launches", 0);
 
 	buf_printf(&b, "kf trace (CUPTI) timed every GPU activity of %.0f process%s: %.0f "
-	    "kernel launch%s (", procs, procs == 1 ? "" : "es", kf_num(d, "launches", 0),
-	    kf_num(d, "launches", 0) == 1 ? "" : "es");
-	kf_fmt_ns(&b, kf_num(d, "total_ns", 0));
-	buf_printf(&b, " of GPU time in %.0f kernels). The GPU was busy ", kf_num(d,
-	    "kernel_count", 0));
+	    "kernel launch%s (", procs, procs == 1 ? "" : "es", n, n == 1 ? "" : "es");
+	if (tr) {
+		/* an autotuner's timed trials (trials.h), set aside */
+		kf_fmt_ns(&b, kf_num(d, "total_ns", 0) + kf_num(tr, "total_ns", 0));
+		buf_printf(&b, " of GPU time); %.0f of them (", kf_num(tr, "launches", 0));
+		kf_fmt_ns(&b, kf_num(tr, "total_ns", 0));
+		buf_printf(&b, ", %.0f kernels) in runs of blocks of a few launches, each waited "
+		    "for by the host, their kernels changing from block to block: an autotuner's "
+		    "candidates (cuDNN's benchmark mode times each algorithm of a convolution so), "
+		    "set aside as \"%s\"; the kernels below and every share are of the other "
+		    "%.0f launches (", kf_num(tr, "kernel_count", 0), kf_str(tr, "name") ?
+		    kf_str(tr, "name") : "?", n - kf_num(tr, "launches", 0));
+		kf_fmt_ns(&b, kf_num(d, "total_ns", 0));
+		buf_printf(&b, " in %.0f kernels), and the traced window begins after the last of "
+		    "them. The GPU was busy ", kf_num(d, "kernel_count", 0));
+	} else {
+		kf_fmt_ns(&b, kf_num(d, "total_ns", 0));
+		buf_printf(&b, " of GPU time in %.0f kernels). The GPU was busy ", kf_num(d,
+		    "kernel_count", 0));
+	}
 	kf_fmt_pct(&b, kf_num(tl, "busy_pct", 0));
 	buf_puts(&b, " of the ");
 	kf_fmt_ns(&b, kf_num(tl, "span_ns", 0));

@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -260,6 +261,84 @@ trace_in_range(const struct trace_file *f, const struct trace_kernel *k)
 		if (f->r[i].corr < k->corr && (last == NULL || f->r[i].corr > last->corr))
 			last = &f->r[i];
 	return last && last->start;
+}
+
+struct at {
+	int64_t start;
+	size_t i;
+};
+
+static int
+cmp_at(const void *x, const void *y)
+{
+	const struct at *a = x, *b = y;
+
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return a->i < b->i ? -1 : a->i > b->i;
+}
+
+size_t *
+trace_launch_order(const struct trace_file *f)
+{
+	struct at *v = xcalloc(f->nk + 1, sizeof *v);
+	size_t *o = xcalloc(f->nk + 1, sizeof *o), i;
+
+	for (i = 0; i < f->nk; i++) {
+		v[i].start = f->k[i].start;
+		v[i].i = i;
+	}
+	if (f->nk > 1)
+		kf_sort(v, f->nk, sizeof *v, cmp_at);
+	for (i = 0; i < f->nk; i++)
+		o[i] = v[i].i;
+	free(v);
+	return o;
+}
+
+static int
+cmp_time(const void *x, const void *y)
+{
+	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+/* Whether one of the n sorted times e lies in [from, to). */
+static int
+any_in(const int64_t *e, size_t n, int64_t from, int64_t to)
+{
+	size_t lo = 0, hi = n, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (e[mid] < from)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && e[lo] < to;
+}
+
+int
+trace_waits(const struct trace_file *f, const size_t *order, char *waited)
+{
+	int64_t *ends = xcalloc(f->nops + 1, sizeof *ends);
+	size_t n = 0, i;
+	int any = 0;
+
+	for (i = 0; i < f->nops; i++)
+		if (TRACE_HOST_WAITS(&f->ops[i]))
+			ends[n++] = f->ops[i].end;
+	if (n > 1)
+		kf_sort(ends, n, sizeof *ends, cmp_time);
+	for (i = 0; i < f->nk; i++) {
+		waited[order[i]] = any_in(ends, n, f->k[order[i]].start,
+		    i + 1 < f->nk ? f->k[order[i + 1]].start : INT64_MAX);
+		any |= waited[order[i]];
+	}
+	free(ends);
+	return any;
 }
 
 static int

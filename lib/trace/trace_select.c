@@ -9,7 +9,6 @@
  * KF_SELECT_WRITE the CSVs go into a folder of their own in TMPDIR, removed
  * after: the folder read is not written. */
 #include <errno.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,7 +37,11 @@ cmp_launch(const void *x, const void *y)
 {
 	const struct launch_in_file *a = x, *b = y;
 
-	return a->k->start < b->k->start ? -1 : a->k->start > b->k->start;
+	if (a->k->start != b->k->start)
+		return a->k->start < b->k->start ? -1 : 1;
+	if (a->fi != b->fi)
+		return a->fi < b->fi ? -1 : 1;
+	return a->k < b->k ? -1 : a->k > b->k;
 }
 
 static void
@@ -53,66 +56,26 @@ csv_field(FILE *out, const char *s, int last)
 	fputs(last ? "\"\n" : "\",", out);
 }
 
-static int
-cmp_time(const void *x, const void *y)
-{
-	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
-
-	return a < b ? -1 : a > b;
-}
-
-/* Whether one of the n sorted times e lies in [from, to). */
-static int
-any_in(const int64_t *e, size_t n, int64_t from, int64_t to)
-{
-	size_t lo = 0, hi = n, mid;
-
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (e[mid] < from)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < n && e[lo] < to;
-}
-
-/* Each launch of l (n, in the order of their starts) waited for when a
- * synchronisation of the host ended in its process from its start to the
- * start of the process's next launch (or the trace's end): the end of a
- * host's wait comes after the GPU work it waited for, and a launch it
- * makes after it starts later. 1 when some launch was, else 0. */
+/* Each launch of l (n) waited for where trace_waits says so. 1 when some
+ * launch was, else 0. */
 static int
 mark_waits(struct trace_file *const *f, size_t nf, struct launch_in_file *l, size_t n)
 {
-	int64_t **ends = xcalloc(nf + 1, sizeof *ends);
-	size_t *ne = xcalloc(nf + 1, sizeof *ne), *last = xcalloc(nf + 1, sizeof *last);
-	size_t i, j, fi;
+	char **w = xcalloc(nf + 1, sizeof *w);
+	size_t i, *o;
 	int any = 0;
 
-	for (fi = 0; fi < nf; fi++) {
-		ends[fi] = xcalloc(f[fi]->nops + 1, sizeof **ends);
-		for (j = 0; j < f[fi]->nops; j++)
-			if (TRACE_HOST_WAITS(&f[fi]->ops[j]))
-				ends[fi][ne[fi]++] = f[fi]->ops[j].end;
-		if (ne[fi] > 1)
-			kf_sort(ends[fi], ne[fi], sizeof **ends, cmp_time);
-		last[fi] = SIZE_MAX;
+	for (i = 0; i < nf; i++) {
+		o = trace_launch_order(f[i]);
+		w[i] = xcalloc(f[i]->nk + 1, 1);
+		any |= trace_waits(f[i], o, w[i]);
+		free(o);
 	}
-	for (i = 0; i < n; i++) {
-		fi = l[i].fi;
-		if (last[fi] != SIZE_MAX && any_in(ends[fi], ne[fi], l[last[fi]].k->start, l[i].k->start))
-			any = l[last[fi]].waited = 1;
-		last[fi] = i;
-	}
-	for (fi = 0; fi < nf; fi++) {
-		if (last[fi] != SIZE_MAX && any_in(ends[fi], ne[fi], l[last[fi]].k->start, INT64_MAX))
-			any = l[last[fi]].waited = 1;
-		free(ends[fi]);
-	}
-	free(ends);
-	free(ne);
-	free(last);
+	for (i = 0; i < n; i++)
+		l[i].waited = w[l[i].fi][l[i].k - l[i].f->k];
+	for (i = 0; i < nf; i++)
+		free(w[i]);
+	free(w);
 	return any;
 }
 
