@@ -249,6 +249,13 @@ trials_trace() {
 	# 1 step: the candidates 94.3% of its GPU time, the rest its own work
 	run jq -c '[.launches, [.set_aside[] | [.launches, .total_ns]], .total_ns, [.kernels[1:4][] | [.name[0:40], .launches]]]' "$T/cudnn1/ncu_ranking.json"
 	assert_output '[2901,[[2628,89576392]],94999984,[["void cudnn::bn_bw_1C11_kernel_new<float,",4],["void cudnn::bn_bw_1C11_kernel_new<float,",1],["void cudnn::engines_precompiled::nchwToN",57]]]'
+	# XLA's autotuner times its candidates so too: inside its autotuning,
+	# which is set aside whole as XLA's (the Flax CNN, H200)
+	mkdir -p "$T/flax/trace"
+	gzip -dc "$FIX/ncu-h200-top/programs/flax-held/trace/trace.2784.kft.gz" >"$T/flax/trace/trace.2784.kft"
+	kf-read --profiler trace --select 3 --write "$T/flax/trace" >/dev/null
+	run jq -c '[.steady_state, [.set_aside[] | [.name[0:14], .launches]], .steady_ids]' "$T/flax/ncu_ranking.json"
+	assert_output '["xla_autotuning",[["XLA autotuning",5330]],[5330,5464]]'
 	# TunableOp: nothing set aside, its candidates counted with the GEMMs
 	run jq -c '[.steady_state, .set_aside, [.kernels[0:3][] | [.name, .launches]]]' "$T/tunableop/ncu_ranking.json"
 	assert_output '["all",null,[["nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NTT",252],["nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_bias_TNT",252],["nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT",248]]]'

@@ -4,7 +4,7 @@
 # STEPS (4) training steps of three Linear layers (4096 wide) on a batch of
 # BATCH (4096) rows. The results file goes to TUNABLEOP_DIR (a fresh
 # temporary folder by default), so every run tunes. ORACLE=1: the first
-# step and the others each under torch.profiler, as cudnn_bench.py.
+# step and the others each under PyTorch's profiler (oracle.py).
 import os, tempfile
 d = os.environ.get("TUNABLEOP_DIR") or tempfile.mkdtemp(prefix="tunableop")
 os.environ.setdefault("PYTORCH_TUNABLEOP_ENABLED", "1")
@@ -29,25 +29,8 @@ def step():
 
 steps = int(os.environ.get("STEPS", "4"))
 if os.environ.get("ORACLE"):
-    from torch.profiler import profile, ProfilerActivity
-
-    def top(prof, what):
-        ev = [e for e in prof.key_averages() if e.device_type == torch.autograd.DeviceType.CUDA]
-        ev.sort(key=lambda e: -e.self_device_time_total)
-        tot = sum(e.self_device_time_total for e in ev)
-        print("oracle %s: %d kernels, %.1f us" % (what, len(ev), tot))
-        for e in ev[:8]:
-            print("oracle %s\t%d\t%.1f\t%.1f%%\t%s" % (what, e.count, e.self_device_time_total,
-                                                     100.0 * e.self_device_time_total / tot, e.key[:150]))
-    with profile(activities=[ProfilerActivity.CUDA]) as p1:
-        loss = step()
-        torch.cuda.synchronize()
-    with profile(activities=[ProfilerActivity.CUDA]) as p2:
-        for _ in range(steps - 1):
-            loss = step()
-        torch.cuda.synchronize()
-    top(p1, "first")
-    top(p2, "rest")
+    import oracle
+    loss = oracle.run(step, steps)
 else:
     for _ in range(steps):
         loss = step()

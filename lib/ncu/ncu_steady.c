@@ -292,7 +292,10 @@ ncu_steady_from(const struct ncu_steady *s)
 	for (i = 0; i < s->procs.cap; i++) {
 		const struct phase *p = s->procs.ent[i].key ? s->procs.ent[i].val : NULL;
 
-		if (p && ((p->entry && strcmp(p->entry, BENCH_NAME) == 0) || kf_trials_runs(p->t) > 0))
+		/* timed trials count where some lie in the steady state (not
+		 * inside XLA's autotuning, its own entry) */
+		if (p && ((p->entry && strcmp(p->entry, BENCH_NAME) == 0) ||
+		    kf_trials_last(p->t) >= p->steady_from))
 			why = "autotuning";
 		else if (p && p->entry && strcmp(p->entry, TUNE_NAME) == 0 && why == NULL)
 			why = "xla_autotuning";
