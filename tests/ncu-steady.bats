@@ -261,7 +261,7 @@ trials_trace() {
 	assert_output '["all",null,[["nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NTT",252],["nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_bias_TNT",252],["nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT",248]]]'
 }
 
-@test "kf trace's own record: an autotuner's timed trials set aside from its kernels and chains, its window after the last of them; the same on ResNet-18 under cudnn.benchmark (H100) as --top ranks" {
+@test "kf trace's own record: an autotuner's timed trials and XLA's autotuning set aside from its kernels and chains, its window after the last of them; on ResNet-18 under cudnn.benchmark (H100) and the Flax CNN (H200) as --top ranks" {
 	trials_trace "$T/r"
 	replay t trace "$T/r" | kf-read >"$T/t.json"
 	# the 12 launches of the candidates' runs apart; b, y, c, a, t of the
@@ -280,6 +280,15 @@ trials_trace() {
 	# without them (the candidates never change): nothing set aside
 	trials_trace "$T/s" "y y"
 	replay s trace "$T/s" | kf-read | jq -e '.data | (has("set_aside") | not) and .timeline.window.from == "top_kernel"'
+	# XLA's autotuning set aside as --top sets it aside: the Flax CNN's
+	# (H200), its 5 steps' 135 launches ranked, the window theirs
+	gzip -dc "$FIX/ncu-h200-top/programs/flax-held/trace/trace.2784.kft.gz" >"$T/r/trace.100.kft"
+	replay fx trace "$T/r" | kf-read >"$T/fx.json"
+	run jq -c '.data | [.launches, .kernel_count, [.set_aside[] | [.name, .launches, .kernel_count]], .timeline.window.from, .timeline.window.launches]' "$T/fx.json"
+	assert_output '[5465,26,[["XLA autotuning: the launches before the steady state",5330,144]],"steady_state",135]'
+	kf-collate <"$T/fx.json" | kf-feedback --text >"$T/fx.txt"
+	run grep -c 'up to the last launch of XLA'"'"'s autotuner in their process, its timed runs of candidates among them, set aside as "XLA autotuning: the launches before the steady state"; the kernels below and every share are of the other 135 launches' "$T/fx.txt"
+	assert_output 1
 	# the recorded H100 trace: the ranking --top makes (the test above)
 	mkdir -p "$T/rn"
 	gzip -dc "$FIX/ncu-h100-top/trials/cudnn4.kft.gz" >"$T/rn/trace.1355.kft"

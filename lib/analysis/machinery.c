@@ -2,6 +2,7 @@
  * (autotuner timers, buffer checks), read from share/kf/machinery.tsv so
  * that every profiler's feedback can set them aside. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "feedback.h"
 #include "globtab.h"
@@ -37,4 +38,12 @@ const char *
 kf_machinery_error(void)
 {
 	return kf_globtab_error(&table);
+}
+
+int
+kf_machinery_xla(const char *name)
+{
+	const struct kf_machine *m = kf_machinery_find(name);
+
+	return m && strcmp(m->framework, "XLA") == 0;
 }

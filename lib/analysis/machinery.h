@@ -12,6 +12,12 @@ struct kf_machine {
 };
 /* The entry whose pattern matches name (demangled, or mangled), or NULL. */
 const struct kf_machine *kf_machinery_find(const char *name);
+/* Whether name is a kernel of XLA's autotuner (the table's XLA rows). */
+int kf_machinery_xla(const char *name);
+/* The set-aside entry of a process's launches up to the last of XLA's
+ * autotuner: its timed runs of candidates, and all before (the table's row
+ * of that name; man/kf.7). */
+#define KF_XLA_TUNE_NAME "XLA autotuning: the launches before the steady state"
 /* Why the table could not be read (or a bad line), or NULL. */
 const char *kf_machinery_error(void);
 

@@ -46,7 +46,6 @@ struct region {
 	long first, last;	/* its first and last flush (launch) */
 };
 
-
 struct phase {			/* one process */
 	long pos, pos2;		/* its launches so far, in each pass */
 	long xla_last;		/* the position of its last XLA autotuner launch, or -1 */
@@ -91,14 +90,6 @@ phase_of(struct ncu_steady *s, const char *pid)
 		p->t = kf_trials_new();
 	}
 	return e->val;
-}
-
-static int
-xla_autotuner(const char *name)
-{
-	const struct kf_machine *m = kf_machinery_find(name);
-
-	return m && strcmp(m->framework, "XLA") == 0;
 }
 
 /* A fill of a scratch buffer that empties the L2 cache: PyTorch's fill_ or
@@ -188,7 +179,7 @@ ncu_steady_see(struct ncu_steady *s, const struct trow *r)
 		s->ranges = 1;
 	kf_trials_see(p->t, kf_trials_mix(kf_trials_mix(kf_trials_mix(KF_TRIALS_HASH0, r->name),
 	    r->block), r->grid), r->waited);
-	if (xla_autotuner(r->name))
+	if (kf_machinery_xla(r->name))
 		p->xla_last = pos;
 	if (is_flush(r)) {
 		if (p->last_flush >= 0 && p->region_flushes > 0 && pos - p->last_flush <= RUN_GAP + 1) {

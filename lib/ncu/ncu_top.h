@@ -12,6 +12,7 @@
 
 #include "csvrow.h"
 #include "lines.h"
+#include "machinery.h"
 #include "trials.h"
 
 #define MAX_LISTED 1000		/* kernels listed in the ranking */
@@ -20,7 +21,7 @@
  * XLA's autotuning or after other autotuning timed between cache flushes;
  * the flushes; an autotuner's candidates timed one by one (cuDNN's
  * benchmark mode); outside the program's profiler range (ncu_steady.c). */
-#define TUNE_NAME "XLA autotuning: the launches before the steady state"
+#define TUNE_NAME KF_XLA_TUNE_NAME	/* machinery.h */
 #define BENCH_NAME "Autotuning: the launches before the steady state"
 #define FLUSH_NAME "Cache flushes: fills of a scratch buffer between timed runs"
 #define TRIAL_NAME KF_TRIALS_NAME	/* trials.h */

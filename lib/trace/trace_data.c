@@ -1,6 +1,7 @@
 /* kf trace: the files of one run as kf-read's "data": every kernel by
- * total GPU time (by mangled name, the identity ncu's filters use too; an
- * autotuner's timed trials of candidates, trials.h, set aside), and
+ * total GPU time (by mangled name, the identity ncu's filters use too;
+ * autotuning set aside: XLA's, up to its autotuner's last launch in a
+ * process, and an autotuner's timed trials of candidates, trials.h), and
  * the timeline facts a counter profiler cannot give: how much of the time
  * the GPU was busy, the idle gaps and where they fall, copies, sets,
  * synchronisation, launch rate and size, NVTX ranges. Times are CUPTI's,
@@ -12,6 +13,7 @@
 
 #include "chains.h"
 #include "feedback.h"
+#include "machinery.h"
 #include "map.h"
 #include "mem.h"
 #include "record.h"
@@ -22,6 +24,13 @@
 #define NGAPS 5			/* largest gaps listed */
 #define SHORT_NS 10000.0	/* a launch or gap shorter is "short": 10 us */
 #define LONG_GAP_NS 1e6		/* a gap this long is the host's doing: 1 ms */
+
+/* What a launch set aside from the program's kernels is (man/kf.7,
+ * set_aside), as --top's steady state sets them aside (lib/ncu/ncu_steady.c):
+ * XLA's autotuning, its autotuner's launches and all before them in the
+ * process; an autotuner's timed trials after it. */
+enum { ASIDE_NONE, ASIDE_XLA, ASIDE_TRIALS, NASIDE };
+static const char *const aside_name[NASIDE] = { NULL, KF_XLA_TUNE_NAME, KF_TRIALS_NAME };
 
 struct kagg {
 	const char *mangled, *demangled;
@@ -69,57 +78,66 @@ struct acc {
 				 * range: the first's start, the last's end */
 	int64_t sfirst, slast;	/* the steady state a choice found, the caller's */
 	struct kf_chains *chains;
-	double trial_n, trial_ns;	/* an autotuner's timed trials (trials.h) */
-	struct kf_map trial_names;
-	int64_t trial_end;	/* the last one's end */
+	/* the launches set aside, by kind (ASIDE_*): their count, time and
+	 * kernels; the last one's end */
+	double aside_n[NASIDE], aside_ns[NASIDE];
+	struct kf_map aside_kernels[NASIDE];
+	int64_t aside_end;
 };
 
-/* For each launch of f (by index into f->k), whether it was one of an
- * autotuner's timed trials (trials.h), the host's waits from the
- * trace's synchronisations; the caller frees it. */
+/* For each launch of f (by index into f->k), what it is set aside as
+ * (ASIDE_*): up to the last launch of XLA's autotuner (machinery.tsv)
+ * where launches follow it, then an autotuner's timed trials (trials.h),
+ * the host's waits from the trace's synchronisations. The caller frees it. */
 static char *
-file_trials(struct acc *a, const struct trace_file *f)
+file_aside(struct acc *a, const struct trace_file *f)
 {
 	size_t *o = trace_launch_order(f), i;
 	char *w = xcalloc(f->nk + 1, 1), *t = xcalloc(f->nk + 1, 1), cfg[96];
 	struct kf_trials *tr = kf_trials_new();
+	long xla_last = -1;
 
 	trace_waits(f, o, w);
 	for (i = 0; i < f->nk; i++) {
 		const struct trace_kernel *k = &f->k[o[i]];
 
+		if (kf_machinery_xla(f->names[k->name].demangled))
+			xla_last = (long)i;
 		snprintf(cfg, sizeof cfg, "%d %d %d/%d %d %d", k->grid[0], k->grid[1], k->grid[2],
 		    k->block[0], k->block[1], k->block[2]);
 		kf_trials_see(tr, kf_trials_mix(kf_trials_mix(KF_TRIALS_HASH0,
 		    f->names[k->name].mangled), cfg), w[o[i]]);
 	}
 	kf_trials_end(tr);
-	for (i = 0; i < f->nk; i++)
-		if (kf_trials_has(tr, (long)i)) {
-			t[o[i]] = 1;
-			if (f->k[o[i]].end > a->trial_end)
-				a->trial_end = f->k[o[i]].end;
-		}
+	/* nothing after XLA's autotuning: every launch is the program's */
+	if (xla_last + 1 >= (long)f->nk)
+		xla_last = -1;
+	for (i = 0; i < f->nk; i++) {
+		t[o[i]] = (long)i <= xla_last ? ASIDE_XLA : kf_trials_has(tr, (long)i) ? ASIDE_TRIALS :
+		    ASIDE_NONE;
+		if (t[o[i]] != ASIDE_NONE && f->k[o[i]].end > a->aside_end)
+			a->aside_end = f->k[o[i]].end;
+	}
 	kf_trials_free(tr);
 	free(w);
 	free(o);
 	return t;
 }
 
-/* Where timed trials were, and no caller gave the window: the steady state
- * from the first launch that starts after the last of them, within the
- * program's profiler range where it has one. */
+/* Where launches were set aside, and no caller gave the window: the steady
+ * state from the first launch that starts after the last of them, within
+ * the program's profiler range where it has one. */
 static void
-after_trials(struct acc *a, struct trace_file *const *f, size_t n, char *const *trial)
+after_aside(struct acc *a, struct trace_file *const *f, size_t n, char *const *aside)
 {
 	int64_t from = 0, to = a->rlast > a->rfirst ? a->rlast : a->klast;
 	size_t i, j;
 
-	if (a->trial_n == 0 || a->slast > a->sfirst)
+	if (a->aside_end == 0 || a->slast > a->sfirst)
 		return;
 	for (i = 0; i < n; i++)
-		for (j = 0; trial[i] && j < f[i]->nk; j++)
-			if (!trial[i][j] && f[i]->k[j].start > a->trial_end &&
+		for (j = 0; aside[i] && j < f[i]->nk; j++)
+			if (!aside[i][j] && f[i]->k[j].start > a->aside_end &&
 			    (from == 0 || f[i]->k[j].start < from))
 				from = f[i]->k[j].start;
 	if (from == 0 || from >= to || (a->rlast > a->rfirst && from < a->rfirst))
@@ -173,7 +191,7 @@ cmp_stream_start(const void *x, const void *y)
 
 /* The file's launches in order on each stream, into the chains. */
 static void
-add_chains(struct acc *a, const struct trace_file *f, const char *trial)
+add_chains(struct acc *a, const struct trace_file *f, const char *aside)
 {
 	const struct trace_kernel **o = xcalloc(f->nk ? f->nk : 1, sizeof *o);
 	char key[64];
@@ -184,7 +202,7 @@ add_chains(struct acc *a, const struct trace_file *f, const char *trial)
 	if (f->nk > 1)
 		kf_sort(o, f->nk, sizeof *o, cmp_stream_start);
 	for (i = 0; i < f->nk; i++) {
-		if (trial[o[i] - f->k])
+		if (aside[o[i] - f->k])
 			continue;
 		snprintf(key, sizeof key, "%ld/%u/%u", f->pid, o[i]->device, o[i]->stream);
 		kf_chains_launch(a->chains, key, f->names[o[i]->name].demangled,
@@ -194,7 +212,7 @@ add_chains(struct acc *a, const struct trace_file *f, const char *trial)
 }
 
 static void
-add_kernels(struct acc *a, const struct trace_file *f, const char *trial)
+add_kernels(struct acc *a, const struct trace_file *f, const char *aside)
 {
 	size_t i;
 	int created;
@@ -205,12 +223,12 @@ add_kernels(struct acc *a, const struct trace_file *f, const char *trial)
 		double ns = (double)(k->end - k->start);
 		struct kagg *g;
 
-		if (trial[i]) {
+		if (aside[i]) {
 			/* GPU work on the timeline, not one of the program's
 			 * kernels */
-			a->trial_n++;
-			a->trial_ns += ns;
-			kf_map_slot(&a->trial_names, nm->mangled, &created);
+			a->aside_n[(int)aside[i]]++;
+			a->aside_ns[(int)aside[i]] += ns;
+			kf_map_slot(&a->aside_kernels[(int)aside[i]], nm->mangled, &created);
 		} else {
 			g = kagg_of(a, nm, f->pid);
 			g->launches++;
@@ -689,7 +707,8 @@ acc_free(struct acc *a)
 	free(a->dend);
 	free(a->r);
 	kf_map_free(&a->byname);
-	kf_map_free(&a->trial_names);
+	for (i = 0; i < NASIDE; i++)
+		kf_map_free(&a->aside_kernels[i]);
 	cJSON_Delete(a->copies);
 	kf_chains_free(a->chains);
 }
@@ -703,11 +722,11 @@ trace_data(struct trace_file *const *f, size_t n)
 cJSON *
 trace_data_window(struct trace_file *const *f, size_t n, int64_t from, int64_t to)
 {
-	cJSON *data = cJSON_CreateObject(), *files, *ks, *sets, *syncs, *e;
+	cJSON *data = cJSON_CreateObject(), *files, *ks, *sets, *syncs, *e, *aa = NULL;
 	struct acc a = {0};
 	int64_t t0 = 0, t1 = 0;
 	double total = 0;
-	char **trial = xcalloc(n + 1, sizeof *trial);
+	char **aside = xcalloc(n + 1, sizeof *aside);
 	size_t i;
 
 	a.sfirst = from;
@@ -724,16 +743,16 @@ trace_data_window(struct trace_file *const *f, size_t n, int64_t from, int64_t t
 			t0 = f[i]->t0;
 		if (f[i]->t1 > t1)
 			t1 = f[i]->t1;
-		trial[i] = file_trials(&a, f[i]);
-		add_kernels(&a, f[i], trial[i]);
-		add_chains(&a, f[i], trial[i]);
+		aside[i] = file_aside(&a, f[i]);
+		add_kernels(&a, f[i], aside[i]);
+		add_chains(&a, f[i], aside[i]);
 		add_ops(&a, f[i]);
 		add_ranges(&a, f[i]);
 	}
-	after_trials(&a, f, n, trial);
+	after_aside(&a, f, n, aside);
 	for (i = 0; i < n; i++)
-		free(trial[i]);
-	free(trial);
+		free(aside[i]);
+	free(aside);
 	if (a.nk > 1)
 		kf_sort(a.k, a.nk, sizeof *a.k, cmp_kagg);
 	for (i = 0; i < a.nk; i++)
@@ -746,13 +765,17 @@ trace_data_window(struct trace_file *const *f, size_t n, int64_t from, int64_t t
 	for (i = 0; i < a.nk && i < MAX_LISTED; i++)
 		cJSON_AddItemToArray(ks, kernel_json(a.k[i], total));
 	cJSON_AddBoolToObject(data, "kernels_cut", a.nk > MAX_LISTED);
-	if (a.trial_n > 0) {
+	for (i = 1; i < NASIDE; i++) {
+		if (a.aside_n[i] == 0)
+			continue;
 		e = cJSON_CreateObject();
-		cJSON_AddStringToObject(e, "name", KF_TRIALS_NAME);
-		cJSON_AddNumberToObject(e, "launches", a.trial_n);
-		cJSON_AddNumberToObject(e, "total_ns", a.trial_ns);
-		cJSON_AddNumberToObject(e, "kernel_count", (double)a.trial_names.n);
-		cJSON_AddItemToArray(cJSON_AddArrayToObject(data, "set_aside"), e);
+		cJSON_AddStringToObject(e, "name", aside_name[i]);
+		cJSON_AddNumberToObject(e, "launches", a.aside_n[i]);
+		cJSON_AddNumberToObject(e, "total_ns", a.aside_ns[i]);
+		cJSON_AddNumberToObject(e, "kernel_count", (double)a.aside_kernels[i].n);
+		if (aa == NULL)
+			aa = cJSON_AddArrayToObject(data, "set_aside");
+		cJSON_AddItemToArray(aa, e);
 	}
 	cJSON_AddItemToObject(data, "timeline", timeline(&a, t0, t1));
 	cJSON_AddItemToObject(data, "copies", a.copies);

@@ -14,6 +14,7 @@
 #include "feedback.h"
 #include "gpu_roofs.h"
 #include "levers.h"
+#include "machinery.h"
 #include "mem.h"
 #include "program.h"
 #include "record.h"
@@ -37,26 +38,41 @@ gap_n(const cJSON *tl, const char *bucket)
 static void
 say_head(struct kf_fb *fb, const cJSON *d)
 {
-	const cJSON *tl = kf_obj(d, "timeline"), *w, *tr = cJSON_GetArrayItem(kf_arr(d, "set_aside"), 0);
+	const cJSON *tl = kf_obj(d, "timeline"), *w, *e;
 	struct buf b = {0};
-	double procs = kf_num(d, "processes", 0), n = kf_num(d, "launches", 0);
+	double procs = kf_num(d, "processes", 0), n = kf_num(d, "launches", 0), an = 0, ans = 0;
+	const char *nm;
 
+	cJSON_ArrayForEach(e, kf_arr(d, "set_aside")) {
+		an += kf_num(e, "launches", 0);
+		ans += kf_num(e, "total_ns", 0);
+	}
 	buf_printf(&b, "kf trace (CUPTI) timed every GPU activity of %.0f process%s: %.0f "
 	    "kernel launch%s (", procs, procs == 1 ? "" : "es", n, n == 1 ? "" : "es");
-	if (tr) {
-		/* an autotuner's timed trials (trials.h), set aside */
-		kf_fmt_ns(&b, kf_num(d, "total_ns", 0) + kf_num(tr, "total_ns", 0));
-		buf_printf(&b, " of GPU time); %.0f of them (", kf_num(tr, "launches", 0));
-		kf_fmt_ns(&b, kf_num(tr, "total_ns", 0));
-		buf_printf(&b, ", %.0f kernels) in runs of blocks of a few launches, each waited "
-		    "for by the host, their kernels changing from block to block: an autotuner's "
-		    "candidates (cuDNN's benchmark mode times each algorithm of a convolution so), "
-		    "set aside as \"%s\"; the kernels below and every share are of the other "
-		    "%.0f launches (", kf_num(tr, "kernel_count", 0), kf_str(tr, "name") ?
-		    kf_str(tr, "name") : "?", n - kf_num(tr, "launches", 0));
+	if (an > 0) {
+		/* autotuning set aside (trace_data.c) */
+		kf_fmt_ns(&b, kf_num(d, "total_ns", 0) + ans);
+		buf_puts(&b, " of GPU time)");
+		cJSON_ArrayForEach(e, kf_arr(d, "set_aside")) {
+			nm = kf_str(e, "name") ? kf_str(e, "name") : "?";
+			buf_printf(&b, "; %.0f of them (", kf_num(e, "launches", 0));
+			kf_fmt_ns(&b, kf_num(e, "total_ns", 0));
+			buf_printf(&b, ", %.0f kernels) %s, set aside as \"%s\"",
+			    kf_num(e, "kernel_count", 0), strcmp(nm, KF_XLA_TUNE_NAME) == 0 ?
+			    "up to the last launch of XLA's autotuner in their process, its timed runs "
+			    "of candidates among them" : "in runs of blocks of a few launches, each "
+			    "waited for by the host, their kernels changing from block to block: an "
+			    "autotuner's candidates (cuDNN's benchmark mode times each algorithm of a "
+			    "convolution so)", nm);
+		}
+		buf_printf(&b, "; the kernels below and every share are of the other %.0f launches (",
+		    n - an);
 		kf_fmt_ns(&b, kf_num(d, "total_ns", 0));
-		buf_printf(&b, " in %.0f kernels), and the traced window begins after the last of "
-		    "them. The GPU was busy ", kf_num(d, "kernel_count", 0));
+		buf_printf(&b, " in %.0f kernels)", kf_num(d, "kernel_count", 0));
+		nm = kf_str(kf_obj(tl, "window"), "from");
+		if (nm && strcmp(nm, "steady_state") == 0)
+			buf_puts(&b, ", and the traced window begins after the last of them");
+		buf_puts(&b, ". The GPU was busy ");
 	} else {
 		kf_fmt_ns(&b, kf_num(d, "total_ns", 0));
 		buf_printf(&b, " of GPU time in %.0f kernels). The GPU was busy ", kf_num(d,
