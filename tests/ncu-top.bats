@@ -728,6 +728,28 @@ prog() {
 	assert_output true
 }
 
+@test "real --top of ResNet-18 training under cudnn.benchmark (H100): cuDNN's timed trials set aside, the three kernels chosen after them the three detailed, none missing; the text says so" {
+	# kf of this tree on an H100 (tests/fixtures/ncu-h100-top/trials/README.md):
+	# its trace replayed where kf-ncu loads the tracer, its detailed
+	# report's pages by the fake ncu
+	R="$FIX/ncu-h100-top/trials/cudnn4-top"
+	recorded "$R"
+	chain cb --top 3 -- "$TOP/tests/fake/traced-program" "$R/trace.1264.kft.gz"
+	D=$(jq -r '.passes[0].output_dir' "$T/cb.json")
+	# the choice the H100 made, and its detailed run's three launches
+	[ "$(jq -c .chosen_keys "$D/ncu_top.json")" = "$(jq -c .chosen_keys "$R/ncu_top.json")" ]
+	run jq -c '[.collated.kernel_count, .collated.timing.launches, .collated.timing.steady_state,
+		[.collated.timing.set_aside[] | [.launches, .kernel_count]], .collated.timing.missing,
+		([.collated.timing.kernels[] | select(.chosen and .detailed)] | length)]' "$T/cb.json"
+	assert_output '[3,4032,"autotuning",[[2623,97]],[],3]'
+	run jq -r '.analysis.focus.name' "$T/cb.json"
+	assert_output --partial 'bn_bw_1C11_kernel_new<float, float, float2, 128, true, 1>'
+	run jq -r .feedback "$T/cb.json"
+	assert_line --partial 'one of them "Timed trials: candidates run one by one, each waited for by the host": 2623 launches of 97 kernels in runs of blocks of a few launches'
+	assert_line 'Note: 75.8% of the timing run'"'"'s GPU time was an autotuner'"'"'s timed trials of candidates (set aside above: 2623 launches), so the kernels ranked are the program'"'"'s own work beside them.'
+	refute_output --partial 'did not run in the detailed run'
+}
+
 @test "real --top of two torch.multiprocessing workers (H200): each chosen kernel profiled once in each process that ran it" {
 	prog mp
 	run jq -c '[.collated.timing.process_count, .collated.kernel_count, ([.collated.kernels[].process_id] | unique | length),
