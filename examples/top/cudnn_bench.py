@@ -7,6 +7,7 @@
 # (oracle.py): the steady state's ranking, and what the first step's trials
 # add.
 import os, torch, torchvision
+import oracle
 torch.backends.cudnn.benchmark = True
 torch.manual_seed(0)
 m = torchvision.models.resnet18().cuda().train()
@@ -24,12 +25,6 @@ def step():
     return loss
 
 
-steps = int(os.environ.get("STEPS", "4"))
-if os.environ.get("ORACLE"):
-    import oracle
-    loss = oracle.run(step, steps)
-else:
-    for _ in range(steps):
-        loss = step()
+loss = oracle.steps(step)
 torch.cuda.synchronize()
 print("resnet18, cudnn.benchmark: loss %.3f" % loss.item())

@@ -1,7 +1,9 @@
 # PyTorch's profiler as the oracle of a program's steady state, for
-# cudnn_bench.py and tunableop.py (ORACLE=1): the first step and the others
-# each under torch.profiler, and the 8 kernels with the most CUDA time of
-# each printed as "oracle first|rest<TAB>launches<TAB>us<TAB>share<TAB>name".
+# cudnn_bench.py and tunableop.py: steps() runs their steps, and with
+# ORACLE=1 the first step and the others each under torch.profiler, the 8
+# kernels with the most CUDA time of each printed as
+# "oracle first|rest<TAB>launches<TAB>us<TAB>share<TAB>name".
+import os
 import torch
 from torch.profiler import profile, ProfilerActivity
 
@@ -16,13 +18,18 @@ def top(prof, what):
                                                  100.0 * e.self_device_time_total / tot, e.key[:150]))
 
 
-def run(step, steps):
-    """step() steps times, the first and the rest profiled apart; its last loss."""
+def steps(step):
+    """step() STEPS (4) times, under the profiler with ORACLE=1; the last loss."""
+    n = int(os.environ.get("STEPS", "4"))
+    if not os.environ.get("ORACLE"):
+        for _ in range(n):
+            loss = step()
+        return loss
     with profile(activities=[ProfilerActivity.CUDA]) as p1:
         loss = step()
         torch.cuda.synchronize()
     with profile(activities=[ProfilerActivity.CUDA]) as p2:
-        for _ in range(steps - 1):
+        for _ in range(n - 1):
             loss = step()
         torch.cuda.synchronize()
     top(p1, "first")

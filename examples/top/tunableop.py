@@ -11,6 +11,7 @@ os.environ.setdefault("PYTORCH_TUNABLEOP_ENABLED", "1")
 os.environ.setdefault("PYTORCH_TUNABLEOP_TUNING", "1")
 os.environ.setdefault("PYTORCH_TUNABLEOP_FILENAME", os.path.join(d, "tunableop_results.csv"))
 import torch
+import oracle
 torch.manual_seed(0)
 w = int(os.environ.get("WIDTH", "4096"))
 m = torch.nn.Sequential(torch.nn.Linear(w, w), torch.nn.GELU(), torch.nn.Linear(w, w), torch.nn.GELU(),
@@ -27,12 +28,6 @@ def step():
     return loss
 
 
-steps = int(os.environ.get("STEPS", "4"))
-if os.environ.get("ORACLE"):
-    import oracle
-    loss = oracle.run(step, steps)
-else:
-    for _ in range(steps):
-        loss = step()
+loss = oracle.steps(step)
 torch.cuda.synchronize()
 print("tunableop MLP: loss %.4f, results in %s" % (loss.item(), d))

@@ -22,8 +22,12 @@
 
 #define KF_TRIALS_RUN 8		/* launches in one timed run of a candidate, at most */
 #define KF_TRIALS_MIN 4		/* timed runs in a row, of two candidates or more */
-/* The set-aside entry of their launches, in a ranking (man/kf.7). */
+/* The set-aside entry of their launches, in a ranking (man/kf.7), and the
+ * words that say what they were. */
 #define KF_TRIALS_NAME "Timed trials: candidates run one by one, each waited for by the host"
+#define KF_TRIALS_WORDS "in runs of blocks of a few launches, each waited for by the host, " \
+	"their kernels changing from block to block: an autotuner's candidates (cuDNN's " \
+	"benchmark mode times each algorithm of a convolution so)"
 
 struct kf_trials;
 

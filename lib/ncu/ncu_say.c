@@ -299,9 +299,7 @@ timing_head(struct buf *b, const cJSON *t)
 			buf_puts(b, " up to the last change of candidate among timed runs between "
 			    "cache flushes, an autotuner's");
 		else if (strcmp(n, TRIAL_NAME) == 0)
-			buf_puts(b, " in runs of blocks of a few launches, each waited for by the host, "
-			    "their kernels changing from block to block: an autotuner's candidates "
-			    "(cuDNN's benchmark mode times each algorithm of a convolution so)");
+			buf_puts(b, " " KF_TRIALS_WORDS);
 		else if (strcmp(n, OUTSIDE_NAME) == 0)
 			buf_puts(b, " outside the program's own profiler range");
 	}

@@ -19,6 +19,7 @@
 #include "program.h"
 #include "record.h"
 #include "trace.h"
+#include "trials.h"
 
 /* Copies between host and device this share of the time are a finding. */
 #define COPY_PCT 20.0
@@ -60,10 +61,7 @@ say_head(struct kf_fb *fb, const cJSON *d)
 			buf_printf(&b, ", %.0f kernels) %s, set aside as \"%s\"",
 			    kf_num(e, "kernel_count", 0), strcmp(nm, KF_XLA_TUNE_NAME) == 0 ?
 			    "up to the last launch of XLA's autotuner in their process, its timed runs "
-			    "of candidates among them" : "in runs of blocks of a few launches, each "
-			    "waited for by the host, their kernels changing from block to block: an "
-			    "autotuner's candidates (cuDNN's benchmark mode times each algorithm of a "
-			    "convolution so)", nm);
+			    "of candidates among them" : KF_TRIALS_WORDS, nm);
 		}
 		buf_printf(&b, "; the kernels below and every share are of the other %.0f launches (",
 		    n - an);
