@@ -221,7 +221,7 @@ trials_trace() {
 		kf-read --profiler trace --select 3 --write "$T/$n/trace" >/dev/null
 	done
 	# 4 steps: 2,625 launches of 97 kernels in the candidates' runs, 75.9%
-	# of the GPU time; ranked without them, the 55 kernels PyTorch's
+	# of the GPU time; ranked without them, 55 kernels, as many as PyTorch's
 	# profiler saw in steps 2-4 (oracle.txt: "rest: 55 kernels"), and the
 	# three chosen its first three (the NCHW to NHWC conversion 10.1%, the
 	# two batch-norm backward kernels 8.5% and 8.1%; here 10.0, 8.9, 8.6%)
